@@ -1,0 +1,189 @@
+//! Stable keys: BLAKE3-256 over a namespaced, length-prefixed canonical identity, written as
+//! RFC 4648 base32 without padding. A key never depends on a source position.
+
+use serde::{Deserialize, Serialize};
+
+const NAMESPACE: &str = "luque-stable-key";
+const VERSION: &str = "1";
+const ALPHABET: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+
+/// The canonical identity of a declaration. Every field but `module` must be non-empty.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StableKeyIdentity<'a> {
+    pub language: &'a str,
+    pub repository: &'a str,
+    pub package: &'a str,
+    pub module: &'a str,
+    pub qualified_name: &'a str,
+    pub kind: &'a str,
+    /// `none` when the declaration needs no discriminator.
+    pub discriminator: &'a str,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StableKeyError {
+    #[error("stable key field {0} must not be empty")]
+    EmptyField(&'static str),
+    #[error("a stable key is 52 base32 characters (A-Z, 2-7)")]
+    Malformed,
+}
+
+impl StableKeyIdentity<'_> {
+    /// The exact byte string that is hashed.
+    pub fn canonical(&self) -> Result<String, StableKeyError> {
+        let required = [
+            ("language", self.language),
+            ("repository", self.repository),
+            ("package", self.package),
+            ("qualified_name", self.qualified_name),
+            ("kind", self.kind),
+            ("discriminator", self.discriminator),
+        ];
+        if let Some((name, _)) = required.iter().find(|(_, value)| value.is_empty()) {
+            return Err(StableKeyError::EmptyField(name));
+        }
+        let mut out = format!("{NAMESPACE}\0version={VERSION}");
+        let mut field = |name: &str, value: &str| {
+            out.push('\0');
+            out.push_str(name);
+            out.push('=');
+            out.push_str(&value.len().to_string());
+            out.push(':');
+            out.push_str(value);
+        };
+        field("language", self.language);
+        field("repository", self.repository);
+        field("package", self.package);
+        if !self.module.is_empty() {
+            field("module", self.module);
+        }
+        field("qualified_name", self.qualified_name);
+        field("kind", self.kind);
+        field("discriminator", self.discriminator);
+        Ok(out)
+    }
+
+    pub fn key(&self) -> Result<StableKey, StableKeyError> {
+        Ok(StableKey(
+            *blake3::hash(self.canonical()?.as_bytes()).as_bytes(),
+        ))
+    }
+}
+
+/// A 256-bit stable key. Ordered by its bytes, displayed as 52 base32 characters.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct StableKey(pub [u8; 32]);
+
+impl StableKey {
+    pub fn parse(text: &str) -> Result<Self, StableKeyError> {
+        let bytes = decode_base32(text).ok_or(StableKeyError::Malformed)?;
+        let array: [u8; 32] = bytes.try_into().map_err(|_| StableKeyError::Malformed)?;
+        let key = StableKey(array);
+        // Reject non-canonical spellings (trailing bits set) so one key has one text.
+        if key.to_string() != text {
+            return Err(StableKeyError::Malformed);
+        }
+        Ok(key)
+    }
+}
+
+impl std::fmt::Display for StableKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&encode_base32(&self.0))
+    }
+}
+
+impl std::fmt::Debug for StableKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "StableKey({self})")
+    }
+}
+
+/// RFC 4648 base32, upper case, no padding.
+pub fn encode_base32(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len().div_ceil(5) * 8);
+    let mut buffer: u32 = 0;
+    let mut bits = 0u32;
+    for &byte in bytes {
+        buffer = (buffer << 8) | u32::from(byte);
+        bits += 8;
+        while bits >= 5 {
+            bits -= 5;
+            out.push(ALPHABET[((buffer >> bits) & 31) as usize] as char);
+        }
+    }
+    if bits > 0 {
+        out.push(ALPHABET[((buffer << (5 - bits)) & 31) as usize] as char);
+    }
+    out
+}
+
+/// Decodes unpadded RFC 4648 base32; `None` for any character outside the alphabet.
+pub fn decode_base32(text: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(text.len() * 5 / 8);
+    let mut buffer: u32 = 0;
+    let mut bits = 0u32;
+    for c in text.bytes() {
+        let value = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'2'..=b'7' => c - b'2' + 26,
+            _ => return None,
+        };
+        buffer = (buffer << 5) | u32::from(value);
+        bits += 5;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((buffer >> bits) as u8);
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verified_test_vector() {
+        let identity = StableKeyIdentity {
+            language: "typescript",
+            repository: "github.com/acme",
+            package: "@acme/core",
+            module: "",
+            qualified_name: "Parser.parseConfig",
+            kind: "method",
+            discriminator: "(input: Config): AST",
+        };
+        let key = identity.key().unwrap();
+        assert_eq!(
+            key.to_string(),
+            "CWOZHP3LOBOMOJUWVQFJZ7QC2D7Y7H32QXMG4UWC7D2VCT5QJTCA"
+        );
+        assert_eq!(key.to_string().len(), 52);
+        assert_eq!(StableKey::parse(&key.to_string()).unwrap(), key);
+    }
+
+    #[test]
+    fn malformed_keys_are_refused() {
+        assert!(StableKey::parse("").is_err());
+        assert!(StableKey::parse("cwozhp3lobomojuwvqfjz7qc2d7y7h32qxmg4uwc7d2vct5qjtca").is_err());
+        assert!(StableKey::parse("CWOZHP3LOBOMOJUWVQFJZ7QC2D7Y7H32QXMG4UWC7D2VCT5QJTCB").is_err());
+    }
+
+    #[test]
+    fn empty_fields_are_refused() {
+        let identity = StableKeyIdentity {
+            language: "go",
+            repository: "",
+            package: "p",
+            module: "",
+            qualified_name: "F",
+            kind: "func",
+            discriminator: "none",
+        };
+        assert_eq!(
+            identity.key(),
+            Err(StableKeyError::EmptyField("repository"))
+        );
+    }
+}

@@ -1,0 +1,19 @@
+//! The vocabulary and the fact model of Kivgraph.
+//!
+//! Owns: the frozen, append-only codes (edge kinds, confidences, provenances, symbol kinds,
+//! languages), the stable-key algorithm, and the plain data types every other layer exchanges
+//! (repositories, packages, files, symbols, evidence, edges, unresolved references).
+//!
+//! Must not know about: parsing, salsa, storage formats or the MCP surface. Everything here is
+//! plain data with `serde` derives so that any layer can persist or compare it.
+
+mod key;
+mod model;
+mod vocabulary;
+
+pub use key::{StableKey, StableKeyError, StableKeyIdentity, decode_base32, encode_base32};
+pub use model::{
+    Edge, Evidence, FactSet, FactSetError, FileFact, Fingerprint, INVARIANTS, InvariantViolation,
+    LineSpan, PackageFact, ParseIssue, RepositoryFact, SymbolFact, UnresolvedReference,
+};
+pub use vocabulary::{Confidence, EdgeKind, Language, Provenance, SymbolKind, UnknownCode};
