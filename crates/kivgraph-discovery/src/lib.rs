@@ -1,1 +1,21 @@
+//! Discovery: which files of a registered repository are analysed, and which package each
+//! belongs to.
+//!
+//! Owns: walking a checkout (honouring `.gitignore`, the registry's `exclusions`, and the
+//! directories no pass enters), never following a symlink, and reading the manifests that
+//! assign a file to its package — `go.mod`, `package.json`, `Cargo.toml`, Python's
+//! `__init__.py` chains — plus the repository's git position, read from `.git` without git.
+//!
+//! Must not know about: parsing source, facts beyond the vocabulary, salsa, or storage.
 
+mod git;
+mod manifests;
+mod walk;
+
+pub use git::{GitPosition, read_git_position};
+pub use manifests::FileUnit;
+pub use manifests::PackageAssigner;
+pub use walk::{
+    DiscoveredFile, DiscoveredRepository, DiscoveryError, discover_repository, enabled_languages,
+    language_for_path,
+};

@@ -1,0 +1,234 @@
+//! Walking one registered repository.
+
+use std::path::{Path, PathBuf};
+
+use kivgraph_config::{LanguageToken, RepositoryEntry};
+use kivgraph_facts::Language;
+
+use crate::manifests::{FileUnit, PackageAssigner};
+
+/// Directories no pass enters, whatever `.gitignore` says.
+const SKIPPED_DIRECTORIES: &[&str] = &[".git", "node_modules", "target", "vendor"];
+
+#[derive(Debug, thiserror::Error)]
+pub enum DiscoveryError {
+    #[error("repository {name:?}: {path} is not a readable directory: {reason}")]
+    Root {
+        name: String,
+        path: PathBuf,
+        reason: String,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiscoveredFile {
+    /// Repository-relative, `/`-separated.
+    pub path: String,
+    pub language: Language,
+    pub unit: FileUnit,
+}
+
+#[derive(Debug, Clone)]
+pub struct DiscoveredRepository {
+    pub name: String,
+    pub root: PathBuf,
+    pub languages: Vec<Language>,
+    /// Sorted by path.
+    pub files: Vec<DiscoveredFile>,
+    /// Entries discovery declined, with why (a symlink, an unreadable directory).
+    pub skipped: Vec<(String, String)>,
+}
+
+/// The language of a source path, by extension.
+pub fn language_for_path(path: &str) -> Option<Language> {
+    let extension = path.rsplit_once('.').map(|(_, e)| e)?;
+    Some(match extension {
+        "go" => Language::Go,
+        "ts" | "tsx" | "mts" | "cts" => Language::TypeScript,
+        "js" | "jsx" | "mjs" | "cjs" => Language::JavaScript,
+        "rs" => Language::Rust,
+        "py" | "pyi" => Language::Python,
+        _ => return None,
+    })
+}
+
+/// The source languages a registry entry enables. `typescript` covers JavaScript too, since a
+/// TypeScript program may include it; `dart` has no extractor in this build.
+pub fn enabled_languages(tokens: &[LanguageToken]) -> Vec<Language> {
+    let mut languages = Vec::new();
+    for token in tokens {
+        let add: &[Language] = match token {
+            LanguageToken::Go => &[Language::Go],
+            LanguageToken::Typescript => &[Language::TypeScript, Language::JavaScript],
+            LanguageToken::Javascript => &[Language::JavaScript],
+            LanguageToken::Rust => &[Language::Rust],
+            LanguageToken::Python => &[Language::Python],
+            LanguageToken::Dart => &[],
+        };
+        for language in add {
+            if !languages.contains(language) {
+                languages.push(*language);
+            }
+        }
+    }
+    languages.sort();
+    languages
+}
+
+/// Lists the source files of one repository and assigns each to its package.
+pub fn discover_repository(
+    entry: &RepositoryEntry,
+) -> Result<DiscoveredRepository, DiscoveryError> {
+    let root = entry.path.clone();
+    match std::fs::metadata(&root) {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => return Err(root_error(entry, "not a directory".into())),
+        Err(err) => return Err(root_error(entry, err.to_string())),
+    }
+    let languages = enabled_languages(&entry.languages);
+    let exclusions: Vec<String> = entry
+        .exclusions
+        .iter()
+        .map(|e| e.trim_matches('/').to_string())
+        .collect();
+
+    let mut walker = ignore::WalkBuilder::new(&root);
+    walker
+        .follow_links(false)
+        .hidden(true)
+        .git_ignore(true)
+        .git_exclude(false)
+        .git_global(false)
+        .require_git(false)
+        .ignore(false)
+        .parents(false)
+        .sort_by_file_name(|a, b| a.cmp(b));
+    let filter_root = root.clone();
+    walker.filter_entry(move |dir_entry| {
+        let is_dir = dir_entry.file_type().is_some_and(|t| t.is_dir());
+        if !is_dir {
+            return true;
+        }
+        let name = dir_entry.file_name().to_string_lossy();
+        if dir_entry.depth() > 0 && SKIPPED_DIRECTORIES.contains(&name.as_ref()) {
+            return false;
+        }
+        let relative = relative_path(&filter_root, dir_entry.path());
+        !exclusions
+            .iter()
+            .any(|excluded| relative == *excluded || relative.starts_with(&format!("{excluded}/")))
+    });
+
+    let mut sources = Vec::new();
+    let mut manifests = Vec::new();
+    let mut skipped = Vec::new();
+    for result in walker.build() {
+        let dir_entry = match result {
+            Ok(dir_entry) => dir_entry,
+            Err(err) => {
+                skipped.push((String::new(), err.to_string()));
+                continue;
+            }
+        };
+        let Some(file_type) = dir_entry.file_type() else {
+            continue;
+        };
+        let relative = relative_path(&root, dir_entry.path());
+        if file_type.is_symlink() {
+            // Never followed: a link may leave the repository, and one inside it is a duplicate.
+            skipped.push((relative, "symbolic link not followed".into()));
+            continue;
+        }
+        if !file_type.is_file() {
+            continue;
+        }
+        let file_name = relative.rsplit('/').next().unwrap_or(&relative);
+        if PackageAssigner::is_manifest(file_name) {
+            manifests.push(relative.clone());
+        }
+        if let Some(language) = language_for_path(&relative)
+            && languages.contains(&language)
+        {
+            sources.push((relative, language));
+        }
+    }
+    let assigner = PackageAssigner::from_manifests(&root, manifests.iter().map(String::as_str));
+    let mut files: Vec<DiscoveredFile> = sources
+        .into_iter()
+        .map(|(path, language)| {
+            let unit = assigner.assign(&path, language);
+            DiscoveredFile {
+                path,
+                language,
+                unit,
+            }
+        })
+        .collect();
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    skipped.sort();
+    Ok(DiscoveredRepository {
+        name: entry.name.clone(),
+        root,
+        languages,
+        files,
+        skipped,
+    })
+}
+
+fn root_error(entry: &RepositoryEntry, reason: String) -> DiscoveryError {
+    DiscoveryError::Root {
+        name: entry.name.clone(),
+        path: entry.path.clone(),
+        reason,
+    }
+}
+
+fn relative_path(root: &Path, path: &Path) -> String {
+    let relative = path.strip_prefix(root).unwrap_or(path);
+    relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn walk_honours_gitignore_exclusions_and_symlinks() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for (path, text) in [
+            ("a.go", "package a"),
+            ("gen/ignored.go", "package gen"),
+            ("skip/me.go", "package skip"),
+            ("node_modules/x/index.js", ""),
+            ("vendor/v.go", "package v"),
+            ("web/app.ts", ""),
+            (".gitignore", "gen/\n"),
+        ] {
+            let full = root.join(path);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(full, text).unwrap();
+        }
+        std::fs::write(outside.path().join("secret.go"), "package secret").unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("escape")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.go"), root.join("link.go")).unwrap();
+        let entry = RepositoryEntry {
+            name: "r".into(),
+            path: root.to_path_buf(),
+            languages: vec![LanguageToken::Go],
+            manifests: vec![],
+            roots: vec![],
+            exclusions: vec!["skip".into()],
+        };
+        let repo = discover_repository(&entry).unwrap();
+        let paths: Vec<_> = repo.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, vec!["a.go"]);
+        let skipped: Vec<_> = repo.skipped.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(skipped, vec!["escape", "link.go"]);
+    }
+}
