@@ -1,1 +1,102 @@
+//! The syntax layer: declarations of one source file, from tree-sitter.
+//!
+//! Owns: parsing Go, TypeScript/TSX, JavaScript, Rust and Python, and turning each file into
+//! its declarations — kind, name, file-local qualified name, signature as spelled, visibility,
+//! line and byte range, first sentence of the attached doc comment, containment — plus where
+//! tree-sitter had to recover from errors. One file in, facts out: a pure function.
+//!
+//! Must not know about: packages, repositories, stable keys, salsa or storage. Qualification
+//! beyond the file (Go package, Rust module path) is the engine's job.
 
+mod common;
+mod go;
+mod python;
+mod rust;
+mod typescript;
+
+use std::cell::RefCell;
+
+use kivgraph_facts::{Language, LineSpan, ParseIssue, SymbolKind};
+use serde::{Deserialize, Serialize};
+
+/// One declaration, qualified within its file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Declaration {
+    pub name: String,
+    /// `Type.Method` (Go, TS, JS, Python) or `Type::method` (Rust), without package or module.
+    pub qualified_name: String,
+    pub kind: SymbolKind,
+    pub signature: String,
+    pub exported: bool,
+    pub span: LineSpan,
+    pub doc: Option<String>,
+    /// Index of the containing declaration in the same file.
+    pub parent: Option<u32>,
+    /// A Go method's receiver type or a Rust impl's self type, by name, when the container is
+    /// not declared in this file: the engine resolves it within the package.
+    pub receiver: Option<String>,
+    /// Distinguishes same-named declarations the language allows (TypeScript overloads):
+    /// the parameter list as spelled.
+    pub discriminator: Option<String>,
+}
+
+/// Everything the syntax layer says about one file.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct SyntaxFacts {
+    pub declarations: Vec<Declaration>,
+    /// Go's `package` clause.
+    pub package_clause: Option<String>,
+    pub issues: Vec<ParseIssue>,
+    pub line_count: u32,
+}
+
+/// Grammar versions, part of every cache identity: a new grammar never trusts old facts.
+pub const GRAMMAR_VERSIONS: &str =
+    "tree-sitter=0.27.1;go=0.25.0;typescript=0.23.2;javascript=0.25.0;rust=0.24.2;python=0.25.0;extractor=1";
+
+/// The grammar for a path: TSX for `.tsx`, the JavaScript grammar (which reads JSX) for JS.
+fn grammar(language: Language, path: &str) -> tree_sitter::Language {
+    match language {
+        Language::Go => tree_sitter_go::LANGUAGE.into(),
+        Language::TypeScript if path.ends_with(".tsx") => tree_sitter_typescript::LANGUAGE_TSX.into(),
+        Language::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+        Language::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
+        Language::Rust => tree_sitter_rust::LANGUAGE.into(),
+        Language::Python => tree_sitter_python::LANGUAGE.into(),
+    }
+}
+
+thread_local! {
+    static PARSER: RefCell<tree_sitter::Parser> = RefCell::new(tree_sitter::Parser::new());
+}
+
+/// Parses one file. Never fails: what tree-sitter recovered is extracted and the rest is
+/// reported in `issues`.
+pub fn extract(language: Language, path: &str, source: &str) -> SyntaxFacts {
+    let tree = PARSER.with(|parser| {
+        let mut parser = parser.borrow_mut();
+        parser.set_language(&grammar(language, path)).expect("bundled grammars match the tree-sitter ABI");
+        parser.parse(source, None)
+    });
+    let line_count = common::line_count(source);
+    let Some(tree) = tree else {
+        return SyntaxFacts {
+            line_count,
+            issues: vec![ParseIssue { line: 1, column: 1, message: "the parser produced no tree".into() }],
+            ..SyntaxFacts::default()
+        };
+    };
+    let root = tree.root_node();
+    let mut builder = common::Builder::new(source);
+    let mut package_clause = None;
+    match language {
+        Language::Go => package_clause = go::extract(&mut builder, root),
+        Language::TypeScript | Language::JavaScript => typescript::extract(&mut builder, root),
+        Language::Rust => rust::extract(&mut builder, root),
+        Language::Python => python::extract(&mut builder, root),
+    }
+    SyntaxFacts { declarations: builder.finish(), package_clause, issues: common::parse_issues(root), line_count }
+}
+
+#[cfg(test)]
+mod tests;

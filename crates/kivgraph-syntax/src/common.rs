@@ -1,0 +1,223 @@
+//! Helpers shared by the language extractors.
+
+use kivgraph_facts::{LineSpan, ParseIssue, SymbolKind};
+use tree_sitter::Node;
+
+use crate::Declaration;
+
+const MAX_SIGNATURE: usize = 240;
+const MAX_DOC: usize = 240;
+const MAX_ISSUES: usize = 20;
+
+pub fn line_count(source: &str) -> u32 {
+    if source.is_empty() {
+        return 0;
+    }
+    let newlines = source.bytes().filter(|b| *b == b'\n').count();
+    (newlines + usize::from(!source.ends_with('\n'))) as u32
+}
+
+pub fn span(node: Node) -> LineSpan {
+    LineSpan {
+        start_line: node.start_position().row as u32 + 1,
+        end_line: node.end_position().row as u32 + 1,
+        start_byte: node.start_byte() as u32,
+        end_byte: node.end_byte() as u32,
+    }
+}
+
+/// Collapses runs of whitespace to one space.
+pub fn collapse(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Cuts `text` at `max` bytes on a character boundary, marking the cut.
+pub fn truncate(mut text: String, max: usize) -> String {
+    if text.len() > max {
+        let mut end = max;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+        text.push('…');
+    }
+    text
+}
+
+/// The first sentence of a doc text: up to the first `.` followed by whitespace or the end,
+/// or the first blank line.
+pub fn first_sentence(doc: &str) -> Option<String> {
+    let paragraph = doc.split("\n\n").next().unwrap_or("");
+    let text = collapse(paragraph);
+    if text.is_empty() {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let mut end = text.len();
+    for (i, b) in bytes.iter().enumerate() {
+        if *b == b'.' && (i + 1 == bytes.len() || bytes[i + 1] == b' ') {
+            end = i + 1;
+            break;
+        }
+    }
+    Some(truncate(text[..end].to_string(), MAX_DOC))
+}
+
+/// The node that precedes `node` among its parent's children, skipping nothing.
+pub fn previous_sibling(node: Node) -> Option<Node> {
+    node.prev_sibling()
+}
+
+/// Doc text from the comments directly above `node` (no blank line between), using `strip`
+/// to remove each comment's markers; `None` when a comment is not a doc comment.
+pub fn doc_above(src: &str, node: Node, strip: impl Fn(&str) -> Option<String>) -> Option<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut expected_end_row = node.start_position().row;
+    let mut current = previous_sibling(node);
+    while let Some(comment) = current {
+        if comment.kind() != "comment" && comment.kind() != "line_comment" && comment.kind() != "block_comment" {
+            // Attributes sit between a Rust doc comment and its item.
+            if comment.kind() == "attribute_item" && comment.end_position().row + 1 >= expected_end_row {
+                expected_end_row = comment.start_position().row;
+                current = comment.prev_sibling();
+                continue;
+            }
+            break;
+        }
+        if comment.end_position().row + 1 < expected_end_row {
+            break;
+        }
+        let text = text(src, comment);
+        match strip(text) {
+            Some(stripped) => lines.push(stripped),
+            None => break,
+        }
+        expected_end_row = comment.start_position().row;
+        current = comment.prev_sibling();
+    }
+    if lines.is_empty() {
+        return None;
+    }
+    lines.reverse();
+    first_sentence(&lines.join("\n"))
+}
+
+pub fn text<'s>(src: &'s str, node: Node) -> &'s str {
+    &src[node.byte_range()]
+}
+
+/// The declaration's header: its text up to where `body` starts, whitespace collapsed.
+pub fn signature(src: &str, node: Node, body: Option<Node>) -> String {
+    let end = body.map(|b| b.start_byte()).unwrap_or(node.end_byte()).max(node.start_byte());
+    let header = collapse(&src[node.start_byte()..end]);
+    truncate(header.trim_end_matches(['{', ' ', ';']).to_string(), MAX_SIGNATURE)
+}
+
+/// Where tree-sitter recovered: `ERROR` and missing nodes, at most twenty per file.
+pub fn parse_issues(root: Node) -> Vec<ParseIssue> {
+    let mut issues = Vec::new();
+    // Only subtrees that contain an error are entered, so a clean file costs nothing.
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if node.is_error() || node.is_missing() {
+            let position = node.start_position();
+            let message = if node.is_missing() { format!("missing {}", node.kind()) } else { "syntax error".to_string() };
+            issues.push(ParseIssue { line: position.row as u32 + 1, column: position.column as u32 + 1, message });
+            if issues.len() >= MAX_ISSUES {
+                break;
+            }
+        } else if node.has_error() {
+            let mut cursor = node.walk();
+            let children: Vec<Node> = node.children(&mut cursor).collect();
+            stack.extend(children.into_iter().rev());
+        }
+    }
+    issues
+}
+
+/// Collects declarations in source order.
+pub struct Builder<'s> {
+    pub src: &'s str,
+    declarations: Vec<Declaration>,
+}
+
+pub struct NewDeclaration {
+    pub name: String,
+    pub qualified_name: String,
+    pub kind: SymbolKind,
+    pub signature: String,
+    pub exported: bool,
+    pub doc: Option<String>,
+    pub parent: Option<u32>,
+    pub receiver: Option<String>,
+    pub discriminator: Option<String>,
+}
+
+impl<'s> Builder<'s> {
+    pub fn new(src: &'s str) -> Self {
+        Builder { src, declarations: Vec::new() }
+    }
+
+    pub fn text(&self, node: Node) -> &'s str {
+        text(self.src, node)
+    }
+
+    pub fn push(&mut self, node: Node, declaration: NewDeclaration) -> u32 {
+        let index = self.declarations.len() as u32;
+        self.declarations.push(Declaration {
+            name: declaration.name,
+            qualified_name: declaration.qualified_name,
+            kind: declaration.kind,
+            signature: declaration.signature,
+            exported: declaration.exported,
+            span: span(node),
+            doc: declaration.doc,
+            parent: declaration.parent,
+            receiver: declaration.receiver,
+            discriminator: declaration.discriminator,
+        });
+        index
+    }
+
+    pub fn set_exported(&mut self, index: u32) {
+        self.declarations[index as usize].exported = true;
+    }
+
+    pub fn declarations_mut(&mut self) -> &mut [Declaration] {
+        &mut self.declarations
+    }
+
+    pub fn declarations(&self) -> &[Declaration] {
+        &self.declarations
+    }
+
+    pub fn finish(self) -> Vec<Declaration> {
+        self.declarations
+    }
+}
+
+/// Joins a container's qualified name and a member name.
+pub fn qualify(container: Option<&str>, separator: &str, name: &str) -> String {
+    match container {
+        Some(prefix) if !prefix.is_empty() => format!("{prefix}{separator}{name}"),
+        _ => name.to_string(),
+    }
+}
+
+pub fn named_children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_sentence_stops_at_period_or_paragraph() {
+        assert_eq!(first_sentence("Parses the config. Then more.").as_deref(), Some("Parses the config."));
+        assert_eq!(first_sentence("No period here\n\nSecond paragraph.").as_deref(), Some("No period here"));
+        assert_eq!(first_sentence("Version 1.2 is fine. Next").as_deref(), Some("Version 1.2 is fine."));
+        assert_eq!(first_sentence("   ").as_deref(), None);
+    }
+}

@@ -1,0 +1,117 @@
+//! Python: module-level functions, classes with their methods and class attributes, and
+//! module-level variables. A name starting with `_` is not exported.
+
+use kivgraph_facts::SymbolKind;
+use tree_sitter::Node;
+
+use crate::common::{Builder, NewDeclaration, collapse, first_sentence, named_children, qualify, signature};
+
+fn exported(name: &str) -> bool {
+    !name.starts_with('_') || (name.starts_with("__") && name.ends_with("__"))
+}
+
+/// The docstring: the first statement of a body when it is a string literal.
+fn docstring(b: &Builder, body: Option<Node>) -> Option<String> {
+    let first = named_children(body?).into_iter().next()?;
+    if first.kind() != "expression_statement" {
+        return None;
+    }
+    let string = named_children(first).into_iter().next().filter(|n| n.kind() == "string")?;
+    let content: String = named_children(string)
+        .into_iter()
+        .filter(|n| n.kind() == "string_content")
+        .map(|n| b.text(n).to_string())
+        .collect();
+    first_sentence(&content)
+}
+
+pub fn extract(b: &mut Builder, root: Node) {
+    block(b, root, None);
+}
+
+fn block(b: &mut Builder, parent: Node, container: Option<u32>) {
+    for node in named_children(parent) {
+        statement(b, node, node, container);
+    }
+}
+
+fn statement(b: &mut Builder, node: Node, outer: Node, container: Option<u32>) {
+    let prefix = container.map(|i| b.declarations()[i as usize].qualified_name.clone());
+    match node.kind() {
+        "decorated_definition" => {
+            if let Some(definition) = node.child_by_field_name("definition") {
+                statement(b, definition, outer, container);
+            }
+        }
+        "function_definition" => {
+            let Some(name) = node.child_by_field_name("name").map(|n| b.text(n).to_string()) else { return };
+            let body = node.child_by_field_name("body");
+            let kind = if container.is_some() { SymbolKind::Method } else { SymbolKind::Function };
+            let doc = docstring(b, body);
+            b.push(
+                outer,
+                NewDeclaration {
+                    qualified_name: qualify(prefix.as_deref(), ".", &name),
+                    exported: exported(&name),
+                    name,
+                    kind,
+                    signature: signature(b.src, node, body).trim_end_matches(':').to_string(),
+                    doc,
+                    parent: container,
+                    receiver: None,
+                    discriminator: None,
+                },
+            );
+        }
+        "class_definition" => {
+            let Some(name) = node.child_by_field_name("name").map(|n| b.text(n).to_string()) else { return };
+            let body = node.child_by_field_name("body");
+            let doc = docstring(b, body);
+            let index = b.push(
+                outer,
+                NewDeclaration {
+                    qualified_name: qualify(prefix.as_deref(), ".", &name),
+                    exported: exported(&name),
+                    name,
+                    kind: SymbolKind::Class,
+                    signature: signature(b.src, node, body).trim_end_matches(':').to_string(),
+                    doc,
+                    parent: container,
+                    receiver: None,
+                    discriminator: None,
+                },
+            );
+            if let Some(body) = body {
+                block(b, body, Some(index));
+            }
+        }
+        "expression_statement" => {
+            for assignment in named_children(node).into_iter().filter(|n| n.kind() == "assignment") {
+                let Some(left) = assignment.child_by_field_name("left").filter(|l| l.kind() == "identifier") else {
+                    continue;
+                };
+                let name = b.text(left).to_string();
+                if b.declarations().iter().any(|d| d.parent == container && d.name == name && d.kind == SymbolKind::Variable) {
+                    continue; // a rebinding, not a second declaration
+                }
+                let header_end = assignment.child_by_field_name("right").map(|r| r.start_byte()).unwrap_or(assignment.end_byte());
+                let header = collapse(&b.src[assignment.start_byte()..header_end]);
+                b.push(
+                    node,
+                    NewDeclaration {
+                        qualified_name: qualify(prefix.as_deref(), ".", &name),
+                        exported: exported(&name),
+                        name,
+                        kind: SymbolKind::Variable,
+                        signature: header.trim_end_matches('=').trim_end().to_string(),
+                        doc: None,
+                        parent: container,
+                        receiver: None,
+                        discriminator: None,
+                    },
+                );
+            }
+        }
+        _ => {}
+    }
+}
