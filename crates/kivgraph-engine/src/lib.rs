@@ -1,1 +1,25 @@
+//! The incremental engine: a compiler-style, query-memoized pipeline from source files to the
+//! merged fact set.
+//!
+//! Owns: the salsa database (source files as inputs keyed by repository and path, fingerprinted
+//! with BLAKE3), the tracked queries (per-file facts, per-repository merge, workspace merge),
+//! the fact cache (salsa's memoization persisted between processes, `off`/`on`/`verify`), and
+//! the pass driver that discovers, reads, analyses in parallel and merges in unit order.
+//!
+//! Must not know about: generations, snapshot formats or serving. It hands a canonical
+//! `FactSet` to whoever publishes it.
 
+mod cache;
+mod database;
+mod pass;
+mod queries;
+
+pub use cache::{CacheIdentity, CacheLoad};
+pub use database::{EngineDatabase, ExecutionLog};
+pub use pass::{
+    Engine, EngineError, LoadedRepository, PassOptions, PassOutcome, Progress, RepositoryReport,
+    load_repository, run_pass,
+};
+pub use queries::{
+    FileFacts, FileInput, RepositoryInput, Workspace, file_facts, repository_facts, workspace_facts,
+};

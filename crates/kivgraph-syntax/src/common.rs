@@ -75,9 +75,14 @@ pub fn doc_above(src: &str, node: Node, strip: impl Fn(&str) -> Option<String>) 
     let mut expected_end_row = node.start_position().row;
     let mut current = previous_sibling(node);
     while let Some(comment) = current {
-        if comment.kind() != "comment" && comment.kind() != "line_comment" && comment.kind() != "block_comment" {
+        if comment.kind() != "comment"
+            && comment.kind() != "line_comment"
+            && comment.kind() != "block_comment"
+        {
             // Attributes sit between a Rust doc comment and its item.
-            if comment.kind() == "attribute_item" && comment.end_position().row + 1 >= expected_end_row {
+            if comment.kind() == "attribute_item"
+                && comment.end_position().row + 1 >= expected_end_row
+            {
                 expected_end_row = comment.start_position().row;
                 current = comment.prev_sibling();
                 continue;
@@ -108,9 +113,15 @@ pub fn text<'s>(src: &'s str, node: Node) -> &'s str {
 
 /// The declaration's header: its text up to where `body` starts, whitespace collapsed.
 pub fn signature(src: &str, node: Node, body: Option<Node>) -> String {
-    let end = body.map(|b| b.start_byte()).unwrap_or(node.end_byte()).max(node.start_byte());
+    let end = body
+        .map(|b| b.start_byte())
+        .unwrap_or(node.end_byte())
+        .max(node.start_byte());
     let header = collapse(&src[node.start_byte()..end]);
-    truncate(header.trim_end_matches(['{', ' ', ';']).to_string(), MAX_SIGNATURE)
+    truncate(
+        header.trim_end_matches(['{', ' ', ';']).to_string(),
+        MAX_SIGNATURE,
+    )
 }
 
 /// Where tree-sitter recovered: `ERROR` and missing nodes, at most twenty per file.
@@ -121,8 +132,16 @@ pub fn parse_issues(root: Node) -> Vec<ParseIssue> {
     while let Some(node) = stack.pop() {
         if node.is_error() || node.is_missing() {
             let position = node.start_position();
-            let message = if node.is_missing() { format!("missing {}", node.kind()) } else { "syntax error".to_string() };
-            issues.push(ParseIssue { line: position.row as u32 + 1, column: position.column as u32 + 1, message });
+            let message = if node.is_missing() {
+                format!("missing {}", node.kind())
+            } else {
+                "syntax error".to_string()
+            };
+            issues.push(ParseIssue {
+                line: position.row as u32 + 1,
+                column: position.column as u32 + 1,
+                message,
+            });
             if issues.len() >= MAX_ISSUES {
                 break;
             }
@@ -155,7 +174,10 @@ pub struct NewDeclaration {
 
 impl<'s> Builder<'s> {
     pub fn new(src: &'s str) -> Self {
-        Builder { src, declarations: Vec::new() }
+        Builder {
+            src,
+            declarations: Vec::new(),
+        }
     }
 
     pub fn text(&self, node: Node) -> &'s str {
@@ -215,9 +237,18 @@ mod tests {
 
     #[test]
     fn first_sentence_stops_at_period_or_paragraph() {
-        assert_eq!(first_sentence("Parses the config. Then more.").as_deref(), Some("Parses the config."));
-        assert_eq!(first_sentence("No period here\n\nSecond paragraph.").as_deref(), Some("No period here"));
-        assert_eq!(first_sentence("Version 1.2 is fine. Next").as_deref(), Some("Version 1.2 is fine."));
+        assert_eq!(
+            first_sentence("Parses the config. Then more.").as_deref(),
+            Some("Parses the config.")
+        );
+        assert_eq!(
+            first_sentence("No period here\n\nSecond paragraph.").as_deref(),
+            Some("No period here")
+        );
+        assert_eq!(
+            first_sentence("Version 1.2 is fine. Next").as_deref(),
+            Some("Version 1.2 is fine.")
+        );
         assert_eq!(first_sentence("   ").as_deref(), None);
     }
 }

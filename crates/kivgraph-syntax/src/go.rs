@@ -4,7 +4,9 @@
 use kivgraph_facts::SymbolKind;
 use tree_sitter::Node;
 
-use crate::common::{Builder, NewDeclaration, collapse, doc_above, named_children, signature, truncate};
+use crate::common::{
+    Builder, NewDeclaration, collapse, doc_above, named_children, signature, truncate,
+};
 
 fn exported(name: &str) -> bool {
     name.chars().next().is_some_and(char::is_uppercase)
@@ -16,7 +18,10 @@ fn go_doc(b: &Builder, node: Node) -> Option<String> {
         if let Some(line) = comment.strip_prefix("//") {
             Some(line.strip_prefix(' ').unwrap_or(line).to_string())
         } else {
-            comment.strip_prefix("/*").and_then(|c| c.strip_suffix("*/")).map(str::to_string)
+            comment
+                .strip_prefix("/*")
+                .and_then(|c| c.strip_suffix("*/"))
+                .map(str::to_string)
         }
     })
 }
@@ -47,7 +52,9 @@ pub fn extract(b: &mut Builder, root: Node) -> Option<String> {
 }
 
 fn function(b: &mut Builder, node: Node) {
-    let Some(name_node) = node.child_by_field_name("name") else { return };
+    let Some(name_node) = node.child_by_field_name("name") else {
+        return;
+    };
     let name = b.text(name_node).to_string();
     let doc = go_doc(b, node);
     b.push(
@@ -68,7 +75,9 @@ fn function(b: &mut Builder, node: Node) {
 
 /// The receiver's type name: `(s *Server[T])` → `Server`.
 fn receiver_type(b: &Builder, receiver: Node) -> Option<String> {
-    let parameter = named_children(receiver).into_iter().find(|n| n.kind() == "parameter_declaration")?;
+    let parameter = named_children(receiver)
+        .into_iter()
+        .find(|n| n.kind() == "parameter_declaration")?;
     let mut ty = parameter.child_by_field_name("type")?;
     loop {
         match ty.kind() {
@@ -82,16 +91,23 @@ fn receiver_type(b: &Builder, receiver: Node) -> Option<String> {
 }
 
 fn method(b: &mut Builder, node: Node) {
-    let Some(name_node) = node.child_by_field_name("name") else { return };
+    let Some(name_node) = node.child_by_field_name("name") else {
+        return;
+    };
     let name = b.text(name_node).to_string();
-    let receiver = node.child_by_field_name("receiver").and_then(|r| receiver_type(b, r));
+    let receiver = node
+        .child_by_field_name("receiver")
+        .and_then(|r| receiver_type(b, r));
     let qualified_name = match &receiver {
         Some(ty) => format!("{ty}.{name}"),
         None => name.clone(),
     };
     // The receiver type is resolved within the package by the engine; in-file, link it now.
     let parent = receiver.as_ref().and_then(|ty| {
-        b.declarations().iter().position(|d| d.parent.is_none() && d.kind == SymbolKind::Type && d.name == *ty).map(|i| i as u32)
+        b.declarations()
+            .iter()
+            .position(|d| d.parent.is_none() && d.kind == SymbolKind::Type && d.name == *ty)
+            .map(|i| i as u32)
     });
     let doc = go_doc(b, node);
     b.push(
@@ -111,14 +127,27 @@ fn method(b: &mut Builder, node: Node) {
 }
 
 fn type_spec(b: &mut Builder, declaration: Node, spec: Node) {
-    let Some(name_node) = spec.child_by_field_name("name") else { return };
+    let Some(name_node) = spec.child_by_field_name("name") else {
+        return;
+    };
     let name = b.text(name_node).to_string();
-    let kind = if spec.kind() == "type_alias" { SymbolKind::Alias } else { SymbolKind::Type };
+    let kind = if spec.kind() == "type_alias" {
+        SymbolKind::Alias
+    } else {
+        SymbolKind::Type
+    };
     // A lone spec is documented above `type`; a grouped one above itself.
-    let doc_node = if named_children(declaration).len() == 1 { declaration } else { spec };
+    let doc_node = if named_children(declaration).len() == 1 {
+        declaration
+    } else {
+        spec
+    };
     let doc = go_doc(b, doc_node);
     let ty = spec.child_by_field_name("type");
-    let type_parameters = spec.child_by_field_name("type_parameters").map(|t| b.text(t)).unwrap_or("");
+    let type_parameters = spec
+        .child_by_field_name("type_parameters")
+        .map(|t| b.text(t))
+        .unwrap_or("");
     let shape = match ty.map(|t| (t.kind(), t)) {
         Some(("struct_type", _)) => "struct".to_string(),
         Some(("interface_type", _)) => "interface".to_string(),
@@ -127,7 +156,11 @@ fn type_spec(b: &mut Builder, declaration: Node, spec: Node) {
     };
     let equals = if kind == SymbolKind::Alias { " =" } else { "" };
     let spelled = truncate(format!("type {name}{type_parameters}{equals} {shape}"), 240);
-    let span_node = if named_children(declaration).len() == 1 { declaration } else { spec };
+    let span_node = if named_children(declaration).len() == 1 {
+        declaration
+    } else {
+        spec
+    };
     let index = b.push(
         span_node,
         NewDeclaration {
@@ -145,16 +178,33 @@ fn type_spec(b: &mut Builder, declaration: Node, spec: Node) {
     let Some(ty) = ty else { return };
     match ty.kind() {
         "struct_type" => {
-            let Some(list) = named_children(ty).into_iter().find(|n| n.kind() == "field_declaration_list") else { return };
-            for field in named_children(list).into_iter().filter(|n| n.kind() == "field_declaration") {
+            let Some(list) = named_children(ty)
+                .into_iter()
+                .find(|n| n.kind() == "field_declaration_list")
+            else {
+                return;
+            };
+            for field in named_children(list)
+                .into_iter()
+                .filter(|n| n.kind() == "field_declaration")
+            {
                 let mut cursor = field.walk();
-                let names: Vec<String> =
-                    field.children_by_field_name("name", &mut cursor).map(|n| b.text(n).to_string()).collect();
+                let names: Vec<String> = field
+                    .children_by_field_name("name", &mut cursor)
+                    .map(|n| b.text(n).to_string())
+                    .collect();
                 // An embedded field is named after its type.
                 let names = if names.is_empty() {
                     field
                         .child_by_field_name("type")
-                        .map(|t| b.text(t).trim_start_matches('*').rsplit('.').next().unwrap_or("").to_string())
+                        .map(|t| {
+                            b.text(t)
+                                .trim_start_matches('*')
+                                .rsplit('.')
+                                .next()
+                                .unwrap_or("")
+                                .to_string()
+                        })
                         .into_iter()
                         .filter(|n| !n.is_empty())
                         .collect()
@@ -181,8 +231,16 @@ fn type_spec(b: &mut Builder, declaration: Node, spec: Node) {
             }
         }
         "interface_type" => {
-            for element in named_children(ty).into_iter().filter(|n| n.kind() == "method_elem") {
-                let Some(method_name) = element.child_by_field_name("name").map(|n| b.text(n).to_string()) else { continue };
+            for element in named_children(ty)
+                .into_iter()
+                .filter(|n| n.kind() == "method_elem")
+            {
+                let Some(method_name) = element
+                    .child_by_field_name("name")
+                    .map(|n| b.text(n).to_string())
+                else {
+                    continue;
+                };
                 let doc = go_doc(b, element);
                 b.push(
                     element,
@@ -209,17 +267,28 @@ fn value_specs(b: &mut Builder, declaration: Node, kind: SymbolKind) {
     for child in named_children(declaration) {
         match child.kind() {
             "const_spec" | "var_spec" => specs.push(child),
-            "var_spec_list" => specs.extend(named_children(child).into_iter().filter(|n| n.kind() == "var_spec")),
+            "var_spec_list" => specs.extend(
+                named_children(child)
+                    .into_iter()
+                    .filter(|n| n.kind() == "var_spec"),
+            ),
             _ => {}
         }
     }
     let single = specs.len() == 1;
-    let keyword = if kind == SymbolKind::Const { "const" } else { "var" };
+    let keyword = if kind == SymbolKind::Const {
+        "const"
+    } else {
+        "var"
+    };
     for spec in specs {
         let span_node = if single { declaration } else { spec };
         let doc = go_doc(b, span_node);
         let mut cursor = spec.walk();
-        let names: Vec<String> = spec.children_by_field_name("name", &mut cursor).map(|n| b.text(n).to_string()).collect();
+        let names: Vec<String> = spec
+            .children_by_field_name("name", &mut cursor)
+            .map(|n| b.text(n).to_string())
+            .collect();
         let spelled = format!("{keyword} {}", collapse(b.text(spec)));
         for name in names.into_iter().filter(|n| n != "_") {
             b.push(

@@ -51,14 +51,15 @@ pub struct SyntaxFacts {
 }
 
 /// Grammar versions, part of every cache identity: a new grammar never trusts old facts.
-pub const GRAMMAR_VERSIONS: &str =
-    "tree-sitter=0.27.1;go=0.25.0;typescript=0.23.2;javascript=0.25.0;rust=0.24.2;python=0.25.0;extractor=1";
+pub const GRAMMAR_VERSIONS: &str = "tree-sitter=0.27.1;go=0.25.0;typescript=0.23.2;javascript=0.25.0;rust=0.24.2;python=0.25.0;extractor=1";
 
 /// The grammar for a path: TSX for `.tsx`, the JavaScript grammar (which reads JSX) for JS.
 fn grammar(language: Language, path: &str) -> tree_sitter::Language {
     match language {
         Language::Go => tree_sitter_go::LANGUAGE.into(),
-        Language::TypeScript if path.ends_with(".tsx") => tree_sitter_typescript::LANGUAGE_TSX.into(),
+        Language::TypeScript if path.ends_with(".tsx") => {
+            tree_sitter_typescript::LANGUAGE_TSX.into()
+        }
         Language::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
         Language::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
         Language::Rust => tree_sitter_rust::LANGUAGE.into(),
@@ -75,14 +76,20 @@ thread_local! {
 pub fn extract(language: Language, path: &str, source: &str) -> SyntaxFacts {
     let tree = PARSER.with(|parser| {
         let mut parser = parser.borrow_mut();
-        parser.set_language(&grammar(language, path)).expect("bundled grammars match the tree-sitter ABI");
+        parser
+            .set_language(&grammar(language, path))
+            .expect("bundled grammars match the tree-sitter ABI");
         parser.parse(source, None)
     });
     let line_count = common::line_count(source);
     let Some(tree) = tree else {
         return SyntaxFacts {
             line_count,
-            issues: vec![ParseIssue { line: 1, column: 1, message: "the parser produced no tree".into() }],
+            issues: vec![ParseIssue {
+                line: 1,
+                column: 1,
+                message: "the parser produced no tree".into(),
+            }],
             ..SyntaxFacts::default()
         };
     };
@@ -95,7 +102,12 @@ pub fn extract(language: Language, path: &str, source: &str) -> SyntaxFacts {
         Language::Rust => rust::extract(&mut builder, root),
         Language::Python => python::extract(&mut builder, root),
     }
-    SyntaxFacts { declarations: builder.finish(), package_clause, issues: common::parse_issues(root), line_count }
+    SyntaxFacts {
+        declarations: builder.finish(),
+        package_clause,
+        issues: common::parse_issues(root),
+        line_count,
+    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,9 @@
 use kivgraph_facts::SymbolKind;
 use tree_sitter::Node;
 
-use crate::common::{Builder, NewDeclaration, collapse, first_sentence, named_children, qualify, signature};
+use crate::common::{
+    Builder, NewDeclaration, collapse, first_sentence, named_children, qualify, signature,
+};
 
 fn exported(name: &str) -> bool {
     !name.starts_with('_') || (name.starts_with("__") && name.ends_with("__"))
@@ -16,7 +18,10 @@ fn docstring(b: &Builder, body: Option<Node>) -> Option<String> {
     if first.kind() != "expression_statement" {
         return None;
     }
-    let string = named_children(first).into_iter().next().filter(|n| n.kind() == "string")?;
+    let string = named_children(first)
+        .into_iter()
+        .next()
+        .filter(|n| n.kind() == "string")?;
     let content: String = named_children(string)
         .into_iter()
         .filter(|n| n.kind() == "string_content")
@@ -44,9 +49,18 @@ fn statement(b: &mut Builder, node: Node, outer: Node, container: Option<u32>) {
             }
         }
         "function_definition" => {
-            let Some(name) = node.child_by_field_name("name").map(|n| b.text(n).to_string()) else { return };
+            let Some(name) = node
+                .child_by_field_name("name")
+                .map(|n| b.text(n).to_string())
+            else {
+                return;
+            };
             let body = node.child_by_field_name("body");
-            let kind = if container.is_some() { SymbolKind::Method } else { SymbolKind::Function };
+            let kind = if container.is_some() {
+                SymbolKind::Method
+            } else {
+                SymbolKind::Function
+            };
             let doc = docstring(b, body);
             b.push(
                 outer,
@@ -55,7 +69,9 @@ fn statement(b: &mut Builder, node: Node, outer: Node, container: Option<u32>) {
                     exported: exported(&name),
                     name,
                     kind,
-                    signature: signature(b.src, node, body).trim_end_matches(':').to_string(),
+                    signature: signature(b.src, node, body)
+                        .trim_end_matches(':')
+                        .to_string(),
                     doc,
                     parent: container,
                     receiver: None,
@@ -64,7 +80,12 @@ fn statement(b: &mut Builder, node: Node, outer: Node, container: Option<u32>) {
             );
         }
         "class_definition" => {
-            let Some(name) = node.child_by_field_name("name").map(|n| b.text(n).to_string()) else { return };
+            let Some(name) = node
+                .child_by_field_name("name")
+                .map(|n| b.text(n).to_string())
+            else {
+                return;
+            };
             let body = node.child_by_field_name("body");
             let doc = docstring(b, body);
             let index = b.push(
@@ -74,7 +95,9 @@ fn statement(b: &mut Builder, node: Node, outer: Node, container: Option<u32>) {
                     exported: exported(&name),
                     name,
                     kind: SymbolKind::Class,
-                    signature: signature(b.src, node, body).trim_end_matches(':').to_string(),
+                    signature: signature(b.src, node, body)
+                        .trim_end_matches(':')
+                        .to_string(),
                     doc,
                     parent: container,
                     receiver: None,
@@ -86,15 +109,26 @@ fn statement(b: &mut Builder, node: Node, outer: Node, container: Option<u32>) {
             }
         }
         "expression_statement" => {
-            for assignment in named_children(node).into_iter().filter(|n| n.kind() == "assignment") {
-                let Some(left) = assignment.child_by_field_name("left").filter(|l| l.kind() == "identifier") else {
+            for assignment in named_children(node)
+                .into_iter()
+                .filter(|n| n.kind() == "assignment")
+            {
+                let Some(left) = assignment
+                    .child_by_field_name("left")
+                    .filter(|l| l.kind() == "identifier")
+                else {
                     continue;
                 };
                 let name = b.text(left).to_string();
-                if b.declarations().iter().any(|d| d.parent == container && d.name == name && d.kind == SymbolKind::Variable) {
+                if b.declarations().iter().any(|d| {
+                    d.parent == container && d.name == name && d.kind == SymbolKind::Variable
+                }) {
                     continue; // a rebinding, not a second declaration
                 }
-                let header_end = assignment.child_by_field_name("right").map(|r| r.start_byte()).unwrap_or(assignment.end_byte());
+                let header_end = assignment
+                    .child_by_field_name("right")
+                    .map(|r| r.start_byte())
+                    .unwrap_or(assignment.end_byte());
                 let header = collapse(&b.src[assignment.start_byte()..header_end]);
                 b.push(
                     node,

@@ -6,23 +6,36 @@
 use kivgraph_facts::SymbolKind;
 use tree_sitter::Node;
 
-use crate::common::{Builder, NewDeclaration, collapse, doc_above, named_children, qualify, signature};
+use crate::common::{
+    Builder, NewDeclaration, collapse, doc_above, named_children, qualify, signature,
+};
 
 fn rust_doc(b: &Builder, node: Node) -> Option<String> {
     doc_above(b.src, node, |comment| {
-        if let Some(line) = comment.strip_prefix("///").filter(|_| !comment.starts_with("////")) {
+        if let Some(line) = comment
+            .strip_prefix("///")
+            .filter(|_| !comment.starts_with("////"))
+        {
             Some(line.trim().to_string())
         } else {
-            comment.strip_prefix("/**").and_then(|c| c.strip_suffix("*/")).map(|c| {
-                c.lines().map(|l| l.trim().trim_start_matches('*').trim()).collect::<Vec<_>>().join("\n")
-            })
+            comment
+                .strip_prefix("/**")
+                .and_then(|c| c.strip_suffix("*/"))
+                .map(|c| {
+                    c.lines()
+                        .map(|l| l.trim().trim_start_matches('*').trim())
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                })
         }
     })
 }
 
 /// `pub` without a restriction; `pub(crate)` and friends stay inside the crate.
 fn is_public(b: &Builder, node: Node) -> bool {
-    named_children(node).iter().any(|c| c.kind() == "visibility_modifier" && b.text(*c).trim() == "pub")
+    named_children(node)
+        .iter()
+        .any(|c| c.kind() == "visibility_modifier" && b.text(*c).trim() == "pub")
 }
 
 #[derive(Clone, Copy)]
@@ -38,7 +51,18 @@ struct Scope<'a> {
 }
 
 pub fn extract(b: &mut Builder, root: Node) {
-    items(b, root, Scope { prefix: "", parent: None, inherited_public: None, in_trait: false, implemented_trait: None, in_impl: false });
+    items(
+        b,
+        root,
+        Scope {
+            prefix: "",
+            parent: None,
+            inherited_public: None,
+            in_trait: false,
+            implemented_trait: None,
+            in_impl: false,
+        },
+    );
 }
 
 fn items(b: &mut Builder, parent: Node, scope: Scope) {
@@ -47,7 +71,14 @@ fn items(b: &mut Builder, parent: Node, scope: Scope) {
     }
 }
 
-fn push(b: &mut Builder, node: Node, scope: Scope, name: String, kind: SymbolKind, signature: String) -> u32 {
+fn push(
+    b: &mut Builder,
+    node: Node,
+    scope: Scope,
+    name: String,
+    kind: SymbolKind,
+    signature: String,
+) -> u32 {
     let exported = scope.inherited_public.unwrap_or_else(|| is_public(b, node));
     let doc = rust_doc(b, node);
     b.push(
@@ -67,7 +98,8 @@ fn push(b: &mut Builder, node: Node, scope: Scope, name: String, kind: SymbolKin
 }
 
 fn name_of(b: &Builder, node: Node) -> Option<String> {
-    node.child_by_field_name("name").map(|n| b.text(n).to_string())
+    node.child_by_field_name("name")
+        .map(|n| b.text(n).to_string())
 }
 
 fn item(b: &mut Builder, node: Node, scope: Scope) {
@@ -75,13 +107,19 @@ fn item(b: &mut Builder, node: Node, scope: Scope) {
     match node.kind() {
         "function_item" | "function_signature_item" => {
             let Some(name) = name_of(b, node) else { return };
-            let has_self = node
-                .child_by_field_name("parameters")
-                .is_some_and(|p| named_children(p).iter().any(|c| c.kind() == "self_parameter"));
+            let has_self = node.child_by_field_name("parameters").is_some_and(|p| {
+                named_children(p)
+                    .iter()
+                    .any(|c| c.kind() == "self_parameter")
+            });
             let kind = if scope.in_trait {
                 SymbolKind::TraitMethod
             } else if scope.in_impl {
-                if has_self { SymbolKind::Method } else { SymbolKind::StaticMethod }
+                if has_self {
+                    SymbolKind::Method
+                } else {
+                    SymbolKind::StaticMethod
+                }
             } else {
                 SymbolKind::Function
             };
@@ -89,36 +127,100 @@ fn item(b: &mut Builder, node: Node, scope: Scope) {
         }
         "struct_item" | "union_item" => {
             let Some(name) = name_of(b, node) else { return };
-            let kind = if node.kind() == "struct_item" { SymbolKind::Struct } else { SymbolKind::Union };
+            let kind = if node.kind() == "struct_item" {
+                SymbolKind::Struct
+            } else {
+                SymbolKind::Union
+            };
             let index = push(b, node, scope, name, kind, signature(b.src, node, body));
-            let Some(body) = body.filter(|b| b.kind() == "field_declaration_list") else { return };
+            let Some(body) = body.filter(|b| b.kind() == "field_declaration_list") else {
+                return;
+            };
             let prefix = b.declarations()[index as usize].qualified_name.clone();
-            for field in named_children(body).into_iter().filter(|f| f.kind() == "field_declaration") {
-                let Some(field_name) = name_of(b, field) else { continue };
-                let member = Scope { prefix: &prefix, parent: Some(index), inherited_public: None, in_trait: false, implemented_trait: None, in_impl: false };
-                push(b, field, member, field_name, SymbolKind::Field, collapse(b.text(field)));
+            for field in named_children(body)
+                .into_iter()
+                .filter(|f| f.kind() == "field_declaration")
+            {
+                let Some(field_name) = name_of(b, field) else {
+                    continue;
+                };
+                let member = Scope {
+                    prefix: &prefix,
+                    parent: Some(index),
+                    inherited_public: None,
+                    in_trait: false,
+                    implemented_trait: None,
+                    in_impl: false,
+                };
+                push(
+                    b,
+                    field,
+                    member,
+                    field_name,
+                    SymbolKind::Field,
+                    collapse(b.text(field)),
+                );
             }
         }
         "enum_item" => {
             let Some(name) = name_of(b, node) else { return };
-            let index = push(b, node, scope, name, SymbolKind::Enum, signature(b.src, node, body));
+            let index = push(
+                b,
+                node,
+                scope,
+                name,
+                SymbolKind::Enum,
+                signature(b.src, node, body),
+            );
             let Some(body) = body else { return };
             let prefix = b.declarations()[index as usize].qualified_name.clone();
             let public = b.declarations()[index as usize].exported;
-            for variant in named_children(body).into_iter().filter(|v| v.kind() == "enum_variant") {
-                let Some(variant_name) = name_of(b, variant) else { continue };
-                let member =
-                    Scope { prefix: &prefix, parent: Some(index), inherited_public: Some(public), in_trait: false, implemented_trait: None, in_impl: false };
-                push(b, variant, member, variant_name, SymbolKind::EnumMember, collapse(b.text(variant)));
+            for variant in named_children(body)
+                .into_iter()
+                .filter(|v| v.kind() == "enum_variant")
+            {
+                let Some(variant_name) = name_of(b, variant) else {
+                    continue;
+                };
+                let member = Scope {
+                    prefix: &prefix,
+                    parent: Some(index),
+                    inherited_public: Some(public),
+                    in_trait: false,
+                    implemented_trait: None,
+                    in_impl: false,
+                };
+                push(
+                    b,
+                    variant,
+                    member,
+                    variant_name,
+                    SymbolKind::EnumMember,
+                    collapse(b.text(variant)),
+                );
             }
         }
         "trait_item" => {
             let Some(name) = name_of(b, node) else { return };
-            let index = push(b, node, scope, name, SymbolKind::Trait, signature(b.src, node, body));
+            let index = push(
+                b,
+                node,
+                scope,
+                name,
+                SymbolKind::Trait,
+                signature(b.src, node, body),
+            );
             let Some(body) = body else { return };
             let prefix = b.declarations()[index as usize].qualified_name.clone();
             let public = b.declarations()[index as usize].exported;
-            let member = Scope { prefix: &prefix, parent: Some(index), inherited_public: Some(public), in_trait: true, implemented_trait: None, in_impl: false };
+            let member = Scope {
+                prefix: &prefix,
+                parent: Some(index),
+                inherited_public: Some(public),
+                in_trait: true,
+                implemented_trait: None,
+                in_impl: false,
+            };
             items(b, body, member);
         }
         "impl_item" => impl_block(b, node, scope),
@@ -129,18 +231,45 @@ fn item(b: &mut Builder, node: Node, scope: Scope) {
         "macro_definition" => {
             let Some(name) = name_of(b, node) else { return };
             // `#[macro_export]` is what makes a macro_rules! macro visible outside its crate.
-            let exported = attributes_above(b, node).iter().any(|a| a.contains("macro_export"));
-            let index = push(b, node, scope, name.clone(), SymbolKind::Macro, format!("macro_rules! {name}"));
+            let exported = attributes_above(b, node)
+                .iter()
+                .any(|a| a.contains("macro_export"));
+            let index = push(
+                b,
+                node,
+                scope,
+                name.clone(),
+                SymbolKind::Macro,
+                format!("macro_rules! {name}"),
+            );
             if exported {
                 b.set_exported(index);
             }
         }
         "mod_item" => {
             let Some(name) = name_of(b, node) else { return };
-            let index = push(b, node, scope, name, SymbolKind::Module, signature(b.src, node, body));
+            let index = push(
+                b,
+                node,
+                scope,
+                name,
+                SymbolKind::Module,
+                signature(b.src, node, body),
+            );
             if let Some(body) = body {
                 let prefix = b.declarations()[index as usize].qualified_name.clone();
-                items(b, body, Scope { prefix: &prefix, parent: None, inherited_public: None, in_trait: false, implemented_trait: None, in_impl: false });
+                items(
+                    b,
+                    body,
+                    Scope {
+                        prefix: &prefix,
+                        parent: None,
+                        inherited_public: None,
+                        in_trait: false,
+                        implemented_trait: None,
+                        in_impl: false,
+                    },
+                );
             }
         }
         _ => {}
@@ -149,15 +278,30 @@ fn item(b: &mut Builder, node: Node, scope: Scope) {
 
 fn named_item(b: &mut Builder, node: Node, scope: Scope, kind: SymbolKind) {
     let Some(name) = name_of(b, node) else { return };
-    let value_start = node.child_by_field_name("value").map(|v| v.start_byte()).unwrap_or(node.end_byte());
+    let value_start = node
+        .child_by_field_name("value")
+        .map(|v| v.start_byte())
+        .unwrap_or(node.end_byte());
     let header = collapse(&b.src[node.start_byte()..value_start]);
-    push(b, node, scope, name, kind, header.trim_end_matches([';', '=', ' ']).to_string());
+    push(
+        b,
+        node,
+        scope,
+        name,
+        kind,
+        header.trim_end_matches([';', '=', ' ']).to_string(),
+    );
 }
 
 fn attributes_above<'s>(b: &Builder<'s>, node: Node) -> Vec<&'s str> {
     let mut attributes = Vec::new();
     let mut current = node.prev_sibling();
-    while let Some(sibling) = current.filter(|s| matches!(s.kind(), "attribute_item" | "line_comment" | "block_comment")) {
+    while let Some(sibling) = current.filter(|s| {
+        matches!(
+            s.kind(),
+            "attribute_item" | "line_comment" | "block_comment"
+        )
+    }) {
         if sibling.kind() == "attribute_item" {
             attributes.push(b.text(sibling));
         }
@@ -178,9 +322,18 @@ fn type_name(b: &Builder, ty: Node) -> Option<String> {
 }
 
 fn impl_block(b: &mut Builder, node: Node, scope: Scope) {
-    let Some(self_type) = node.child_by_field_name("type").and_then(|t| type_name(b, t)) else { return };
-    let implemented_trait = node.child_by_field_name("trait").and_then(|t| type_name(b, t));
-    let Some(body) = node.child_by_field_name("body") else { return };
+    let Some(self_type) = node
+        .child_by_field_name("type")
+        .and_then(|t| type_name(b, t))
+    else {
+        return;
+    };
+    let implemented_trait = node
+        .child_by_field_name("trait")
+        .and_then(|t| type_name(b, t));
+    let Some(body) = node.child_by_field_name("body") else {
+        return;
+    };
     // The self type declared in the same scope of this file is the container; otherwise the
     // engine looks it up in the crate.
     let prefix = qualify(Some(scope.prefix), "::", &self_type);
@@ -188,7 +341,11 @@ fn impl_block(b: &mut Builder, node: Node, scope: Scope) {
         .declarations()
         .iter()
         .position(|d| {
-            d.qualified_name == prefix && matches!(d.kind, SymbolKind::Struct | SymbolKind::Enum | SymbolKind::Union | SymbolKind::Trait)
+            d.qualified_name == prefix
+                && matches!(
+                    d.kind,
+                    SymbolKind::Struct | SymbolKind::Enum | SymbolKind::Union | SymbolKind::Trait
+                )
         })
         .map(|i| i as u32);
     let first_member = b.declarations().len();

@@ -8,9 +8,25 @@ fn outline(facts: &SyntaxFacts) -> Vec<String> {
         .declarations
         .iter()
         .map(|d| {
-            let parent = d.parent.map(|p| facts.declarations[p as usize].qualified_name.as_str()).unwrap_or("-");
-            let receiver = d.receiver.as_deref().map(|r| format!(" recv={r}")).unwrap_or_default();
-            format!("{} {} {} {} {}-{}{}", d.qualified_name, d.kind, d.exported, parent, d.span.start_line, d.span.end_line, receiver)
+            let parent = d
+                .parent
+                .map(|p| facts.declarations[p as usize].qualified_name.as_str())
+                .unwrap_or("-");
+            let receiver = d
+                .receiver
+                .as_deref()
+                .map(|r| format!(" recv={r}"))
+                .unwrap_or_default();
+            format!(
+                "{} {} {} {} {}-{}{}",
+                d.qualified_name,
+                d.kind,
+                d.exported,
+                parent,
+                d.span.start_line,
+                d.span.end_line,
+                receiver
+            )
         })
         .collect()
 }
@@ -41,8 +57,14 @@ fn go_declarations() {
     let server = &facts.declarations[0];
     assert_eq!(server.doc.as_deref(), Some("Server serves."));
     assert_eq!(server.signature, "type Server struct");
-    assert_eq!(facts.declarations[3].signature, "func (s *Server) Start(port int) error");
-    assert_eq!(facts.declarations[3].doc.as_deref(), Some("Start starts it."));
+    assert_eq!(
+        facts.declarations[3].signature,
+        "func (s *Server) Start(port int) error"
+    );
+    assert_eq!(
+        facts.declarations[3].doc.as_deref(),
+        Some("Start starts it.")
+    );
     assert!(facts.issues.is_empty());
 }
 
@@ -72,18 +94,37 @@ fn typescript_declarations() {
             "default function true - 16-16",
         ]
     );
-    assert_eq!(facts.declarations[0].doc.as_deref(), Some("Parses configs."));
-    assert_eq!(facts.declarations[2].discriminator.as_deref(), Some("(input: Config): AST"));
+    assert_eq!(
+        facts.declarations[0].doc.as_deref(),
+        Some("Parses configs.")
+    );
+    assert_eq!(
+        facts.declarations[2].discriminator.as_deref(),
+        Some("(input: Config): AST")
+    );
     assert_eq!(facts.declarations[2].doc.as_deref(), Some("Parse one."));
-    assert_eq!(facts.declarations[10].discriminator.as_deref(), Some("(a: string): void"));
-    assert_eq!(facts.declarations[13].signature, "const arrow = (x: number)");
+    assert_eq!(
+        facts.declarations[10].discriminator.as_deref(),
+        Some("(a: string): void")
+    );
+    assert_eq!(
+        facts.declarations[13].signature,
+        "const arrow = (x: number)"
+    );
 }
 
 #[test]
 fn javascript_and_jsx() {
     let src = "export class View { render() { return <div/>; } }\nfunction helper() {}\nmodule.exports = helper;\n";
     let facts = extract(Language::JavaScript, "v.jsx", src);
-    assert_eq!(outline(&facts), vec!["View class true - 1-1", "View.render method true View 1-1", "helper function false - 2-2"]);
+    assert_eq!(
+        outline(&facts),
+        vec![
+            "View class true - 1-1",
+            "View.render method true View 1-1",
+            "helper function false - 2-2"
+        ]
+    );
     assert!(facts.issues.is_empty(), "{:?}", facts.issues);
 }
 
@@ -104,7 +145,10 @@ fn python_declarations() {
     );
     assert_eq!(facts.declarations[1].doc.as_deref(), Some("Loads things."));
     assert_eq!(facts.declarations[1].signature, "class Loader(Base)");
-    assert_eq!(facts.declarations[5].signature, "async def fetch(url: str) -> bytes");
+    assert_eq!(
+        facts.declarations[5].signature,
+        "async def fetch(url: str) -> bytes"
+    );
 }
 
 #[test]
@@ -134,7 +178,10 @@ fn rust_declarations() {
         ]
     );
     assert_eq!(facts.declarations[0].doc.as_deref(), Some("A parser."));
-    assert_eq!(facts.declarations[5].discriminator.as_deref(), Some("Display"));
+    assert_eq!(
+        facts.declarations[5].discriminator.as_deref(),
+        Some("Display")
+    );
     assert_eq!(facts.declarations[3].signature, "pub fn new() -> Self");
 }
 
@@ -144,7 +191,11 @@ fn broken_files_are_extracted_as_far_as_recovered() {
     let facts = extract(Language::Go, "b.go", src);
     assert!(!facts.issues.is_empty());
     assert!(facts.declarations.iter().any(|d| d.name == "Good"));
-    let facts = extract(Language::Python, "b.py", "def ok():\n    pass\n\ndef broken(:\n");
+    let facts = extract(
+        Language::Python,
+        "b.py",
+        "def ok():\n    pass\n\ndef broken(:\n",
+    );
     assert!(!facts.issues.is_empty());
     assert_eq!(facts.declarations[0].kind, SymbolKind::Function);
 }

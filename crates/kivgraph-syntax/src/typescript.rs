@@ -6,25 +6,44 @@
 use kivgraph_facts::SymbolKind;
 use tree_sitter::Node;
 
-use crate::common::{Builder, NewDeclaration, collapse, doc_above, named_children, qualify, signature};
+use crate::common::{
+    Builder, NewDeclaration, collapse, doc_above, named_children, qualify, signature,
+};
 
 fn ts_doc(b: &Builder, node: Node) -> Option<String> {
     doc_above(b.src, node, |comment| {
-        if let Some(block) = comment.strip_prefix("/**").and_then(|c| c.strip_suffix("*/")) {
-            let lines: Vec<&str> =
-                block.lines().map(|l| l.trim().trim_start_matches('*').trim()).filter(|l| !l.starts_with('@')).collect();
+        if let Some(block) = comment
+            .strip_prefix("/**")
+            .and_then(|c| c.strip_suffix("*/"))
+        {
+            let lines: Vec<&str> = block
+                .lines()
+                .map(|l| l.trim().trim_start_matches('*').trim())
+                .filter(|l| !l.starts_with('@'))
+                .collect();
             Some(lines.join("\n").trim().to_string())
         } else {
-            comment.strip_prefix("//").map(|line| line.trim().to_string())
+            comment
+                .strip_prefix("//")
+                .map(|line| line.trim().to_string())
         }
     })
 }
 
 /// The parameter list and return type as spelled: what separates overloads.
 fn callable_discriminator(b: &Builder, node: Node) -> Option<String> {
-    let parameters = node.child_by_field_name("parameters").map(|p| b.text(p)).unwrap_or("()");
-    let type_parameters = node.child_by_field_name("type_parameters").map(|p| b.text(p)).unwrap_or("");
-    let returns = node.child_by_field_name("return_type").map(|r| b.text(r)).unwrap_or("");
+    let parameters = node
+        .child_by_field_name("parameters")
+        .map(|p| b.text(p))
+        .unwrap_or("()");
+    let type_parameters = node
+        .child_by_field_name("type_parameters")
+        .map(|p| b.text(p))
+        .unwrap_or("");
+    let returns = node
+        .child_by_field_name("return_type")
+        .map(|r| b.text(r))
+        .unwrap_or("");
     Some(collapse(&format!("{type_parameters}{parameters}{returns}")))
 }
 
@@ -34,14 +53,27 @@ struct Scope<'a> {
 }
 
 pub fn extract(b: &mut Builder, root: Node) {
-    statements(b, root, &Scope { container: None, exported: false });
+    statements(
+        b,
+        root,
+        &Scope {
+            container: None,
+            exported: false,
+        },
+    );
     // `export { a, b as c }` and `export default a` mark module-level declarations exported.
-    for node in named_children(root).into_iter().filter(|n| n.kind() == "export_statement") {
+    for node in named_children(root)
+        .into_iter()
+        .filter(|n| n.kind() == "export_statement")
+    {
         let mut names = Vec::new();
         for child in named_children(node) {
             match child.kind() {
                 "export_clause" => {
-                    for specifier in named_children(child).into_iter().filter(|n| n.kind() == "export_specifier") {
+                    for specifier in named_children(child)
+                        .into_iter()
+                        .filter(|n| n.kind() == "export_specifier")
+                    {
                         if let Some(name) = specifier.child_by_field_name("name") {
                             names.push(b.text(name).to_string());
                         }
@@ -79,17 +111,26 @@ fn statements(b: &mut Builder, parent: Node, scope: &Scope) {
 fn statement(b: &mut Builder, node: Node, outer: Node, scope: &Scope) {
     match node.kind() {
         "export_statement" => {
-            let inner = Scope { container: scope.container, exported: true };
+            let inner = Scope {
+                container: scope.container,
+                exported: true,
+            };
             if let Some(declaration) = node.child_by_field_name("declaration") {
                 statement(b, declaration, outer, &inner);
             } else if let Some(value) = node.child_by_field_name("value") {
                 // `export default function () {}` / `export default class {}`
-                if matches!(value.kind(), "function_expression" | "class" | "arrow_function") {
+                if matches!(
+                    value.kind(),
+                    "function_expression" | "class" | "arrow_function"
+                ) {
                     default_export(b, value, outer, scope);
                 }
             } else {
                 for child in named_children(node) {
-                    if matches!(child.kind(), "function_declaration" | "class_declaration" | "abstract_class_declaration") {
+                    if matches!(
+                        child.kind(),
+                        "function_declaration" | "class_declaration" | "abstract_class_declaration"
+                    ) {
                         statement(b, child, outer, &inner);
                     }
                 }
@@ -101,34 +142,83 @@ fn statement(b: &mut Builder, node: Node, outer: Node, scope: &Scope) {
             }
         }
         "expression_statement" => {
-            for child in named_children(node).into_iter().filter(|n| n.kind() == "internal_module") {
+            for child in named_children(node)
+                .into_iter()
+                .filter(|n| n.kind() == "internal_module")
+            {
                 statement(b, child, outer, scope);
             }
         }
         "function_declaration" | "generator_function_declaration" | "function_signature" => {
             let body = node.child_by_field_name("body");
-            named(b, node, outer, scope, SymbolKind::Function, signature(b.src, node, body), callable_discriminator(b, node));
+            named(
+                b,
+                node,
+                outer,
+                scope,
+                SymbolKind::Function,
+                signature(b.src, node, body),
+                callable_discriminator(b, node),
+            );
         }
         "class_declaration" | "abstract_class_declaration" | "class" => {
             let body = node.child_by_field_name("body");
-            let Some(index) = named(b, node, outer, scope, SymbolKind::Class, signature(b.src, node, body), None) else { return };
+            let Some(index) = named(
+                b,
+                node,
+                outer,
+                scope,
+                SymbolKind::Class,
+                signature(b.src, node, body),
+                None,
+            ) else {
+                return;
+            };
             if let Some(body) = body {
                 members(b, body, index, scope.exported);
             }
         }
         "interface_declaration" => {
             let body = node.child_by_field_name("body");
-            let Some(index) = named(b, node, outer, scope, SymbolKind::Interface, signature(b.src, node, body), None) else { return };
+            let Some(index) = named(
+                b,
+                node,
+                outer,
+                scope,
+                SymbolKind::Interface,
+                signature(b.src, node, body),
+                None,
+            ) else {
+                return;
+            };
             if let Some(body) = body {
                 members(b, body, index, scope.exported);
             }
         }
         "type_alias_declaration" => {
-            named(b, node, outer, scope, SymbolKind::Type, collapse(b.text(node)).trim_end_matches(';').to_string(), None);
+            named(
+                b,
+                node,
+                outer,
+                scope,
+                SymbolKind::Type,
+                collapse(b.text(node)).trim_end_matches(';').to_string(),
+                None,
+            );
         }
         "enum_declaration" => {
             let body = node.child_by_field_name("body");
-            let Some(index) = named(b, node, outer, scope, SymbolKind::Enum, signature(b.src, node, body), None) else { return };
+            let Some(index) = named(
+                b,
+                node,
+                outer,
+                scope,
+                SymbolKind::Enum,
+                signature(b.src, node, body),
+                None,
+            ) else {
+                return;
+            };
             let Some(body) = body else { return };
             let container = b.declarations()[index as usize].qualified_name.clone();
             for member in named_children(body) {
@@ -158,19 +248,47 @@ fn statement(b: &mut Builder, node: Node, outer: Node, scope: &Scope) {
         }
         "internal_module" | "module" => {
             let body = node.child_by_field_name("body");
-            let Some(index) = named(b, node, outer, scope, SymbolKind::Namespace, signature(b.src, node, body), None) else { return };
+            let Some(index) = named(
+                b,
+                node,
+                outer,
+                scope,
+                SymbolKind::Namespace,
+                signature(b.src, node, body),
+                None,
+            ) else {
+                return;
+            };
             if let Some(body) = body {
                 let container = b.declarations()[index as usize].qualified_name.clone();
-                statements(b, body, &Scope { container: Some((&container, index)), exported: false });
+                statements(
+                    b,
+                    body,
+                    &Scope {
+                        container: Some((&container, index)),
+                        exported: false,
+                    },
+                );
             }
         }
         "lexical_declaration" | "variable_declaration" => {
-            for declarator in named_children(node).into_iter().filter(|n| n.kind() == "variable_declarator") {
-                let Some(name_node) = declarator.child_by_field_name("name").filter(|n| n.kind() == "identifier") else {
+            for declarator in named_children(node)
+                .into_iter()
+                .filter(|n| n.kind() == "variable_declarator")
+            {
+                let Some(name_node) = declarator
+                    .child_by_field_name("name")
+                    .filter(|n| n.kind() == "identifier")
+                else {
                     continue;
                 };
                 let value = declarator.child_by_field_name("value");
-                let is_function = value.is_some_and(|v| matches!(v.kind(), "arrow_function" | "function_expression" | "function"));
+                let is_function = value.is_some_and(|v| {
+                    matches!(
+                        v.kind(),
+                        "arrow_function" | "function_expression" | "function"
+                    )
+                });
                 let (kind, discriminator) = match value.filter(|_| is_function) {
                     Some(function) => (SymbolKind::Function, callable_discriminator(b, function)),
                     None => (SymbolKind::Variable, None),
@@ -179,14 +297,37 @@ fn statement(b: &mut Builder, node: Node, outer: Node, scope: &Scope) {
                 let header = match value {
                     Some(v) if is_function => {
                         let body = v.child_by_field_name("body");
-                        format!("{keyword} {}", signature(b.src, declarator, body).trim_end_matches("=>").trim_end())
+                        format!(
+                            "{keyword} {}",
+                            signature(b.src, declarator, body)
+                                .trim_end_matches("=>")
+                                .trim_end()
+                        )
                     }
-                    Some(v) => format!("{keyword} {}", collapse(&b.src[declarator.start_byte()..v.start_byte()]).trim_end_matches('=').trim_end()),
+                    Some(v) => format!(
+                        "{keyword} {}",
+                        collapse(&b.src[declarator.start_byte()..v.start_byte()])
+                            .trim_end_matches('=')
+                            .trim_end()
+                    ),
                     None => format!("{keyword} {}", collapse(b.text(declarator))),
                 };
                 let name = b.text(name_node).to_string();
-                let span_node = if named_children(node).len() == 1 { outer } else { declarator };
-                push_named(b, span_node, outer, scope, name, kind, header, discriminator);
+                let span_node = if named_children(node).len() == 1 {
+                    outer
+                } else {
+                    declarator
+                };
+                push_named(
+                    b,
+                    span_node,
+                    outer,
+                    scope,
+                    name,
+                    kind,
+                    header,
+                    discriminator,
+                );
             }
         }
         _ => {}
@@ -194,12 +335,33 @@ fn statement(b: &mut Builder, node: Node, outer: Node, scope: &Scope) {
 }
 
 fn default_export(b: &mut Builder, value: Node, outer: Node, scope: &Scope) {
-    let name = value.child_by_field_name("name").map(|n| b.text(n).to_string()).unwrap_or_else(|| "default".to_string());
-    let kind = if value.kind() == "class" { SymbolKind::Class } else { SymbolKind::Function };
+    let name = value
+        .child_by_field_name("name")
+        .map(|n| b.text(n).to_string())
+        .unwrap_or_else(|| "default".to_string());
+    let kind = if value.kind() == "class" {
+        SymbolKind::Class
+    } else {
+        SymbolKind::Function
+    };
     let body = value.child_by_field_name("body");
-    let discriminator = (kind == SymbolKind::Function).then(|| callable_discriminator(b, value)).flatten();
-    let inner = Scope { container: scope.container, exported: true };
-    let index = push_named(b, outer, outer, &inner, name, kind, signature(b.src, outer, body), discriminator);
+    let discriminator = (kind == SymbolKind::Function)
+        .then(|| callable_discriminator(b, value))
+        .flatten();
+    let inner = Scope {
+        container: scope.container,
+        exported: true,
+    };
+    let index = push_named(
+        b,
+        outer,
+        outer,
+        &inner,
+        name,
+        kind,
+        signature(b.src, outer, body),
+        discriminator,
+    );
     if kind == SymbolKind::Class
         && let Some(body) = body
     {
@@ -216,8 +378,20 @@ fn named(
     signature: String,
     discriminator: Option<String>,
 ) -> Option<u32> {
-    let name = b.text(node.child_by_field_name("name")?).trim_matches(['"', '\'']).to_string();
-    Some(push_named(b, outer, outer, scope, name, kind, signature, discriminator))
+    let name = b
+        .text(node.child_by_field_name("name")?)
+        .trim_matches(['"', '\''])
+        .to_string();
+    Some(push_named(
+        b,
+        outer,
+        outer,
+        scope,
+        name,
+        kind,
+        signature,
+        discriminator,
+    ))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -253,22 +427,38 @@ fn members(b: &mut Builder, body: Node, container: u32, container_exported: bool
     let prefix = b.declarations()[container as usize].qualified_name.clone();
     for member in named_children(body) {
         let (kind, name_field) = match member.kind() {
-            "method_definition" | "method_signature" | "abstract_method_signature" => (SymbolKind::Method, "name"),
+            "method_definition" | "method_signature" | "abstract_method_signature" => {
+                (SymbolKind::Method, "name")
+            }
             "public_field_definition" | "property_signature" => (SymbolKind::Property, "name"),
             "field_definition" => (SymbolKind::Property, "property"),
             _ => continue,
         };
-        let Some(name_node) = member.child_by_field_name(name_field) else { continue };
+        let Some(name_node) = member.child_by_field_name(name_field) else {
+            continue;
+        };
         let name = b.text(name_node).trim_matches(['"', '\'']).to_string();
         let private = name.starts_with('#')
-            || named_children(member)
-                .iter()
-                .any(|c| c.kind() == "accessibility_modifier" && matches!(b.text(*c), "private" | "protected"));
+            || named_children(member).iter().any(|c| {
+                c.kind() == "accessibility_modifier"
+                    && matches!(b.text(*c), "private" | "protected")
+            });
         let (signature, discriminator) = if kind == SymbolKind::Method {
-            (signature(b.src, member, member.child_by_field_name("body")), callable_discriminator(b, member))
+            (
+                signature(b.src, member, member.child_by_field_name("body")),
+                callable_discriminator(b, member),
+            )
         } else {
-            let value_start = member.child_by_field_name("value").map(|v| v.start_byte()).unwrap_or(member.end_byte());
-            (collapse(&b.src[member.start_byte()..value_start]).trim_end_matches(['=', ';', ' ']).to_string(), None)
+            let value_start = member
+                .child_by_field_name("value")
+                .map(|v| v.start_byte())
+                .unwrap_or(member.end_byte());
+            (
+                collapse(&b.src[member.start_byte()..value_start])
+                    .trim_end_matches(['=', ';', ' '])
+                    .to_string(),
+                None,
+            )
         };
         let doc = ts_doc(b, member);
         b.push(

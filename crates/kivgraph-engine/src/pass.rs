@@ -1,0 +1,484 @@
+//! The pass driver: discover, read, sync the inputs, analyse in parallel, merge in order.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use kivgraph_config::{FactCacheMode, RepositoryEntry};
+use kivgraph_discovery::{
+    DiscoveredRepository, GitPosition, discover_repository, read_git_position,
+};
+use kivgraph_facts::{FactSet, Fingerprint, Language, UnresolvedReference};
+use rayon::prelude::*;
+use salsa::Setter;
+
+use crate::cache::{self, CacheIdentity, CacheLoad};
+use crate::database::{EngineDatabase, ExecutionLog};
+use crate::queries::{
+    FileFacts, FileInput, RepositoryInput, UnitInput, Workspace, file_facts, workspace_facts,
+};
+
+/// Files above this size are not analysed (minified bundles, generated blobs); they are
+/// reported as skipped.
+const MAXIMUM_FILE_BYTES: u64 = 8 << 20;
+
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error(
+        "fact cache verification failed: {repository}:{path}: the cached facts disagree with a fresh analysis ({detail})"
+    )]
+    VerifyMismatch {
+        repository: String,
+        path: String,
+        detail: String,
+    },
+    #[error(transparent)]
+    CacheWrite(#[from] cache::CacheWriteError),
+}
+
+/// A progress event: a phase, optionally per repository, with a count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Progress {
+    pub phase: &'static str,
+    pub repository: Option<String>,
+    pub completed: usize,
+    pub total: usize,
+}
+
+#[derive(Debug, Clone)]
+pub struct PassOptions {
+    pub fact_cache: FactCacheMode,
+    pub cache_directory: PathBuf,
+    pub identity: CacheIdentity,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct RepositoryReport {
+    pub name: String,
+    pub root: String,
+    pub files: usize,
+    pub symbols: usize,
+    /// Files tree-sitter had to recover, with their issue count.
+    pub parse_failures: Vec<(String, usize)>,
+    /// Entries discovery declined, with why.
+    pub skipped: Vec<(String, String)>,
+    pub git: GitPosition,
+    /// Why the repository could not be read at all.
+    pub unavailable: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct PassOutcome {
+    pub facts: FactSet,
+    pub repositories: Vec<RepositoryReport>,
+    pub cache: CacheLoad,
+    /// How many file extractions ran (the rest were served by the fact cache).
+    pub files_analyzed: usize,
+    pub files_total: usize,
+    pub cache_bytes: Option<u64>,
+}
+
+/// One repository's files with their contents, ready to enter the database.
+pub struct LoadedRepository {
+    pub discovered: DiscoveredRepository,
+    /// Parallel to `discovered.files`; `None` for a file that could not be read.
+    pub sources: Vec<Option<(Fingerprint, Arc<str>, u64)>>,
+}
+
+/// Reads and fingerprints every discovered file, in parallel, preserving order.
+pub fn load_repository(mut discovered: DiscoveredRepository) -> LoadedRepository {
+    let root = discovered.root.clone();
+    let mut oversized = Vec::new();
+    discovered
+        .files
+        .retain(|file| match std::fs::metadata(root.join(&file.path)) {
+            Ok(meta) if meta.len() > MAXIMUM_FILE_BYTES => {
+                oversized.push((
+                    file.path.clone(),
+                    format!("larger than {} MiB, not analysed", MAXIMUM_FILE_BYTES >> 20),
+                ));
+                false
+            }
+            _ => true,
+        });
+    discovered.skipped.extend(oversized);
+    discovered.skipped.sort();
+    let sources = discovered
+        .files
+        .par_iter()
+        .map(|file| {
+            let bytes = std::fs::read(root.join(&file.path)).ok()?;
+            let fingerprint = Fingerprint::of(&bytes);
+            let len = bytes.len() as u64;
+            let text: Arc<str> = match String::from_utf8(bytes) {
+                Ok(text) => text.into(),
+                Err(err) => String::from_utf8_lossy(err.as_bytes()).into(),
+            };
+            Some((fingerprint, text, len))
+        })
+        .collect();
+    LoadedRepository {
+        discovered,
+        sources,
+    }
+}
+
+/// The engine: a salsa database that lives across passes (watch mode) or across processes
+/// (through the fact cache).
+#[derive(Default)]
+pub struct Engine {
+    db: EngineDatabase,
+}
+
+impl Engine {
+    pub fn new() -> Self {
+        Engine::default()
+    }
+
+    /// Restores memos from the fact cache in `directory`.
+    pub fn from_cache(directory: &std::path::Path, identity: &CacheIdentity) -> (Self, CacheLoad) {
+        let mut engine = Engine::new();
+        let load = cache::load(&mut engine.db, directory, identity);
+        (engine, load)
+    }
+
+    pub fn save_cache(
+        &mut self,
+        directory: &std::path::Path,
+        identity: &CacheIdentity,
+    ) -> Result<u64, EngineError> {
+        self.db.clear_sources();
+        Ok(cache::save(&mut self.db, directory, identity)?)
+    }
+
+    pub fn execution_log(&self) -> &ExecutionLog {
+        self.db.execution_log()
+    }
+
+    pub fn database(&self) -> &EngineDatabase {
+        &self.db
+    }
+
+    /// Brings the inputs in line with `repositories`, touching only what changed, so that
+    /// salsa re-executes only what depends on a change.
+    pub fn update(&mut self, repositories: &[LoadedRepository]) {
+        let existing_repositories: HashMap<String, RepositoryInput> =
+            match Workspace::try_get(&self.db) {
+                Some(workspace) => workspace
+                    .repositories(&self.db)
+                    .iter()
+                    .map(|r| (r.name(&self.db).clone(), *r))
+                    .collect(),
+                None => HashMap::new(),
+            };
+        let mut repository_inputs = Vec::with_capacity(repositories.len());
+        for loaded in repositories {
+            let discovered = &loaded.discovered;
+            let root = discovered.root.to_string_lossy().to_string();
+            let existing_files: HashMap<String, FileInput> = existing_repositories
+                .get(&discovered.name)
+                .map(|r| {
+                    r.files(&self.db)
+                        .iter()
+                        .map(|f| (f.path(&self.db).clone(), *f))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let mut files = Vec::with_capacity(discovered.files.len());
+            for (file, source) in discovered.files.iter().zip(&loaded.sources) {
+                let Some((fingerprint, text, len)) = source else {
+                    continue;
+                };
+                self.db.add_source(*fingerprint, text.clone());
+                let unit = UnitInput {
+                    package: file.unit.package.clone(),
+                    package_path: file.unit.package_path.clone(),
+                    module: file.unit.module.clone(),
+                };
+                let input = match existing_files.get(&file.path) {
+                    Some(input) => {
+                        let input = *input;
+                        if input.fingerprint(&self.db) != *fingerprint {
+                            input.set_fingerprint(&mut self.db).to(*fingerprint);
+                            input.set_byte_len(&mut self.db).to(*len);
+                        }
+                        if input.language(&self.db) != file.language {
+                            input.set_language(&mut self.db).to(file.language);
+                        }
+                        if *input.unit(&self.db) != unit {
+                            input.set_unit(&mut self.db).to(unit);
+                        }
+                        input
+                    }
+                    None => FileInput::new(
+                        &self.db,
+                        discovered.name.clone(),
+                        file.path.clone(),
+                        file.language,
+                        unit,
+                        *fingerprint,
+                        *len,
+                    ),
+                };
+                files.push(input);
+            }
+            let input = match existing_repositories.get(&discovered.name) {
+                Some(input) => {
+                    let input = *input;
+                    if *input.root(&self.db) != root {
+                        input.set_root(&mut self.db).to(root);
+                    }
+                    if *input.languages(&self.db) != discovered.languages {
+                        input
+                            .set_languages(&mut self.db)
+                            .to(discovered.languages.clone());
+                    }
+                    if *input.files(&self.db) != files {
+                        input.set_files(&mut self.db).to(files);
+                    }
+                    input
+                }
+                None => RepositoryInput::new(
+                    &self.db,
+                    discovered.name.clone(),
+                    root,
+                    discovered.languages.clone(),
+                    files,
+                ),
+            };
+            repository_inputs.push(input);
+        }
+        match Workspace::try_get(&self.db) {
+            Some(workspace) => {
+                if *workspace.repositories(&self.db) != repository_inputs {
+                    workspace
+                        .set_repositories(&mut self.db)
+                        .to(repository_inputs);
+                }
+            }
+            None => {
+                Workspace::new(&self.db, repository_inputs);
+            }
+        }
+    }
+
+    /// Every file of the workspace with its facts, in merge order.
+    pub fn all_file_facts(&self) -> Vec<(String, String, FileFacts)> {
+        let Some(workspace) = Workspace::try_get(&self.db) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for repository in workspace.repositories(&self.db) {
+            for file in repository.files(&self.db) {
+                out.push((
+                    repository.name(&self.db).clone(),
+                    file.path(&self.db).clone(),
+                    file_facts(&self.db, *file).clone(),
+                ));
+            }
+        }
+        out
+    }
+
+    /// Analyses every file that needs it, in parallel, then merges in unit order.
+    pub fn facts(&self, progress: &(dyn Fn(Progress) + Sync)) -> FactSet {
+        let Some(workspace) = Workspace::try_get(&self.db) else {
+            return FactSet::default();
+        };
+        for repository in workspace.repositories(&self.db) {
+            let files = repository.files(&self.db);
+            let name = repository.name(&self.db).clone();
+            let completed = AtomicUsize::new(0);
+            let total = files.len();
+            let step = (total / 20).max(256);
+            files.par_iter().for_each_with(self.db.clone(), |db, file| {
+                file_facts(db, *file);
+                let done = completed.fetch_add(1, Ordering::Relaxed) + 1;
+                if done % step == 0 {
+                    progress(Progress {
+                        phase: "parse",
+                        repository: Some(name.clone()),
+                        completed: done,
+                        total,
+                    });
+                }
+            });
+            progress(Progress {
+                phase: "parse",
+                repository: Some(name),
+                completed: total,
+                total,
+            });
+        }
+        progress(Progress {
+            phase: "merge",
+            repository: None,
+            completed: 0,
+            total: 1,
+        });
+        workspace_facts(&self.db, workspace).clone()
+    }
+}
+
+/// The first file whose facts differ between two engines, with what differs.
+fn first_disagreement(cached: &Engine, fresh: &Engine) -> Option<(String, String, String)> {
+    let cached_facts = cached.all_file_facts();
+    let fresh_facts: HashMap<(String, String), FileFacts> = fresh
+        .all_file_facts()
+        .into_iter()
+        .map(|(r, p, f)| ((r, p), f))
+        .collect();
+    for (repository, path, facts) in cached_facts {
+        let Some(expected) = fresh_facts.get(&(repository.clone(), path.clone())) else {
+            return Some((
+                repository,
+                path,
+                "the file is absent from the fresh analysis".into(),
+            ));
+        };
+        if facts != *expected {
+            let detail = if facts.symbols.len() != expected.symbols.len() {
+                format!(
+                    "{} cached symbols, {} analysed",
+                    facts.symbols.len(),
+                    expected.symbols.len()
+                )
+            } else if let Some((a, b)) = facts
+                .symbols
+                .iter()
+                .zip(&expected.symbols)
+                .find(|(a, b)| a != b)
+            {
+                format!(
+                    "cached {} {:?} differs from analysed {} {:?}",
+                    a.qualified_name, a.span, b.qualified_name, b.span
+                )
+            } else {
+                "file or package facts differ".to_string()
+            };
+            return Some((repository, path, detail));
+        }
+    }
+    None
+}
+
+fn repository_report(loaded: &LoadedRepository, facts: &FactSet) -> RepositoryReport {
+    let discovered = &loaded.discovered;
+    let parse_failures = facts
+        .files
+        .iter()
+        .filter(|f| f.repository == discovered.name && !f.parse_issues.is_empty())
+        .map(|f| (f.path.clone(), f.parse_issues.len()))
+        .collect();
+    RepositoryReport {
+        name: discovered.name.clone(),
+        root: discovered.root.to_string_lossy().to_string(),
+        files: facts
+            .files
+            .iter()
+            .filter(|f| f.repository == discovered.name)
+            .count(),
+        symbols: facts
+            .symbols
+            .iter()
+            .filter(|s| s.repository == discovered.name)
+            .count(),
+        parse_failures,
+        skipped: discovered.skipped.clone(),
+        git: read_git_position(&discovered.root),
+        unavailable: None,
+    }
+}
+
+/// Runs one full pass over the registered repositories.
+pub fn run_pass(
+    entries: &[RepositoryEntry],
+    options: &PassOptions,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<PassOutcome, EngineError> {
+    let mut loaded = Vec::new();
+    let mut unavailable = Vec::new();
+    for (index, entry) in entries.iter().enumerate() {
+        progress(Progress {
+            phase: "discover",
+            repository: Some(entry.name.clone()),
+            completed: index,
+            total: entries.len(),
+        });
+        match discover_repository(entry) {
+            Ok(discovered) => loaded.push(load_repository(discovered)),
+            Err(err) => unavailable.push((entry.clone(), err.to_string())),
+        }
+    }
+    let (mut engine, cache_load) = match options.fact_cache {
+        FactCacheMode::Off => (Engine::new(), CacheLoad::Absent),
+        FactCacheMode::On | FactCacheMode::Verify => {
+            Engine::from_cache(&options.cache_directory, &options.identity)
+        }
+    };
+    engine.execution_log().take();
+    engine.update(&loaded);
+    let mut facts = engine.facts(progress);
+    let files_analyzed = engine.execution_log().count("file_facts");
+    if options.fact_cache == FactCacheMode::Verify {
+        let mut fresh = Engine::new();
+        fresh.update(&loaded);
+        let fresh_facts = fresh.facts(&|_| {});
+        if let Some((repository, path, detail)) = first_disagreement(&engine, &fresh) {
+            return Err(EngineError::VerifyMismatch {
+                repository,
+                path,
+                detail,
+            });
+        }
+        if fresh_facts != facts {
+            return Err(EngineError::VerifyMismatch {
+                repository: "*".into(),
+                path: "*".into(),
+                detail: "the merged fact sets differ".into(),
+            });
+        }
+    }
+    let mut reports: Vec<RepositoryReport> = loaded
+        .iter()
+        .map(|l| repository_report(l, &facts))
+        .collect();
+    for (entry, reason) in unavailable {
+        // A repository that cannot be read is declared, not a failed pass.
+        let language = kivgraph_discovery::enabled_languages(&entry.languages)
+            .first()
+            .copied()
+            .unwrap_or(Language::Go);
+        facts.unresolved.push(UnresolvedReference {
+            repository: entry.name.clone(),
+            language,
+            reason: "REPOSITORY_NOT_READABLE".into(),
+            file_path: None,
+            span: None,
+            requested_symbol: None,
+            requested_package: None,
+            detail: reason.clone(),
+        });
+        reports.push(RepositoryReport {
+            name: entry.name.clone(),
+            root: entry.path.to_string_lossy().to_string(),
+            unavailable: Some(reason),
+            ..RepositoryReport::default()
+        });
+    }
+    facts.canonicalize();
+    let files_total = facts.files.len();
+    let cache_bytes = match options.fact_cache {
+        FactCacheMode::Off => None,
+        _ => Some(engine.save_cache(&options.cache_directory, &options.identity)?),
+    };
+    Ok(PassOutcome {
+        facts,
+        repositories: reports,
+        cache: cache_load,
+        files_analyzed,
+        files_total,
+        cache_bytes,
+    })
+}

@@ -1,0 +1,150 @@
+//! The fact cache is salsa's memoization: a second pass after a one-file edit re-executes only
+//! that file's extraction, and its result equals a cold pass over the edited tree.
+
+use std::path::Path;
+
+use kivgraph_config::{FactCacheMode, LanguageToken, RepositoryEntry};
+use kivgraph_engine::{CacheIdentity, CacheLoad, EngineError, PassOptions, run_pass};
+
+fn write(root: &Path, path: &str, text: &str) {
+    let full = root.join(path);
+    std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+    std::fs::write(full, text).unwrap();
+}
+
+fn fixture() -> (tempfile::TempDir, Vec<RepositoryEntry>) {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    write(&repo, "go.mod", "module example.com/acme\n");
+    write(&repo, "a.go", "package acme\n\ntype Server struct{}\n");
+    write(
+        &repo,
+        "b.go",
+        "package acme\n\nfunc (s *Server) Start() {}\n",
+    );
+    write(&repo, "lib/util.py", "def helper():\n    pass\n");
+    write(&repo, "web/app.ts", "export function main(): void {}\n");
+    let entry = RepositoryEntry {
+        name: "acme".into(),
+        path: repo,
+        languages: vec![
+            LanguageToken::Go,
+            LanguageToken::Python,
+            LanguageToken::Typescript,
+        ],
+        manifests: vec![],
+        roots: vec![],
+        exclusions: vec![],
+    };
+    (dir, vec![entry])
+}
+
+fn options(dir: &Path, mode: FactCacheMode, identity: &str) -> PassOptions {
+    PassOptions {
+        fact_cache: mode,
+        cache_directory: dir.join("cache"),
+        identity: CacheIdentity(identity.into()),
+    }
+}
+
+#[test]
+fn warm_pass_reexecutes_only_the_edited_file() {
+    let (dir, entries) = fixture();
+    let on = options(dir.path(), FactCacheMode::On, "test-build");
+    let cold = run_pass(&entries, &on, &|_| {}).unwrap();
+    assert_eq!(cold.cache, CacheLoad::Absent);
+    assert_eq!(cold.files_analyzed, 4);
+    // The receiver declared in another file of the package is linked.
+    let start = cold
+        .facts
+        .symbols
+        .iter()
+        .find(|s| s.qualified_name == "Server.Start")
+        .unwrap();
+    let server = cold
+        .facts
+        .symbols
+        .iter()
+        .find(|s| s.qualified_name == "Server")
+        .unwrap();
+    assert_eq!(start.parent, Some(server.key));
+
+    let unchanged = run_pass(&entries, &on, &|_| {}).unwrap();
+    assert_eq!(unchanged.cache, CacheLoad::Loaded);
+    assert_eq!(unchanged.files_analyzed, 0);
+    assert_eq!(unchanged.facts, cold.facts);
+
+    write(
+        &entries[0].path,
+        "lib/util.py",
+        "def helper():\n    pass\n\ndef added():\n    pass\n",
+    );
+    let warm = run_pass(&entries, &on, &|_| {}).unwrap();
+    assert_eq!(warm.files_analyzed, 1);
+    let fresh = run_pass(
+        &entries,
+        &options(dir.path(), FactCacheMode::Off, "test-build"),
+        &|_| {},
+    )
+    .unwrap();
+    assert_eq!(warm.facts, fresh.facts);
+    assert!(
+        warm.facts
+            .symbols
+            .iter()
+            .any(|s| s.qualified_name == "added")
+    );
+
+    // Verify recomputes everything and agrees with an honest cache.
+    let verified = run_pass(
+        &entries,
+        &options(dir.path(), FactCacheMode::Verify, "test-build"),
+        &|_| {},
+    )
+    .unwrap();
+    assert_eq!(verified.facts, fresh.facts);
+
+    // Another build never trusts this cache.
+    let foreign = run_pass(
+        &entries,
+        &options(dir.path(), FactCacheMode::On, "other-build"),
+        &|_| {},
+    )
+    .unwrap();
+    assert_eq!(foreign.cache, CacheLoad::Foreign);
+    assert_eq!(foreign.files_analyzed, 4);
+}
+
+#[test]
+fn verify_names_the_first_disagreement() {
+    let (dir, entries) = fixture();
+    let on = options(dir.path(), FactCacheMode::On, "test-build");
+    run_pass(&entries, &on, &|_| {}).unwrap();
+    // Rewrite the cache so that it lies: restore the memos, then swap a file's content behind
+    // the fingerprint's back (same fingerprint recorded, different text analysed now).
+    let cache = dir.path().join("cache/engine.cache");
+    let bytes = std::fs::read(&cache).unwrap();
+    let needle = b"Server";
+    let position = bytes
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .expect("symbol name in the cache");
+    let mut corrupted = bytes.clone();
+    corrupted[position] = b'Z';
+    std::fs::write(&cache, corrupted).unwrap();
+    let err = run_pass(
+        &entries,
+        &options(dir.path(), FactCacheMode::Verify, "test-build"),
+        &|_| {},
+    )
+    .unwrap_err();
+    match err {
+        EngineError::VerifyMismatch {
+            repository, path, ..
+        } => {
+            assert_eq!(repository, "acme");
+            assert_eq!(path, "a.go");
+        }
+        other => panic!("unexpected {other}"),
+    }
+}
