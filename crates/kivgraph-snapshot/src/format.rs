@@ -1,0 +1,90 @@
+//! Layout constants shared by the writer and the reader.
+//!
+//! ```text
+//! header (64 bytes)   magic "KIVGSNAP" · format version u32 · section count u32 ·
+//!                     generation u64 · payload length u64 · payload BLAKE3-256 (32 bytes)
+//! directory           section count × 32 bytes: kind u32 · element size u32 ·
+//!                     offset u64 · length u64 · element count u64
+//! sections            each 8-byte aligned, `length == count × element size`, no overlap
+//! ```
+//! The payload is everything after the header, so two generations of the same facts have
+//! byte-identical payloads and digests. All integers are little-endian.
+
+pub const MAGIC: &[u8; 8] = b"KIVGSNAP";
+pub const FORMAT_VERSION: u32 = 1;
+pub const HEADER_LEN: usize = 64;
+pub const DIRECTORY_ENTRY_LEN: usize = 32;
+pub const ALIGN: usize = 8;
+pub const NONE: u32 = u32::MAX;
+
+macro_rules! sections {
+    ($($variant:ident = $code:literal, $size:expr;)*) => {
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+        pub enum SectionKind { $($variant = $code,)* }
+
+        impl SectionKind {
+            pub const ALL: &'static [SectionKind] = &[$(SectionKind::$variant,)*];
+
+            pub fn from_code(code: u32) -> Option<Self> {
+                match code { $($code => Some(SectionKind::$variant),)* _ => None }
+            }
+
+            /// Bytes per element.
+            pub const fn element_size(self) -> usize {
+                match self { $(SectionKind::$variant => $size,)* }
+            }
+        }
+    };
+}
+
+sections! {
+    Strings = 1, 1;
+    Repositories = 2, REPOSITORY_LEN;
+    Packages = 3, PACKAGE_LEN;
+    Files = 4, FILE_LEN;
+    Symbols = 5, SYMBOL_LEN;
+    NameIndex = 6, 4;
+    QualifiedNameIndex = 7, 4;
+    KeyIndex = 8, 4;
+    FilePathIndex = 9, 4;
+    Edges = 10, EDGE_LEN;
+    Unresolved = 11, UNRESOLVED_LEN;
+    Evidence = 12, EVIDENCE_LEN;
+}
+
+/// name str · root str · key 32 · languages bitmask u32 · file start u32 · file count u32 · pad u32
+pub const REPOSITORY_LEN: usize = 64;
+/// key 32 · repository u32 · language u8 + pad 3 · name str · path str
+pub const PACKAGE_LEN: usize = 56;
+/// key 32 · fingerprint 32 · repository u32 · package u32 · path str · language u8 + pad 3 ·
+/// line count u32 · byte length u64 · symbol start u32 · symbol count u32 · parse issues u32 · pad u32
+pub const FILE_LEN: usize = 112;
+/// key 32 · file u32 · package u32 · parent u32 · kind u8 · language u8 · flags u8 · pad u8 ·
+/// name str · qualified name str · signature str · doc str · start line · end line ·
+/// start byte · end byte (u32 each)
+pub const SYMBOL_LEN: usize = 96;
+/// kind u8 · confidence u8 · provenance u8 · source table u8 · target table u8 · pad 3 ·
+/// source u32 · target u32 · evidence u32 · pad u32
+pub const EDGE_LEN: usize = 24;
+/// repository u32 · language u8 · flags u8 · pad 2 · reason str · file str · requested symbol str ·
+/// requested package str · detail str · start line u32 · end line u32
+pub const UNRESOLVED_LEN: usize = 56;
+/// key 32 · repository u32 · file u32 · start line · end line · start byte · end byte
+pub const EVIDENCE_LEN: usize = 56;
+
+/// Symbol flags.
+pub const FLAG_EXPORTED: u8 = 1;
+pub const FLAG_HAS_DOC: u8 = 2;
+
+/// Unresolved flags: which optional fields are present.
+pub const UNRESOLVED_HAS_FILE: u8 = 1;
+pub const UNRESOLVED_HAS_SPAN: u8 = 2;
+pub const UNRESOLVED_HAS_SYMBOL: u8 = 4;
+pub const UNRESOLVED_HAS_PACKAGE: u8 = 8;
+
+/// The table an edge endpoint lives in.
+pub const TABLE_REPOSITORY: u8 = 1;
+pub const TABLE_PACKAGE: u8 = 2;
+pub const TABLE_FILE: u8 = 3;
+pub const TABLE_SYMBOL: u8 = 4;
+pub const TABLE_EVIDENCE: u8 = 5;

@@ -1,0 +1,897 @@
+//! The validating, zero-copy reader.
+//!
+//! `Snapshot::open` maps the file and checks everything once — magic, version, digest,
+//! section bounds, alignment, overlaps, element sizes, every record's references and every
+//! index's order. After that, accessors read little-endian fields out of the mapped bytes with
+//! bounds-checked slices: no unchecked cast, no `unsafe` beyond the mapping itself, no panic.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use kivgraph_facts::{
+    Confidence, EdgeKind, Fingerprint, Language, LineSpan, Provenance, StableKey, SymbolKind,
+};
+
+use crate::format::*;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotError {
+    #[error("cannot read snapshot {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("snapshot is {0} bytes, shorter than its header")]
+    TooSmall(usize),
+    #[error("not a kivgraph snapshot (bad magic)")]
+    BadMagic,
+    #[error("snapshot format version {0} is not supported by this build (reads {FORMAT_VERSION})")]
+    UnsupportedVersion(u32),
+    #[error(
+        "snapshot is truncated or padded: header says {expected} payload bytes, file has {actual}"
+    )]
+    Truncated { expected: u64, actual: u64 },
+    #[error("snapshot payload digest does not match its header: the file is corrupt")]
+    DigestMismatch,
+    #[error("snapshot section directory is invalid: {0}")]
+    Directory(String),
+    #[error("snapshot {table} record {index} is invalid: {reason}")]
+    Record {
+        table: &'static str,
+        index: usize,
+        reason: String,
+    },
+}
+
+enum Backing {
+    Mapped(memmap2::Mmap),
+    Owned(Vec<u8>),
+}
+
+/// Where each section's elements are, by `SectionKind` code.
+#[derive(Clone, Default)]
+struct Section {
+    range: Range<usize>,
+    count: usize,
+}
+
+/// A validated, read-only snapshot.
+pub struct Snapshot {
+    backing: Backing,
+    generation: u64,
+    digest: [u8; 32],
+    sections: Vec<Section>,
+}
+
+fn read_u32(bytes: &[u8], at: usize) -> u32 {
+    bytes
+        .get(at..at + 4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .unwrap_or(0)
+}
+
+fn read_u64(bytes: &[u8], at: usize) -> u64 {
+    bytes
+        .get(at..at + 8)
+        .map(|b| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
+        .unwrap_or(0)
+}
+
+fn read_key(bytes: &[u8], at: usize) -> [u8; 32] {
+    let mut key = [0u8; 32];
+    if let Some(slice) = bytes.get(at..at + 32) {
+        key.copy_from_slice(slice);
+    }
+    key
+}
+
+impl Snapshot {
+    /// Maps `path` read-only and validates it.
+    pub fn open(path: &Path) -> Result<Self, SnapshotError> {
+        let io = |source| SnapshotError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let file = std::fs::File::open(path).map_err(io)?;
+        // SAFETY: the mapping is read-only and generations are immutable once published: the
+        // store never rewrites a file in place (it writes a new generation directory), so the
+        // bytes cannot change under the reader. Every byte is validated before use.
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
+        Self::validate(Backing::Mapped(map))
+    }
+
+    /// Validates an in-memory snapshot (tests, fuzzing, tools).
+    pub fn from_bytes(bytes: Vec<u8>) -> Result<Self, SnapshotError> {
+        Self::validate(Backing::Owned(bytes))
+    }
+
+    fn bytes(&self) -> &[u8] {
+        match &self.backing {
+            Backing::Mapped(map) => map,
+            Backing::Owned(bytes) => bytes,
+        }
+    }
+
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// BLAKE3-256 of the payload: equal for equal facts whatever the generation.
+    pub fn payload_digest(&self) -> [u8; 32] {
+        self.digest
+    }
+
+    pub fn len_bytes(&self) -> usize {
+        self.bytes().len()
+    }
+
+    fn section(&self, kind: SectionKind) -> &Section {
+        &self.sections[kind as usize]
+    }
+
+    fn count(&self, kind: SectionKind) -> usize {
+        self.section(kind).count
+    }
+
+    fn record(&self, kind: SectionKind, index: usize) -> &[u8] {
+        let section = self.section(kind);
+        let size = kind.element_size();
+        let start = section.range.start + index * size;
+        self.bytes().get(start..start + size).unwrap_or(&[])
+    }
+
+    fn str_at(&self, record: &[u8], at: usize) -> &str {
+        let offset = read_u32(record, at) as usize;
+        let len = read_u32(record, at + 4) as usize;
+        let strings = &self.section(SectionKind::Strings).range;
+        self.bytes()
+            .get(strings.start + offset..strings.start + offset + len)
+            .and_then(|b| std::str::from_utf8(b).ok())
+            .unwrap_or("")
+    }
+
+    fn validate(backing: Backing) -> Result<Self, SnapshotError> {
+        let bytes: &[u8] = match &backing {
+            Backing::Mapped(map) => map,
+            Backing::Owned(bytes) => bytes,
+        };
+        if bytes.len() < HEADER_LEN {
+            return Err(SnapshotError::TooSmall(bytes.len()));
+        }
+        if &bytes[..8] != MAGIC {
+            return Err(SnapshotError::BadMagic);
+        }
+        let version = read_u32(bytes, 8);
+        if version != FORMAT_VERSION {
+            return Err(SnapshotError::UnsupportedVersion(version));
+        }
+        let section_count = read_u32(bytes, 12) as usize;
+        let generation = read_u64(bytes, 16);
+        let payload_len = read_u64(bytes, 24);
+        let actual = (bytes.len() - HEADER_LEN) as u64;
+        if payload_len != actual {
+            return Err(SnapshotError::Truncated {
+                expected: payload_len,
+                actual,
+            });
+        }
+        let digest = read_key(bytes, 32);
+        if blake3::hash(&bytes[HEADER_LEN..]).as_bytes() != &digest {
+            return Err(SnapshotError::DigestMismatch);
+        }
+        let sections = Self::validate_directory(bytes, section_count)?;
+        let snapshot = Snapshot {
+            backing,
+            generation,
+            digest,
+            sections,
+        };
+        snapshot.validate_records()?;
+        Ok(snapshot)
+    }
+
+    fn validate_directory(
+        bytes: &[u8],
+        section_count: usize,
+    ) -> Result<Vec<Section>, SnapshotError> {
+        let bad = |reason: String| SnapshotError::Directory(reason);
+        if section_count != SectionKind::ALL.len() {
+            return Err(bad(format!(
+                "{section_count} sections, expected {}",
+                SectionKind::ALL.len()
+            )));
+        }
+        let directory_end = HEADER_LEN + section_count * DIRECTORY_ENTRY_LEN;
+        if directory_end > bytes.len() {
+            return Err(bad("directory runs past the end of the file".into()));
+        }
+        let max_code = SectionKind::ALL
+            .iter()
+            .map(|k| *k as usize)
+            .max()
+            .unwrap_or(0);
+        let mut sections: Vec<Option<Section>> = vec![None; max_code + 1];
+        let mut ranges: Vec<Range<usize>> = Vec::new();
+        for entry in 0..section_count {
+            let at = HEADER_LEN + entry * DIRECTORY_ENTRY_LEN;
+            let code = read_u32(bytes, at);
+            let kind = SectionKind::from_code(code)
+                .ok_or_else(|| bad(format!("unknown section kind {code}")))?;
+            let element_size = read_u32(bytes, at + 4) as usize;
+            if element_size != kind.element_size() {
+                return Err(bad(format!(
+                    "{kind:?} elements are {element_size} bytes, expected {}",
+                    kind.element_size()
+                )));
+            }
+            let offset = usize::try_from(read_u64(bytes, at + 8))
+                .map_err(|_| bad("offset overflows".into()))?;
+            let length = usize::try_from(read_u64(bytes, at + 16))
+                .map_err(|_| bad("length overflows".into()))?;
+            let count = usize::try_from(read_u64(bytes, at + 24))
+                .map_err(|_| bad("count overflows".into()))?;
+            if offset % ALIGN != 0 {
+                return Err(bad(format!("{kind:?} is not {ALIGN}-byte aligned")));
+            }
+            if offset < directory_end {
+                return Err(bad(format!("{kind:?} overlaps the header or directory")));
+            }
+            let end = offset.checked_add(length).filter(|end| *end <= bytes.len());
+            let Some(end) = end else {
+                return Err(bad(format!("{kind:?} runs past the end of the file")));
+            };
+            if count.checked_mul(element_size) != Some(length) {
+                return Err(bad(format!(
+                    "{kind:?} holds {length} bytes, not {count} elements of {element_size}"
+                )));
+            }
+            if kind != SectionKind::Strings && count >= NONE as usize {
+                return Err(bad(format!("{kind:?} has too many elements")));
+            }
+            let slot = &mut sections[code as usize];
+            if slot.is_some() {
+                return Err(bad(format!("{kind:?} appears twice")));
+            }
+            *slot = Some(Section {
+                range: offset..end,
+                count,
+            });
+            ranges.push(offset..end);
+        }
+        ranges.sort_by_key(|r| r.start);
+        if ranges.windows(2).any(|w| w[0].end > w[1].start) {
+            return Err(bad("sections overlap".into()));
+        }
+        Ok(sections
+            .into_iter()
+            .map(Option::unwrap_or_default)
+            .collect())
+    }
+
+    fn check_str(
+        &self,
+        table: &'static str,
+        index: usize,
+        record: &[u8],
+        at: usize,
+    ) -> Result<(), SnapshotError> {
+        let offset = read_u32(record, at) as usize;
+        let len = read_u32(record, at + 4) as usize;
+        let strings = &self.section(SectionKind::Strings).range;
+        let valid = offset
+            .checked_add(len)
+            .filter(|end| *end <= strings.len())
+            .and_then(|end| {
+                std::str::from_utf8(&self.bytes()[strings.start + offset..strings.start + end]).ok()
+            })
+            .is_some();
+        if valid {
+            Ok(())
+        } else {
+            Err(SnapshotError::Record {
+                table,
+                index,
+                reason: format!("string at byte {at} is out of bounds or not UTF-8"),
+            })
+        }
+    }
+
+    fn validate_records(&self) -> Result<(), SnapshotError> {
+        let repositories = self.count(SectionKind::Repositories);
+        let packages = self.count(SectionKind::Packages);
+        let files = self.count(SectionKind::Files);
+        let symbols = self.count(SectionKind::Symbols);
+        let evidence = self.count(SectionKind::Evidence);
+        let fail = |table, index, reason: &str| SnapshotError::Record {
+            table,
+            index,
+            reason: reason.to_string(),
+        };
+        let run_ok = |start: u32, count: u32, limit: usize| {
+            (start as usize)
+                .checked_add(count as usize)
+                .is_some_and(|end| end <= limit)
+        };
+
+        for i in 0..repositories {
+            let r = self.record(SectionKind::Repositories, i);
+            self.check_str("repository", i, r, 0)?;
+            self.check_str("repository", i, r, 8)?;
+            if !run_ok(read_u32(r, 52), read_u32(r, 56), files) {
+                return Err(fail("repository", i, "file run out of range"));
+            }
+        }
+        for i in 0..packages {
+            let r = self.record(SectionKind::Packages, i);
+            if read_u32(r, 32) as usize >= repositories {
+                return Err(fail("package", i, "repository out of range"));
+            }
+            Language::from_code(r[36]).map_err(|e| fail("package", i, &e.to_string()))?;
+            self.check_str("package", i, r, 40)?;
+            self.check_str("package", i, r, 48)?;
+        }
+        for i in 0..files {
+            let r = self.record(SectionKind::Files, i);
+            if read_u32(r, 64) as usize >= repositories || read_u32(r, 68) as usize >= packages {
+                return Err(fail("file", i, "repository or package out of range"));
+            }
+            self.check_str("file", i, r, 72)?;
+            Language::from_code(r[80]).map_err(|e| fail("file", i, &e.to_string()))?;
+            if !run_ok(read_u32(r, 96), read_u32(r, 100), symbols) {
+                return Err(fail("file", i, "symbol run out of range"));
+            }
+        }
+        for i in 0..symbols {
+            let r = self.record(SectionKind::Symbols, i);
+            let parent = read_u32(r, 40);
+            if read_u32(r, 32) as usize >= files
+                || read_u32(r, 36) as usize >= packages
+                || (parent != NONE && parent as usize >= symbols)
+            {
+                return Err(fail("symbol", i, "file, package or parent out of range"));
+            }
+            SymbolKind::from_code(r[44]).map_err(|e| fail("symbol", i, &e.to_string()))?;
+            Language::from_code(r[45]).map_err(|e| fail("symbol", i, &e.to_string()))?;
+            for at in [48, 56, 64, 72] {
+                self.check_str("symbol", i, r, at)?;
+            }
+            if read_u32(r, 80) > read_u32(r, 84) || read_u32(r, 88) > read_u32(r, 92) {
+                return Err(fail("symbol", i, "span ends before it starts"));
+            }
+        }
+        // Indexes: every entry in range and in order, so binary search is sound.
+        for (kind, table, limit) in [
+            (SectionKind::NameIndex, "name index", symbols),
+            (
+                SectionKind::QualifiedNameIndex,
+                "qualified name index",
+                symbols,
+            ),
+            (SectionKind::KeyIndex, "key index", symbols),
+            (SectionKind::FilePathIndex, "file path index", files),
+        ] {
+            if self.count(kind) != limit {
+                return Err(fail(table, 0, "does not cover its table"));
+            }
+            let mut previous: Option<u32> = None;
+            for i in 0..limit {
+                let entry = read_u32(self.record(kind, i), 0);
+                if entry as usize >= limit {
+                    return Err(fail(table, i, "entry out of range"));
+                }
+                if let Some(previous) = previous
+                    && self.index_key(kind, previous) > self.index_key(kind, entry)
+                {
+                    return Err(fail(table, i, "entries out of order"));
+                }
+                previous = Some(entry);
+            }
+        }
+        let table_len = |table: u8| match table {
+            TABLE_REPOSITORY => Some(repositories),
+            TABLE_PACKAGE => Some(packages),
+            TABLE_FILE => Some(files),
+            TABLE_SYMBOL => Some(symbols),
+            TABLE_EVIDENCE => Some(evidence),
+            _ => None,
+        };
+        for i in 0..self.count(SectionKind::Edges) {
+            let r = self.record(SectionKind::Edges, i);
+            EdgeKind::from_code(r[0]).map_err(|e| fail("edge", i, &e.to_string()))?;
+            Confidence::from_code(r[1]).map_err(|e| fail("edge", i, &e.to_string()))?;
+            Provenance::from_code(r[2]).map_err(|e| fail("edge", i, &e.to_string()))?;
+            let in_range = |table: u8, at: usize| {
+                table_len(table).is_some_and(|len| (read_u32(r, at) as usize) < len)
+            };
+            let evidence_index = read_u32(r, 16);
+            if !in_range(r[3], 8)
+                || !in_range(r[4], 12)
+                || (evidence_index != NONE && evidence_index as usize >= evidence)
+            {
+                return Err(fail("edge", i, "endpoint or evidence out of range"));
+            }
+        }
+        for i in 0..self.count(SectionKind::Unresolved) {
+            let r = self.record(SectionKind::Unresolved, i);
+            let repository = read_u32(r, 0);
+            if repository != NONE && repository as usize >= repositories {
+                return Err(fail("unresolved", i, "repository out of range"));
+            }
+            Language::from_code(r[4]).map_err(|e| fail("unresolved", i, &e.to_string()))?;
+            for at in [8, 16, 24, 32, 40] {
+                self.check_str("unresolved", i, r, at)?;
+            }
+        }
+        for i in 0..evidence {
+            let r = self.record(SectionKind::Evidence, i);
+            if read_u32(r, 32) as usize >= repositories || read_u32(r, 36) as usize >= files {
+                return Err(fail("evidence", i, "repository or file out of range"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The bytes an index orders by, for entry `i` of its table.
+    fn index_key(&self, kind: SectionKind, i: u32) -> (&[u8], &[u8]) {
+        match kind {
+            SectionKind::NameIndex => (
+                self.str_at(self.record(SectionKind::Symbols, i as usize), 48)
+                    .as_bytes(),
+                b"",
+            ),
+            SectionKind::QualifiedNameIndex => (
+                self.str_at(self.record(SectionKind::Symbols, i as usize), 56)
+                    .as_bytes(),
+                b"",
+            ),
+            SectionKind::KeyIndex => (
+                self.record(SectionKind::Symbols, i as usize)
+                    .get(..32)
+                    .unwrap_or(&[]),
+                b"",
+            ),
+            SectionKind::FilePathIndex => {
+                let file = self.record(SectionKind::Files, i as usize);
+                let repository = read_u32(file, 64) as usize;
+                (
+                    self.str_at(self.record(SectionKind::Repositories, repository), 0)
+                        .as_bytes(),
+                    self.str_at(file, 72).as_bytes(),
+                )
+            }
+            _ => (b"", b""),
+        }
+    }
+
+    /// Table positions whose index key equals `probe`, via binary search on `kind`.
+    fn lookup(&self, kind: SectionKind, probe: (&[u8], &[u8])) -> Vec<u32> {
+        let len = self.count(kind);
+        let entry = |i: usize| read_u32(self.record(kind, i), 0);
+        let start = partition_point(len, |i| self.index_key(kind, entry(i)) < probe);
+        let end = start
+            + partition_point(len - start, |i| {
+                self.index_key(kind, entry(start + i)) <= probe
+            });
+        (start..end).map(entry).collect()
+    }
+
+    pub fn repository_count(&self) -> usize {
+        self.count(SectionKind::Repositories)
+    }
+    pub fn package_count(&self) -> usize {
+        self.count(SectionKind::Packages)
+    }
+    pub fn file_count(&self) -> usize {
+        self.count(SectionKind::Files)
+    }
+    pub fn symbol_count(&self) -> usize {
+        self.count(SectionKind::Symbols)
+    }
+    pub fn edge_count(&self) -> usize {
+        self.count(SectionKind::Edges)
+    }
+    pub fn unresolved_count(&self) -> usize {
+        self.count(SectionKind::Unresolved)
+    }
+    pub fn evidence_count(&self) -> usize {
+        self.count(SectionKind::Evidence)
+    }
+
+    pub fn repository(&self, index: usize) -> Option<RepositoryView<'_>> {
+        (index < self.repository_count()).then_some(RepositoryView {
+            snapshot: self,
+            index,
+        })
+    }
+    pub fn repositories(&self) -> impl Iterator<Item = RepositoryView<'_>> {
+        (0..self.repository_count()).map(|index| RepositoryView {
+            snapshot: self,
+            index,
+        })
+    }
+    pub fn package(&self, index: usize) -> Option<PackageView<'_>> {
+        (index < self.package_count()).then_some(PackageView {
+            snapshot: self,
+            index,
+        })
+    }
+    pub fn file(&self, index: usize) -> Option<FileView<'_>> {
+        (index < self.file_count()).then_some(FileView {
+            snapshot: self,
+            index,
+        })
+    }
+    pub fn files(&self) -> impl Iterator<Item = FileView<'_>> {
+        (0..self.file_count()).map(|index| FileView {
+            snapshot: self,
+            index,
+        })
+    }
+    pub fn symbol(&self, index: usize) -> Option<SymbolView<'_>> {
+        (index < self.symbol_count()).then_some(SymbolView {
+            snapshot: self,
+            index,
+        })
+    }
+    pub fn symbols(&self) -> impl Iterator<Item = SymbolView<'_>> {
+        (0..self.symbol_count()).map(|index| SymbolView {
+            snapshot: self,
+            index,
+        })
+    }
+    pub fn edges(&self) -> impl Iterator<Item = EdgeView<'_>> {
+        (0..self.edge_count()).map(|index| EdgeView {
+            snapshot: self,
+            index,
+        })
+    }
+    pub fn unresolved(&self) -> impl Iterator<Item = UnresolvedView<'_>> {
+        (0..self.unresolved_count()).map(|index| UnresolvedView {
+            snapshot: self,
+            index,
+        })
+    }
+
+    /// Symbols whose simple name is exactly `name`, in name-index order.
+    pub fn symbols_named(&self, name: &str) -> Vec<SymbolView<'_>> {
+        self.lookup(SectionKind::NameIndex, (name.as_bytes(), b""))
+            .into_iter()
+            .map(|i| SymbolView {
+                snapshot: self,
+                index: i as usize,
+            })
+            .collect()
+    }
+
+    /// Symbols whose qualified name is exactly `qualified_name`.
+    pub fn symbols_qualified(&self, qualified_name: &str) -> Vec<SymbolView<'_>> {
+        self.lookup(
+            SectionKind::QualifiedNameIndex,
+            (qualified_name.as_bytes(), b""),
+        )
+        .into_iter()
+        .map(|i| SymbolView {
+            snapshot: self,
+            index: i as usize,
+        })
+        .collect()
+    }
+
+    pub fn symbol_by_key(&self, key: &StableKey) -> Option<SymbolView<'_>> {
+        self.lookup(SectionKind::KeyIndex, (&key.0, b""))
+            .first()
+            .map(|i| SymbolView {
+                snapshot: self,
+                index: *i as usize,
+            })
+    }
+
+    pub fn file_by_path(&self, repository: &str, path: &str) -> Option<FileView<'_>> {
+        self.lookup(
+            SectionKind::FilePathIndex,
+            (repository.as_bytes(), path.as_bytes()),
+        )
+        .first()
+        .map(|i| FileView {
+            snapshot: self,
+            index: *i as usize,
+        })
+    }
+
+    pub fn repository_named(&self, name: &str) -> Option<RepositoryView<'_>> {
+        self.repositories().find(|r| r.name() == name)
+    }
+}
+
+/// The first `i` in `0..len` for which `before(i)` is false (`before` must be monotone).
+fn partition_point(len: usize, before: impl Fn(usize) -> bool) -> usize {
+    let (mut low, mut high) = (0, len);
+    while low < high {
+        let mid = low + (high - low) / 2;
+        if before(mid) {
+            low = mid + 1
+        } else {
+            high = mid
+        }
+    }
+    low
+}
+
+#[derive(Clone, Copy)]
+pub struct RepositoryView<'a> {
+    snapshot: &'a Snapshot,
+    pub index: usize,
+}
+
+impl<'a> RepositoryView<'a> {
+    fn record(&self) -> &'a [u8] {
+        self.snapshot.record(SectionKind::Repositories, self.index)
+    }
+    pub fn name(&self) -> &'a str {
+        self.snapshot.str_at(self.record(), 0)
+    }
+    pub fn root(&self) -> &'a str {
+        self.snapshot.str_at(self.record(), 8)
+    }
+    pub fn key(&self) -> StableKey {
+        StableKey(read_key(self.record(), 16))
+    }
+    pub fn languages(&self) -> Vec<Language> {
+        let mask = read_u32(self.record(), 48);
+        Language::ALL
+            .iter()
+            .copied()
+            .filter(|l| mask & (1 << l.code()) != 0)
+            .collect()
+    }
+    pub fn files(&self) -> impl Iterator<Item = FileView<'a>> + use<'a> {
+        let start = read_u32(self.record(), 52) as usize;
+        let count = read_u32(self.record(), 56) as usize;
+        let snapshot = self.snapshot;
+        (start..start + count).map(move |index| FileView { snapshot, index })
+    }
+}
+
+#[derive(Clone, Copy)]
+pub struct PackageView<'a> {
+    snapshot: &'a Snapshot,
+    pub index: usize,
+}
+
+impl<'a> PackageView<'a> {
+    fn record(&self) -> &'a [u8] {
+        self.snapshot.record(SectionKind::Packages, self.index)
+    }
+    pub fn key(&self) -> StableKey {
+        StableKey(read_key(self.record(), 0))
+    }
+    pub fn repository(&self) -> RepositoryView<'a> {
+        RepositoryView {
+            snapshot: self.snapshot,
+            index: read_u32(self.record(), 32) as usize,
+        }
+    }
+    pub fn language(&self) -> Language {
+        Language::from_code(self.record().get(36).copied().unwrap_or(0)).unwrap_or(Language::Go)
+    }
+    pub fn name(&self) -> &'a str {
+        self.snapshot.str_at(self.record(), 40)
+    }
+    pub fn path(&self) -> &'a str {
+        self.snapshot.str_at(self.record(), 48)
+    }
+}
+
+#[derive(Clone, Copy)]
+pub struct FileView<'a> {
+    snapshot: &'a Snapshot,
+    pub index: usize,
+}
+
+impl<'a> FileView<'a> {
+    fn record(&self) -> &'a [u8] {
+        self.snapshot.record(SectionKind::Files, self.index)
+    }
+    pub fn key(&self) -> StableKey {
+        StableKey(read_key(self.record(), 0))
+    }
+    pub fn fingerprint(&self) -> Fingerprint {
+        Fingerprint(read_key(self.record(), 32))
+    }
+    pub fn repository(&self) -> RepositoryView<'a> {
+        RepositoryView {
+            snapshot: self.snapshot,
+            index: read_u32(self.record(), 64) as usize,
+        }
+    }
+    pub fn package(&self) -> PackageView<'a> {
+        PackageView {
+            snapshot: self.snapshot,
+            index: read_u32(self.record(), 68) as usize,
+        }
+    }
+    pub fn path(&self) -> &'a str {
+        self.snapshot.str_at(self.record(), 72)
+    }
+    pub fn language(&self) -> Language {
+        Language::from_code(self.record().get(80).copied().unwrap_or(0)).unwrap_or(Language::Go)
+    }
+    pub fn line_count(&self) -> u32 {
+        read_u32(self.record(), 84)
+    }
+    pub fn byte_len(&self) -> u64 {
+        read_u64(self.record(), 88)
+    }
+    pub fn parse_issue_count(&self) -> u32 {
+        read_u32(self.record(), 104)
+    }
+    /// The file's declarations in source order.
+    pub fn symbols(&self) -> impl Iterator<Item = SymbolView<'a>> + use<'a> {
+        let start = read_u32(self.record(), 96) as usize;
+        let count = read_u32(self.record(), 100) as usize;
+        let snapshot = self.snapshot;
+        (start..start + count).map(move |index| SymbolView { snapshot, index })
+    }
+}
+
+#[derive(Clone, Copy)]
+pub struct SymbolView<'a> {
+    snapshot: &'a Snapshot,
+    pub index: usize,
+}
+
+impl<'a> SymbolView<'a> {
+    fn record(&self) -> &'a [u8] {
+        self.snapshot.record(SectionKind::Symbols, self.index)
+    }
+    pub fn key(&self) -> StableKey {
+        StableKey(read_key(self.record(), 0))
+    }
+    pub fn file(&self) -> FileView<'a> {
+        FileView {
+            snapshot: self.snapshot,
+            index: read_u32(self.record(), 32) as usize,
+        }
+    }
+    pub fn package(&self) -> PackageView<'a> {
+        PackageView {
+            snapshot: self.snapshot,
+            index: read_u32(self.record(), 36) as usize,
+        }
+    }
+    pub fn parent(&self) -> Option<SymbolView<'a>> {
+        let parent = read_u32(self.record(), 40);
+        (parent != NONE).then_some(SymbolView {
+            snapshot: self.snapshot,
+            index: parent as usize,
+        })
+    }
+    pub fn kind(&self) -> SymbolKind {
+        SymbolKind::from_code(self.record().get(44).copied().unwrap_or(0))
+            .unwrap_or(SymbolKind::Var)
+    }
+    pub fn language(&self) -> Language {
+        Language::from_code(self.record().get(45).copied().unwrap_or(0)).unwrap_or(Language::Go)
+    }
+    pub fn exported(&self) -> bool {
+        self.record()
+            .get(46)
+            .is_some_and(|f| f & FLAG_EXPORTED != 0)
+    }
+    pub fn name(&self) -> &'a str {
+        self.snapshot.str_at(self.record(), 48)
+    }
+    pub fn qualified_name(&self) -> &'a str {
+        self.snapshot.str_at(self.record(), 56)
+    }
+    pub fn signature(&self) -> &'a str {
+        self.snapshot.str_at(self.record(), 64)
+    }
+    pub fn doc(&self) -> Option<&'a str> {
+        let has_doc = self.record().get(46).is_some_and(|f| f & FLAG_HAS_DOC != 0);
+        has_doc.then(|| self.snapshot.str_at(self.record(), 72))
+    }
+    pub fn span(&self) -> LineSpan {
+        let r = self.record();
+        LineSpan {
+            start_line: read_u32(r, 80),
+            end_line: read_u32(r, 84),
+            start_byte: read_u32(r, 88),
+            end_byte: read_u32(r, 92),
+        }
+    }
+}
+
+/// One endpoint of an edge: which table, which row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeRef {
+    Repository(usize),
+    Package(usize),
+    File(usize),
+    Symbol(usize),
+    Evidence(usize),
+}
+
+#[derive(Clone, Copy)]
+pub struct EdgeView<'a> {
+    snapshot: &'a Snapshot,
+    pub index: usize,
+}
+
+impl EdgeView<'_> {
+    fn record(&self) -> &[u8] {
+        self.snapshot.record(SectionKind::Edges, self.index)
+    }
+    pub fn kind(&self) -> EdgeKind {
+        EdgeKind::from_code(self.record().first().copied().unwrap_or(0))
+            .unwrap_or(EdgeKind::References)
+    }
+    pub fn confidence(&self) -> Confidence {
+        Confidence::from_code(self.record().get(1).copied().unwrap_or(0))
+            .unwrap_or(Confidence::Unresolved)
+    }
+    pub fn provenance(&self) -> Provenance {
+        Provenance::from_code(self.record().get(2).copied().unwrap_or(0))
+            .unwrap_or(Provenance::TreeSitterSyntax)
+    }
+    fn node(&self, table_at: usize, index_at: usize) -> NodeRef {
+        let index = read_u32(self.record(), index_at) as usize;
+        match self.record().get(table_at).copied().unwrap_or(0) {
+            TABLE_REPOSITORY => NodeRef::Repository(index),
+            TABLE_PACKAGE => NodeRef::Package(index),
+            TABLE_FILE => NodeRef::File(index),
+            TABLE_EVIDENCE => NodeRef::Evidence(index),
+            _ => NodeRef::Symbol(index),
+        }
+    }
+    pub fn source(&self) -> NodeRef {
+        self.node(3, 8)
+    }
+    pub fn target(&self) -> NodeRef {
+        self.node(4, 12)
+    }
+}
+
+#[derive(Clone, Copy)]
+pub struct UnresolvedView<'a> {
+    snapshot: &'a Snapshot,
+    pub index: usize,
+}
+
+impl<'a> UnresolvedView<'a> {
+    fn record(&self) -> &'a [u8] {
+        self.snapshot.record(SectionKind::Unresolved, self.index)
+    }
+    fn flag(&self, flag: u8) -> bool {
+        self.record().get(5).is_some_and(|f| f & flag != 0)
+    }
+    pub fn repository(&self) -> Option<RepositoryView<'a>> {
+        self.snapshot
+            .repository(read_u32(self.record(), 0) as usize)
+    }
+    pub fn language(&self) -> Language {
+        Language::from_code(self.record().get(4).copied().unwrap_or(0)).unwrap_or(Language::Go)
+    }
+    pub fn reason(&self) -> &'a str {
+        self.snapshot.str_at(self.record(), 8)
+    }
+    pub fn file_path(&self) -> Option<&'a str> {
+        self.flag(UNRESOLVED_HAS_FILE)
+            .then(|| self.snapshot.str_at(self.record(), 16))
+    }
+    pub fn requested_symbol(&self) -> Option<&'a str> {
+        self.flag(UNRESOLVED_HAS_SYMBOL)
+            .then(|| self.snapshot.str_at(self.record(), 24))
+    }
+    pub fn requested_package(&self) -> Option<&'a str> {
+        self.flag(UNRESOLVED_HAS_PACKAGE)
+            .then(|| self.snapshot.str_at(self.record(), 32))
+    }
+    pub fn detail(&self) -> &'a str {
+        self.snapshot.str_at(self.record(), 40)
+    }
+    pub fn lines(&self) -> Option<(u32, u32)> {
+        self.flag(UNRESOLVED_HAS_SPAN)
+            .then(|| (read_u32(self.record(), 48), read_u32(self.record(), 52)))
+    }
+}

@@ -1,0 +1,426 @@
+//! Lays a canonical `FactSet` out in the snapshot format.
+
+use std::collections::HashMap;
+
+use kivgraph_facts::{FactSet, Language, StableKey};
+
+use crate::format::*;
+
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    #[error("edge {kind} points at {key}, which no table declares")]
+    DanglingEdge { kind: &'static str, key: StableKey },
+    #[error("symbol {0} is declared in a file the fact set does not hold")]
+    OrphanSymbol(StableKey),
+    #[error("the fact set is too large for 32-bit offsets ({0})")]
+    TooLarge(&'static str),
+}
+
+/// Deduplicating string arena; insertion order is deterministic.
+#[derive(Default)]
+struct Arena {
+    bytes: Vec<u8>,
+    seen: HashMap<String, (u32, u32)>,
+}
+
+impl Arena {
+    fn add(&mut self, text: &str) -> Result<(u32, u32), WriteError> {
+        if let Some(found) = self.seen.get(text) {
+            return Ok(*found);
+        }
+        let offset =
+            u32::try_from(self.bytes.len()).map_err(|_| WriteError::TooLarge("string arena"))?;
+        let len = u32::try_from(text.len()).map_err(|_| WriteError::TooLarge("string"))?;
+        self.bytes.extend_from_slice(text.as_bytes());
+        self.seen.insert(text.to_string(), (offset, len));
+        Ok((offset, len))
+    }
+}
+
+struct Record(Vec<u8>);
+
+impl Record {
+    fn new(capacity: usize) -> Self {
+        Record(Vec::with_capacity(capacity))
+    }
+    fn u8(&mut self, v: u8) -> &mut Self {
+        self.0.push(v);
+        self
+    }
+    fn u32(&mut self, v: u32) -> &mut Self {
+        self.0.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+    fn u64(&mut self, v: u64) -> &mut Self {
+        self.0.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+    fn bytes(&mut self, v: &[u8]) -> &mut Self {
+        self.0.extend_from_slice(v);
+        self
+    }
+    fn str(&mut self, (offset, len): (u32, u32)) -> &mut Self {
+        self.u32(offset).u32(len)
+    }
+    fn pad(&mut self, n: usize) -> &mut Self {
+        self.0.extend(std::iter::repeat_n(0, n));
+        self
+    }
+}
+
+fn index(value: usize, what: &'static str) -> Result<u32, WriteError> {
+    u32::try_from(value)
+        .ok()
+        .filter(|v| *v != NONE)
+        .ok_or(WriteError::TooLarge(what))
+}
+
+/// Table positions ordered by `key`, ties by position.
+fn sorted_index<'a>(len: usize, key: impl Fn(usize) -> (&'a [u8], &'a [u8])) -> Record {
+    let mut order: Vec<u32> = (0..len as u32).collect();
+    order.sort_by(|a, b| key(*a as usize).cmp(&key(*b as usize)).then(a.cmp(b)));
+    let mut record = Record::new(len * 4);
+    for i in order {
+        record.u32(i);
+    }
+    record
+}
+
+fn language_bit(language: Language) -> u32 {
+    1 << language.code()
+}
+
+/// Serializes `facts` (which must be canonical) as a snapshot of generation `generation`.
+pub fn write_snapshot(facts: &FactSet, generation: u64) -> Result<Vec<u8>, WriteError> {
+    let mut arena = Arena::default();
+    let repository_index: HashMap<&str, u32> = facts
+        .repositories
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.name.as_str(), i as u32))
+        .collect();
+    let package_index: HashMap<StableKey, u32> = facts
+        .packages
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.key, i as u32))
+        .collect();
+    let file_index: HashMap<(&str, &str), u32> = facts
+        .files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| ((f.repository.as_str(), f.path.as_str()), i as u32))
+        .collect();
+    let symbol_index: HashMap<StableKey, u32> = facts
+        .symbols
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.key, i as u32))
+        .collect();
+    let evidence_index: HashMap<StableKey, u32> = facts
+        .evidence
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.key, i as u32))
+        .collect();
+
+    // Symbols are sorted by file, so each file's symbols are one contiguous run.
+    let mut file_runs: Vec<(u32, u32)> = vec![(0, 0); facts.files.len()];
+    let mut symbol_files = Vec::with_capacity(facts.symbols.len());
+    for (i, symbol) in facts.symbols.iter().enumerate() {
+        let file = *file_index
+            .get(&(symbol.repository.as_str(), symbol.file_path.as_str()))
+            .ok_or(WriteError::OrphanSymbol(symbol.key))?;
+        let run = &mut file_runs[file as usize];
+        if run.1 == 0 {
+            run.0 = i as u32;
+        }
+        run.1 += 1;
+        symbol_files.push(file);
+    }
+    let mut repository_runs: Vec<(u32, u32)> = vec![(0, 0); facts.repositories.len()];
+    for (i, file) in facts.files.iter().enumerate() {
+        if let Some(r) = repository_index.get(file.repository.as_str()) {
+            let run = &mut repository_runs[*r as usize];
+            if run.1 == 0 {
+                run.0 = i as u32;
+            }
+            run.1 += 1;
+        }
+    }
+
+    let mut repositories = Record::new(facts.repositories.len() * REPOSITORY_LEN);
+    for (i, repository) in facts.repositories.iter().enumerate() {
+        let languages = repository
+            .languages
+            .iter()
+            .fold(0, |mask, l| mask | language_bit(*l));
+        repositories
+            .str(arena.add(&repository.name)?)
+            .str(arena.add(&repository.root)?)
+            .bytes(&repository.key.0)
+            .u32(languages)
+            .u32(repository_runs[i].0)
+            .u32(repository_runs[i].1)
+            .pad(4);
+    }
+    let mut packages = Record::new(facts.packages.len() * PACKAGE_LEN);
+    for package in &facts.packages {
+        packages
+            .bytes(&package.key.0)
+            .u32(
+                repository_index
+                    .get(package.repository.as_str())
+                    .copied()
+                    .unwrap_or(NONE),
+            )
+            .u8(package.language.code())
+            .pad(3)
+            .str(arena.add(&package.name)?)
+            .str(arena.add(&package.path)?);
+    }
+    let mut files = Record::new(facts.files.len() * FILE_LEN);
+    for (i, file) in facts.files.iter().enumerate() {
+        files
+            .bytes(&file.key.0)
+            .bytes(&file.fingerprint.0)
+            .u32(
+                repository_index
+                    .get(file.repository.as_str())
+                    .copied()
+                    .unwrap_or(NONE),
+            )
+            .u32(package_index.get(&file.package).copied().unwrap_or(NONE))
+            .str(arena.add(&file.path)?)
+            .u8(file.language.code())
+            .pad(3)
+            .u32(file.line_count)
+            .u64(file.byte_len)
+            .u32(file_runs[i].0)
+            .u32(file_runs[i].1)
+            .u32(file.parse_issues.len() as u32)
+            .pad(4);
+    }
+    let mut symbols = Record::new(facts.symbols.len() * SYMBOL_LEN);
+    for (i, symbol) in facts.symbols.iter().enumerate() {
+        let parent = match symbol.parent {
+            Some(parent) => *symbol_index.get(&parent).ok_or(WriteError::DanglingEdge {
+                kind: "parent",
+                key: parent,
+            })?,
+            None => NONE,
+        };
+        let mut flags = 0;
+        if symbol.exported {
+            flags |= FLAG_EXPORTED;
+        }
+        if symbol.doc.is_some() {
+            flags |= FLAG_HAS_DOC;
+        }
+        symbols
+            .bytes(&symbol.key.0)
+            .u32(symbol_files[i])
+            .u32(package_index.get(&symbol.package).copied().unwrap_or(NONE))
+            .u32(parent)
+            .u8(symbol.kind.code())
+            .u8(symbol.language.code())
+            .u8(flags)
+            .pad(1)
+            .str(arena.add(&symbol.name)?)
+            .str(arena.add(&symbol.qualified_name)?)
+            .str(arena.add(&symbol.signature)?)
+            .str(arena.add(symbol.doc.as_deref().unwrap_or(""))?)
+            .u32(symbol.span.start_line)
+            .u32(symbol.span.end_line)
+            .u32(symbol.span.start_byte)
+            .u32(symbol.span.end_byte);
+    }
+    let mut nodes: HashMap<StableKey, (u8, u32)> = HashMap::new();
+    nodes.extend(
+        facts
+            .repositories
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.key, (TABLE_REPOSITORY, i as u32))),
+    );
+    nodes.extend(
+        facts
+            .packages
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.key, (TABLE_PACKAGE, i as u32))),
+    );
+    nodes.extend(
+        facts
+            .files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.key, (TABLE_FILE, i as u32))),
+    );
+    nodes.extend(
+        facts
+            .symbols
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.key, (TABLE_SYMBOL, i as u32))),
+    );
+    nodes.extend(
+        facts
+            .evidence
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.key, (TABLE_EVIDENCE, i as u32))),
+    );
+    let endpoint = |key: &StableKey| nodes.get(key).copied();
+    let mut edges = Record::new(facts.edges.len() * EDGE_LEN);
+    for edge in &facts.edges {
+        let dangling = |key| WriteError::DanglingEdge {
+            kind: edge.kind.as_str(),
+            key,
+        };
+        let (source_table, source) = endpoint(&edge.source).ok_or_else(|| dangling(edge.source))?;
+        let (target_table, target) = endpoint(&edge.target).ok_or_else(|| dangling(edge.target))?;
+        let evidence = match edge.evidence {
+            Some(key) => *evidence_index.get(&key).ok_or_else(|| dangling(key))?,
+            None => NONE,
+        };
+        edges
+            .u8(edge.kind.code())
+            .u8(edge.confidence.code())
+            .u8(edge.provenance.code())
+            .u8(source_table)
+            .u8(target_table)
+            .pad(3)
+            .u32(source)
+            .u32(target)
+            .u32(evidence)
+            .pad(4);
+    }
+    let mut unresolved = Record::new(facts.unresolved.len() * UNRESOLVED_LEN);
+    for row in &facts.unresolved {
+        let mut flags = 0;
+        for (present, flag) in [
+            (row.file_path.is_some(), UNRESOLVED_HAS_FILE),
+            (row.span.is_some(), UNRESOLVED_HAS_SPAN),
+            (row.requested_symbol.is_some(), UNRESOLVED_HAS_SYMBOL),
+            (row.requested_package.is_some(), UNRESOLVED_HAS_PACKAGE),
+        ] {
+            if present {
+                flags |= flag;
+            }
+        }
+        unresolved
+            .u32(
+                repository_index
+                    .get(row.repository.as_str())
+                    .copied()
+                    .unwrap_or(NONE),
+            )
+            .u8(row.language.code())
+            .u8(flags)
+            .pad(2)
+            .str(arena.add(&row.reason)?)
+            .str(arena.add(row.file_path.as_deref().unwrap_or(""))?)
+            .str(arena.add(row.requested_symbol.as_deref().unwrap_or(""))?)
+            .str(arena.add(row.requested_package.as_deref().unwrap_or(""))?)
+            .str(arena.add(&row.detail)?)
+            .u32(row.span.map(|s| s.start_line).unwrap_or(0))
+            .u32(row.span.map(|s| s.end_line).unwrap_or(0));
+    }
+    let mut evidence = Record::new(facts.evidence.len() * EVIDENCE_LEN);
+    for row in &facts.evidence {
+        evidence
+            .bytes(&row.key.0)
+            .u32(
+                repository_index
+                    .get(row.repository.as_str())
+                    .copied()
+                    .unwrap_or(NONE),
+            )
+            .u32(
+                file_index
+                    .get(&(row.repository.as_str(), row.file_path.as_str()))
+                    .copied()
+                    .unwrap_or(NONE),
+            )
+            .u32(row.span.start_line)
+            .u32(row.span.end_line)
+            .u32(row.span.start_byte)
+            .u32(row.span.end_byte);
+    }
+
+    let name_index = sorted_index(facts.symbols.len(), |i| {
+        (facts.symbols[i].name.as_bytes(), b"")
+    });
+    let qualified_index = sorted_index(facts.symbols.len(), |i| {
+        (facts.symbols[i].qualified_name.as_bytes(), b"")
+    });
+    let key_index = sorted_index(facts.symbols.len(), |i| (&facts.symbols[i].key.0, b""));
+    let path_index = sorted_index(facts.files.len(), |i| {
+        (
+            facts.files[i].repository.as_bytes(),
+            facts.files[i].path.as_bytes(),
+        )
+    });
+    index(facts.symbols.len(), "symbols")?;
+    index(facts.files.len(), "files")?;
+    index(facts.edges.len(), "edges")?;
+
+    let sections: Vec<(SectionKind, Vec<u8>, usize)> = vec![
+        (
+            SectionKind::Repositories,
+            repositories.0,
+            facts.repositories.len(),
+        ),
+        (SectionKind::Packages, packages.0, facts.packages.len()),
+        (SectionKind::Files, files.0, facts.files.len()),
+        (SectionKind::Symbols, symbols.0, facts.symbols.len()),
+        (SectionKind::NameIndex, name_index.0, facts.symbols.len()),
+        (
+            SectionKind::QualifiedNameIndex,
+            qualified_index.0,
+            facts.symbols.len(),
+        ),
+        (SectionKind::KeyIndex, key_index.0, facts.symbols.len()),
+        (SectionKind::FilePathIndex, path_index.0, facts.files.len()),
+        (SectionKind::Edges, edges.0, facts.edges.len()),
+        (
+            SectionKind::Unresolved,
+            unresolved.0,
+            facts.unresolved.len(),
+        ),
+        (SectionKind::Evidence, evidence.0, facts.evidence.len()),
+        (SectionKind::Strings, arena.bytes.clone(), arena.bytes.len()),
+    ];
+    let directory_len = sections.len() * DIRECTORY_ENTRY_LEN;
+    let mut offset = (HEADER_LEN + directory_len).next_multiple_of(ALIGN);
+    let mut directory = Record::new(directory_len);
+    for (kind, bytes, count) in &sections {
+        directory
+            .u32(*kind as u32)
+            .u32(kind.element_size() as u32)
+            .u64(offset as u64)
+            .u64(bytes.len() as u64)
+            .u64(*count as u64);
+        offset = (offset + bytes.len()).next_multiple_of(ALIGN);
+    }
+    let mut payload = directory.0;
+    payload.resize(
+        (HEADER_LEN + directory_len).next_multiple_of(ALIGN) - HEADER_LEN,
+        0,
+    );
+    for (_, bytes, _) in &sections {
+        payload.extend_from_slice(bytes);
+        let aligned = (HEADER_LEN + payload.len()).next_multiple_of(ALIGN) - HEADER_LEN;
+        payload.resize(aligned, 0);
+    }
+    let mut out = Record::new(HEADER_LEN + payload.len());
+    out.bytes(MAGIC)
+        .u32(FORMAT_VERSION)
+        .u32(sections.len() as u32)
+        .u64(generation)
+        .u64(payload.len() as u64)
+        .bytes(blake3::hash(&payload).as_bytes());
+    out.bytes(&payload);
+    Ok(out.0)
+}

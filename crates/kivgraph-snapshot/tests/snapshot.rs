@@ -1,0 +1,273 @@
+//! Round trip, lookups, and refusal of corrupt files.
+
+use kivgraph_facts::*;
+use kivgraph_snapshot::{NodeRef, Snapshot, SnapshotError, write_snapshot};
+use proptest::prelude::*;
+
+fn key(text: &str) -> StableKey {
+    StableKey(*blake3::hash(text.as_bytes()).as_bytes())
+}
+
+fn span(start: u32, end: u32) -> LineSpan {
+    LineSpan {
+        start_line: start,
+        end_line: end,
+        start_byte: start * 10,
+        end_byte: end * 10 + 9,
+    }
+}
+
+fn sample() -> FactSet {
+    let repo = RepositoryFact {
+        key: key("repo"),
+        name: "acme".into(),
+        root: "/src/acme".into(),
+        languages: vec![Language::Go],
+    };
+    let package = PackageFact {
+        key: key("pkg"),
+        repository: "acme".into(),
+        language: Language::Go,
+        name: "m m/x".into(),
+        path: "x".into(),
+    };
+    let file = |path: &str| FileFact {
+        key: key(path),
+        repository: "acme".into(),
+        path: path.into(),
+        language: Language::Go,
+        package: package.key,
+        fingerprint: Fingerprint::of(path.as_bytes()),
+        line_count: 10,
+        byte_len: 100,
+        parse_issues: vec![],
+    };
+    let symbol =
+        |path: &str, name: &str, qualified: &str, kind, start, parent: Option<StableKey>| {
+            SymbolFact {
+                key: key(&format!("{path}:{qualified}")),
+                repository: "acme".into(),
+                language: Language::Go,
+                package: package.key,
+                file_path: path.into(),
+                name: name.into(),
+                qualified_name: qualified.into(),
+                kind,
+                signature: format!("sig {qualified}"),
+                exported: true,
+                span: span(start, start + 1),
+                doc: (name == "Server").then(|| "Serves.".to_string()),
+                parent,
+            }
+        };
+    let server = symbol("x/a.go", "Server", "Server", SymbolKind::Type, 1, None);
+    let start = symbol(
+        "x/a.go",
+        "Start",
+        "Server.Start",
+        SymbolKind::Method,
+        4,
+        Some(server.key),
+    );
+    let other = symbol("x/b.go", "Start", "Start", SymbolKind::Func, 1, None);
+    let mut facts = FactSet {
+        repositories: vec![repo.clone()],
+        packages: vec![package.clone()],
+        files: vec![file("x/a.go"), file("x/b.go")],
+        edges: vec![Edge {
+            kind: EdgeKind::MethodOf,
+            source: start.key,
+            target: server.key,
+            confidence: Confidence::StructuralCertain,
+            provenance: Provenance::TreeSitterSyntax,
+            evidence: None,
+        }],
+        symbols: vec![server, start, other],
+        evidence: vec![],
+        unresolved: vec![UnresolvedReference {
+            repository: "acme".into(),
+            language: Language::Go,
+            reason: "PARSE_ERROR".into(),
+            file_path: Some("x/b.go".into()),
+            span: Some(span(3, 3)),
+            requested_symbol: None,
+            requested_package: None,
+            detail: "1 syntax error".into(),
+        }],
+    };
+    facts.canonicalize();
+    facts
+}
+
+#[test]
+fn round_trip_and_lookups() {
+    let facts = sample();
+    let bytes = write_snapshot(&facts, 7).unwrap();
+    let snapshot = Snapshot::from_bytes(bytes.clone()).unwrap();
+    assert_eq!(snapshot.generation(), 7);
+    assert_eq!(
+        (
+            snapshot.symbol_count(),
+            snapshot.file_count(),
+            snapshot.edge_count()
+        ),
+        (3, 2, 1)
+    );
+    let starts: Vec<_> = snapshot
+        .symbols_named("Start")
+        .iter()
+        .map(|s| s.qualified_name().to_string())
+        .collect();
+    assert_eq!(starts, vec!["Server.Start", "Start"]);
+    let method = snapshot.symbols_qualified("Server.Start")[0];
+    assert_eq!(method.parent().unwrap().name(), "Server");
+    assert_eq!(method.file().path(), "x/a.go");
+    assert_eq!(method.span(), span(4, 5));
+    assert_eq!(
+        snapshot.symbols_qualified("Server")[0].doc(),
+        Some("Serves.")
+    );
+    assert_eq!(method.doc(), None);
+    assert!(snapshot.symbols_named("Nope").is_empty());
+    assert_eq!(
+        snapshot.symbol_by_key(&method.key()).unwrap().index,
+        method.index
+    );
+    let file = snapshot.file_by_path("acme", "x/b.go").unwrap();
+    assert_eq!(
+        file.symbols()
+            .map(|s| s.qualified_name())
+            .collect::<Vec<_>>(),
+        vec!["Start"]
+    );
+    assert!(snapshot.file_by_path("acme", "x/c.go").is_none());
+    let edge = snapshot.edges().next().unwrap();
+    assert_eq!(
+        (edge.kind(), edge.source(), edge.target()),
+        (
+            EdgeKind::MethodOf,
+            NodeRef::Symbol(method.index),
+            NodeRef::Symbol(method.parent().unwrap().index)
+        )
+    );
+    let unresolved = snapshot.unresolved().next().unwrap();
+    assert_eq!(
+        (
+            unresolved.reason(),
+            unresolved.file_path(),
+            unresolved.lines()
+        ),
+        ("PARSE_ERROR", Some("x/b.go"), Some((3, 3)))
+    );
+    // The payload does not depend on the generation.
+    let again = write_snapshot(&facts, 8).unwrap();
+    assert_eq!(bytes[64..], again[64..]);
+}
+
+#[test]
+fn a_mapped_file_is_read_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("snapshot.kgs");
+    std::fs::write(&path, write_snapshot(&sample(), 1).unwrap()).unwrap();
+    let snapshot = Snapshot::open(&path).unwrap();
+    assert_eq!(snapshot.symbols_named("Server").len(), 1);
+    std::fs::write(&path, [b'x'; 200]).unwrap();
+    assert!(matches!(
+        Snapshot::open(&path),
+        Err(SnapshotError::BadMagic)
+    ));
+}
+
+/// Rewrites the digest so that corruption reaches the structural checks.
+fn reseal(mut bytes: Vec<u8>) -> Vec<u8> {
+    if bytes.len() >= 64 {
+        let payload_len = (bytes.len() - 64) as u64;
+        bytes[24..32].copy_from_slice(&payload_len.to_le_bytes());
+        let digest = *blake3::hash(&bytes[64..]).as_bytes();
+        bytes[32..64].copy_from_slice(&digest);
+    }
+    bytes
+}
+
+/// Every accessor, so that a snapshot that validated is proven panic-free to read.
+fn read_everything(snapshot: &Snapshot) {
+    for repository in snapshot.repositories() {
+        let _ = (
+            repository.name(),
+            repository.root(),
+            repository.languages(),
+            repository.files().count(),
+        );
+    }
+    for file in snapshot.files() {
+        let _ = (
+            file.path(),
+            file.package().name(),
+            file.repository().name(),
+            file.symbols().count(),
+        );
+    }
+    for symbol in snapshot.symbols() {
+        let _ = (
+            symbol.name(),
+            symbol.qualified_name(),
+            symbol.signature(),
+            symbol.doc(),
+            symbol.kind(),
+            symbol.span(),
+        );
+        let _ = symbol.parent().map(|p| p.name());
+        let _ = snapshot.symbols_named(symbol.name());
+    }
+    for edge in snapshot.edges() {
+        let _ = (
+            edge.kind(),
+            edge.source(),
+            edge.target(),
+            edge.confidence(),
+            edge.provenance(),
+        );
+    }
+    for row in snapshot.unresolved() {
+        let _ = (
+            row.reason(),
+            row.file_path(),
+            row.detail(),
+            row.lines(),
+            row.repository().map(|r| r.name()),
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn truncated_files_are_refused(cut in 0usize..2000) {
+        let bytes = write_snapshot(&sample(), 1).unwrap();
+        let cut = cut % bytes.len();
+        prop_assert!(Snapshot::from_bytes(bytes[..cut].to_vec()).is_err());
+    }
+
+    #[test]
+    fn flipped_bits_are_refused(position in 0usize..4000, bit in 0u8..8) {
+        let mut bytes = write_snapshot(&sample(), 1).unwrap();
+        let position = position % bytes.len();
+        // The generation field is not covered by the digest; everything else is.
+        prop_assume!(!(16..24).contains(&position));
+        bytes[position] ^= 1 << bit;
+        prop_assert!(Snapshot::from_bytes(bytes).is_err());
+    }
+
+    #[test]
+    fn resealed_corruption_never_panics(position in 64usize..4000, value: u8, cut in 0usize..64) {
+        let mut bytes = write_snapshot(&sample(), 1).unwrap();
+        let position = 64 + position % (bytes.len() - 64);
+        bytes[position] = value;
+        let keep = bytes.len() - cut.min(bytes.len() - 64);
+        bytes.truncate(keep);
+        if let Ok(snapshot) = Snapshot::from_bytes(reseal(bytes)) {
+            read_everything(&snapshot);
+        }
+    }
+}
