@@ -1,0 +1,51 @@
+//! `manifest.json`: what a generation holds and the digests that prove its files belong
+//! together.
+
+use serde::{Deserialize, Serialize};
+
+use crate::GenerationId;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Counts {
+    pub repositories: usize,
+    pub packages: usize,
+    pub files: usize,
+    pub symbols: usize,
+    pub edges: usize,
+    pub unresolved: usize,
+    pub evidence: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Digests {
+    /// BLAKE3-256 of `facts.bin`, hex.
+    pub facts: String,
+    /// BLAKE3-256 of the snapshot payload (everything after its header), hex.
+    pub snapshot_payload: String,
+}
+
+/// Where a repository's checkout was when it was indexed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct RepositoryState {
+    pub name: String,
+    pub path: String,
+    pub languages: Vec<String>,
+    pub indexed_commit: Option<String>,
+    pub indexed_branch: Option<String>,
+    /// Why the commit could not be read, when it could not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub git_unavailable: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub generation_id: GenerationId,
+    pub format: u32,
+    pub kivgraph_version: String,
+    pub built_at: String,
+    pub counts: Counts,
+    pub digests: Digests,
+    pub repositories: Vec<RepositoryState>,
+}
+
+pub const MANIFEST_FORMAT: u32 = 1;

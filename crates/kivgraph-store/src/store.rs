@@ -1,0 +1,450 @@
+//! Publishing, pointers, rollback and clean.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use kivgraph_facts::{FactSet, FactSetError};
+use kivgraph_snapshot::{Snapshot, SnapshotError, write_snapshot};
+
+use crate::manifest::{Counts, Digests, MANIFEST_FORMAT, Manifest, RepositoryState};
+use crate::{GenerationId, rfc3339_utc};
+
+const GENERATIONS: &str = "generations";
+const CURRENT: &str = "CURRENT";
+const BACKUP: &str = "BACKUP";
+const LOCK: &str = "publish.lock";
+const TEMPORARY_PREFIX: &str = ".tmp-";
+pub const FACTS_FILE: &str = "facts.bin";
+pub const SNAPSHOT_FILE: &str = "snapshot.kgs";
+pub const MANIFEST_FILE: &str = "manifest.json";
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("another process is publishing into this generation store")]
+    Locked,
+    #[error("{action} {path}: {source}")]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("generation {0} does not exist")]
+    UnknownGeneration(GenerationId),
+    #[error("pointer {path} is corrupt: {content:?}")]
+    CorruptPointer { path: PathBuf, content: String },
+    #[error(
+        "rollback has nowhere to go: there is no backup generation and no --generation was given"
+    )]
+    NothingToRollBack,
+    #[error("generation {id} failed validation: {reason}")]
+    Invalid { id: GenerationId, reason: String },
+    #[error(transparent)]
+    Invariants(#[from] FactSetError),
+    #[error("cannot lay out the snapshot: {0}")]
+    Snapshot(String),
+}
+
+fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + use<> {
+    let path = path.to_path_buf();
+    move |source| StoreError::Io {
+        action,
+        path,
+        source,
+    }
+}
+
+/// Held while publishing, rolling back or cleaning. Released on drop.
+#[derive(Debug)]
+pub struct PublishLock {
+    _file: File,
+}
+
+#[derive(Debug, Clone)]
+pub struct Published {
+    pub id: GenerationId,
+    pub previous: Option<GenerationId>,
+    pub manifest: Manifest,
+    pub directory: PathBuf,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct CleanReport {
+    /// What was (or, without `--yes`, would be) removed.
+    pub generations: Vec<GenerationId>,
+    pub kept: Option<GenerationId>,
+    pub removed_backup_pointer: bool,
+    pub applied: bool,
+}
+
+/// The generations under one state directory.
+#[derive(Debug, Clone)]
+pub struct GenerationStore {
+    root: PathBuf,
+}
+
+impl GenerationStore {
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        GenerationStore { root: root.into() }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn generations_dir(&self) -> PathBuf {
+        self.root.join(GENERATIONS)
+    }
+
+    pub fn generation_dir(&self, id: GenerationId) -> PathBuf {
+        self.generations_dir().join(id.to_string())
+    }
+
+    pub fn snapshot_path(&self, id: GenerationId) -> PathBuf {
+        self.generation_dir(id).join(SNAPSHOT_FILE)
+    }
+
+    pub fn pointer_path(&self, name: &str) -> PathBuf {
+        self.root.join(name)
+    }
+
+    fn read_pointer(&self, name: &str) -> Result<Option<GenerationId>, StoreError> {
+        let path = self.pointer_path(name);
+        match std::fs::read_to_string(&path) {
+            Ok(content) => GenerationId::parse(content.trim())
+                .map(Some)
+                .ok_or(StoreError::CorruptPointer { path, content }),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(source) => Err(StoreError::Io {
+                action: "read",
+                path,
+                source,
+            }),
+        }
+    }
+
+    /// The published generation, if any.
+    pub fn current(&self) -> Result<Option<GenerationId>, StoreError> {
+        self.read_pointer(CURRENT)
+    }
+
+    pub fn backup(&self) -> Result<Option<GenerationId>, StoreError> {
+        self.read_pointer(BACKUP)
+    }
+
+    /// Every retained generation, oldest first.
+    pub fn list(&self) -> Result<Vec<GenerationId>, StoreError> {
+        let dir = self.generations_dir();
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(source) => {
+                return Err(StoreError::Io {
+                    action: "list",
+                    path: dir,
+                    source,
+                });
+            }
+        };
+        let mut ids: Vec<GenerationId> = entries
+            .filter_map(|e| e.ok())
+            .filter_map(|e| GenerationId::parse(&e.file_name().to_string_lossy()))
+            .collect();
+        ids.sort();
+        Ok(ids)
+    }
+
+    /// The id the next publication takes: one past the highest retained or pointed-to.
+    pub fn next_id(&self) -> Result<GenerationId, StoreError> {
+        let highest = self
+            .list()?
+            .into_iter()
+            .chain(self.current()?)
+            .chain(self.backup()?)
+            .max();
+        Ok(highest.map(GenerationId::next).unwrap_or(GenerationId(1)))
+    }
+
+    /// Takes the publish lock without waiting.
+    pub fn lock(&self) -> Result<PublishLock, StoreError> {
+        std::fs::create_dir_all(&self.root).map_err(io("create", &self.root))?;
+        let path = self.root.join(LOCK);
+        let file = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(io("open", &path))?;
+        match file.try_lock() {
+            Ok(()) => Ok(PublishLock { _file: file }),
+            Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::Locked),
+            Err(std::fs::TryLockError::Error(source)) => Err(StoreError::Io {
+                action: "lock",
+                path,
+                source,
+            }),
+        }
+    }
+
+    /// Removes what a writer that died mid-publication left. Only called under the lock, so no
+    /// live writer owns them.
+    fn remove_temporaries(&self) -> Result<(), StoreError> {
+        let dir = self.generations_dir();
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            return Ok(());
+        };
+        for entry in entries.filter_map(|e| e.ok()) {
+            if entry
+                .file_name()
+                .to_string_lossy()
+                .starts_with(TEMPORARY_PREFIX)
+            {
+                std::fs::remove_dir_all(entry.path()).map_err(io("remove", &entry.path()))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes `facts` as a new generation, validates it, and only then points `CURRENT` at it.
+    pub fn publish(
+        &self,
+        _lock: &PublishLock,
+        facts: &FactSet,
+        repositories: Vec<RepositoryState>,
+    ) -> Result<Published, StoreError> {
+        facts.validate()?;
+        self.remove_temporaries()?;
+        let id = self.next_id()?;
+        let generations = self.generations_dir();
+        std::fs::create_dir_all(&generations).map_err(io("create", &generations))?;
+        let temporary = generations.join(format!("{TEMPORARY_PREFIX}{id}-{}", std::process::id()));
+        std::fs::create_dir_all(&temporary).map_err(io("create", &temporary))?;
+
+        let result = self.write_candidate(&temporary, id, facts, repositories);
+        let manifest = match result {
+            Ok(manifest) => manifest,
+            Err(err) => {
+                let _ = std::fs::remove_dir_all(&temporary);
+                return Err(err);
+            }
+        };
+        let directory = self.generation_dir(id);
+        std::fs::rename(&temporary, &directory).map_err(io("rename", &temporary))?;
+        sync_dir(&generations)?;
+        let previous = self.current()?;
+        if let Some(previous) = previous {
+            self.write_pointer(BACKUP, previous)?;
+        }
+        self.write_pointer(CURRENT, id)?;
+        Ok(Published {
+            id,
+            previous,
+            manifest,
+            directory,
+        })
+    }
+
+    fn write_candidate(
+        &self,
+        directory: &Path,
+        id: GenerationId,
+        facts: &FactSet,
+        repositories: Vec<RepositoryState>,
+    ) -> Result<Manifest, StoreError> {
+        let facts_bytes =
+            postcard::to_stdvec(facts).map_err(|e| StoreError::Snapshot(e.to_string()))?;
+        let snapshot_bytes =
+            write_snapshot(facts, id.0).map_err(|e| StoreError::Snapshot(e.to_string()))?;
+        write_synced(&directory.join(FACTS_FILE), &facts_bytes)?;
+        write_synced(&directory.join(SNAPSHOT_FILE), &snapshot_bytes)?;
+        let manifest = Manifest {
+            generation_id: id,
+            format: MANIFEST_FORMAT,
+            kivgraph_version: env!("CARGO_PKG_VERSION").to_string(),
+            built_at: rfc3339_utc(SystemTime::now()),
+            counts: counts(facts),
+            digests: Digests {
+                facts: blake3::hash(&facts_bytes).to_hex().to_string(),
+                snapshot_payload: blake3::hash(&snapshot_bytes[64..]).to_hex().to_string(),
+            },
+            repositories,
+        };
+        let manifest_bytes = serde_json::to_vec_pretty(&manifest)
+            .map_err(|e| StoreError::Snapshot(e.to_string()))?;
+        write_synced(&directory.join(MANIFEST_FILE), &manifest_bytes)?;
+        sync_dir(directory)?;
+        // Validate exactly what a server will map, from disk.
+        verify_directory(directory, id)?;
+        Ok(manifest)
+    }
+
+    /// Reads a generation's manifest.
+    pub fn manifest(&self, id: GenerationId) -> Result<Manifest, StoreError> {
+        read_manifest(&self.generation_dir(id), id)
+    }
+
+    /// Recomputes a generation's digests and counts, reopens its snapshot and checks its
+    /// invariants. Nothing is modified.
+    pub fn verify(&self, id: GenerationId) -> Result<Manifest, StoreError> {
+        let directory = self.generation_dir(id);
+        if !directory.is_dir() {
+            return Err(StoreError::UnknownGeneration(id));
+        }
+        verify_directory(&directory, id)
+    }
+
+    /// Points `CURRENT` at `target` (or at the backup), after verifying it.
+    pub fn rollback(
+        &self,
+        _lock: &PublishLock,
+        target: Option<GenerationId>,
+    ) -> Result<(Option<GenerationId>, GenerationId), StoreError> {
+        let target = match target {
+            Some(target) => target,
+            None => self.backup()?.ok_or(StoreError::NothingToRollBack)?,
+        };
+        self.verify(target)?;
+        let current = self.current()?;
+        if let Some(current) = current.filter(|c| *c != target) {
+            self.write_pointer(BACKUP, current)?;
+        }
+        self.write_pointer(CURRENT, target)?;
+        Ok((current, target))
+    }
+
+    /// Lists (and with `apply`, removes) published generations.
+    pub fn clean(
+        &self,
+        _lock: &PublishLock,
+        keep_active: bool,
+        apply: bool,
+    ) -> Result<CleanReport, StoreError> {
+        let current = self.current()?;
+        let kept = if keep_active { current } else { None };
+        let generations: Vec<GenerationId> = self
+            .list()?
+            .into_iter()
+            .filter(|id| Some(*id) != kept)
+            .collect();
+        let mut report = CleanReport {
+            generations,
+            kept,
+            removed_backup_pointer: self.backup()?.is_some(),
+            applied: apply,
+        };
+        if !apply {
+            return Ok(report);
+        }
+        self.remove_temporaries()?;
+        // Pointers first: a reader never follows a pointer into a directory being removed.
+        if kept.is_none() {
+            remove_if_exists(&self.pointer_path(CURRENT))?;
+        }
+        remove_if_exists(&self.pointer_path(BACKUP))?;
+        for id in &report.generations {
+            let dir = self.generation_dir(*id);
+            std::fs::remove_dir_all(&dir).map_err(io("remove", &dir))?;
+        }
+        sync_dir(&self.root)?;
+        report.applied = true;
+        Ok(report)
+    }
+
+    fn write_pointer(&self, name: &str, id: GenerationId) -> Result<(), StoreError> {
+        let path = self.pointer_path(name);
+        let temporary = self.root.join(format!("{name}.tmp-{}", std::process::id()));
+        write_synced(&temporary, format!("{id}\n").as_bytes())?;
+        std::fs::rename(&temporary, &path).map_err(io("rename", &temporary))?;
+        sync_dir(&self.root)
+    }
+}
+
+fn counts(facts: &FactSet) -> Counts {
+    Counts {
+        repositories: facts.repositories.len(),
+        packages: facts.packages.len(),
+        files: facts.files.len(),
+        symbols: facts.symbols.len(),
+        edges: facts.edges.len(),
+        unresolved: facts.unresolved.len(),
+        evidence: facts.evidence.len(),
+    }
+}
+
+fn read_manifest(directory: &Path, id: GenerationId) -> Result<Manifest, StoreError> {
+    let path = directory.join(MANIFEST_FILE);
+    let bytes = std::fs::read(&path).map_err(io("read", &path))?;
+    serde_json::from_slice(&bytes).map_err(|e| StoreError::Invalid {
+        id,
+        reason: format!("{MANIFEST_FILE}: {e}"),
+    })
+}
+
+fn verify_directory(directory: &Path, id: GenerationId) -> Result<Manifest, StoreError> {
+    let invalid = |reason: String| StoreError::Invalid { id, reason };
+    let manifest = read_manifest(directory, id)?;
+    if manifest.generation_id != id {
+        return Err(invalid(format!(
+            "its manifest names generation {}",
+            manifest.generation_id
+        )));
+    }
+    let facts_path = directory.join(FACTS_FILE);
+    let facts_bytes = std::fs::read(&facts_path).map_err(io("read", &facts_path))?;
+    if blake3::hash(&facts_bytes).to_hex().as_str() != manifest.digests.facts {
+        return Err(invalid(format!(
+            "{FACTS_FILE} does not match the digest in its manifest"
+        )));
+    }
+    let facts: FactSet =
+        postcard::from_bytes(&facts_bytes).map_err(|e| invalid(format!("{FACTS_FILE}: {e}")))?;
+    if counts(&facts) != manifest.counts {
+        return Err(invalid("the fact counts do not match the manifest".into()));
+    }
+    facts.validate().map_err(|e| invalid(e.to_string()))?;
+    let snapshot = Snapshot::open(&directory.join(SNAPSHOT_FILE))
+        .map_err(|e: SnapshotError| invalid(format!("{SNAPSHOT_FILE}: {e}")))?;
+    let digest: String = snapshot
+        .payload_digest()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    if digest != manifest.digests.snapshot_payload {
+        return Err(invalid(format!(
+            "{SNAPSHOT_FILE} does not match the digest in its manifest"
+        )));
+    }
+    if snapshot.generation() != id.0
+        || snapshot.symbol_count() != facts.symbols.len()
+        || snapshot.file_count() != facts.files.len()
+    {
+        return Err(invalid(format!(
+            "{SNAPSHOT_FILE} does not hold this generation's facts"
+        )));
+    }
+    Ok(manifest)
+}
+
+fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    let mut file = File::create(path).map_err(io("create", path))?;
+    file.write_all(bytes).map_err(io("write", path))?;
+    file.sync_all().map_err(io("sync", path))
+}
+
+fn sync_dir(path: &Path) -> Result<(), StoreError> {
+    File::open(path)
+        .and_then(|dir| dir.sync_all())
+        .map_err(io("sync", path))
+}
+
+fn remove_if_exists(path: &Path) -> Result<(), StoreError> {
+    match std::fs::remove_file(path) {
+        Err(err) if err.kind() != std::io::ErrorKind::NotFound => Err(StoreError::Io {
+            action: "remove",
+            path: path.to_path_buf(),
+            source: err,
+        }),
+        _ => Ok(()),
+    }
+}

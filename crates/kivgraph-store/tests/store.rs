@@ -1,0 +1,146 @@
+use kivgraph_facts::*;
+use kivgraph_store::{GenerationId, GenerationStore, StoreError};
+
+fn key(text: &str) -> StableKey {
+    StableKey(*blake3::hash(text.as_bytes()).as_bytes())
+}
+
+fn facts(symbol_name: &str) -> FactSet {
+    let package = key("pkg");
+    let file = key("file");
+    let symbol = key(symbol_name);
+    let mut facts = FactSet {
+        repositories: vec![RepositoryFact {
+            key: key("repo"),
+            name: "r".into(),
+            root: "/r".into(),
+            languages: vec![Language::Go],
+        }],
+        packages: vec![PackageFact {
+            key: package,
+            repository: "r".into(),
+            language: Language::Go,
+            name: "m m".into(),
+            path: "".into(),
+        }],
+        files: vec![FileFact {
+            key: file,
+            repository: "r".into(),
+            path: "a.go".into(),
+            language: Language::Go,
+            package,
+            fingerprint: Fingerprint::default(),
+            line_count: 1,
+            byte_len: 1,
+            parse_issues: vec![],
+        }],
+        symbols: vec![SymbolFact {
+            key: symbol,
+            repository: "r".into(),
+            language: Language::Go,
+            package,
+            file_path: "a.go".into(),
+            name: symbol_name.into(),
+            qualified_name: symbol_name.into(),
+            kind: SymbolKind::Func,
+            signature: String::new(),
+            exported: true,
+            span: LineSpan {
+                start_line: 1,
+                end_line: 1,
+                start_byte: 0,
+                end_byte: 1,
+            },
+            doc: None,
+            parent: None,
+        }],
+        edges: vec![Edge {
+            kind: EdgeKind::Defines,
+            source: file,
+            target: symbol,
+            confidence: Confidence::StructuralCertain,
+            provenance: Provenance::TreeSitterSyntax,
+            evidence: None,
+        }],
+        ..FactSet::default()
+    };
+    facts.canonicalize();
+    facts
+}
+
+#[test]
+fn publish_rollback_and_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = GenerationStore::new(dir.path());
+    assert_eq!(store.current().unwrap(), None);
+    let lock = store.lock().unwrap();
+    // A second writer fails at once.
+    assert!(matches!(store.lock(), Err(StoreError::Locked)));
+    assert_eq!(
+        store.lock().unwrap_err().to_string(),
+        "another process is publishing into this generation store"
+    );
+
+    let first = store.publish(&lock, &facts("F"), vec![]).unwrap();
+    let second = store.publish(&lock, &facts("F"), vec![]).unwrap();
+    assert_eq!((first.id, second.id), (GenerationId(1), GenerationId(2)));
+    assert_eq!(second.previous, Some(GenerationId(1)));
+    let read =
+        |id: GenerationId, file: &str| std::fs::read(store.generation_dir(id).join(file)).unwrap();
+    assert_eq!(read(first.id, "facts.bin"), read(second.id, "facts.bin"));
+    assert_eq!(
+        read(first.id, "snapshot.kgs")[64..],
+        read(second.id, "snapshot.kgs")[64..]
+    );
+    assert_eq!(store.backup().unwrap(), Some(GenerationId(1)));
+
+    // A candidate that breaks an invariant never becomes CURRENT.
+    let mut broken = facts("G");
+    broken.edges.clear();
+    assert!(matches!(
+        store.publish(&lock, &broken, vec![]),
+        Err(StoreError::Invariants(_))
+    ));
+    assert_eq!(store.current().unwrap(), Some(GenerationId(2)));
+
+    // A dead writer's temporary generation is removed by the next publication.
+    std::fs::create_dir_all(dir.path().join("generations/.tmp-000009-1")).unwrap();
+    let third = store.publish(&lock, &facts("H"), vec![]).unwrap();
+    assert_eq!(third.id, GenerationId(3));
+    assert!(!dir.path().join("generations/.tmp-000009-1").exists());
+
+    let (from, to) = store.rollback(&lock, None).unwrap();
+    assert_eq!((from, to), (Some(GenerationId(3)), GenerationId(2)));
+    let (_, to) = store.rollback(&lock, Some(GenerationId(1))).unwrap();
+    assert_eq!(to, GenerationId(1));
+
+    // A corrupted generation is refused by rollback and CURRENT stays.
+    let snapshot = store.snapshot_path(GenerationId(3));
+    let mut bytes = std::fs::read(&snapshot).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xff;
+    std::fs::write(&snapshot, bytes).unwrap();
+    assert!(matches!(
+        store.rollback(&lock, Some(GenerationId(3))),
+        Err(StoreError::Invalid { .. })
+    ));
+    assert_eq!(store.current().unwrap(), Some(GenerationId(1)));
+
+    let listed = store.clean(&lock, true, false).unwrap();
+    assert_eq!(listed.generations, vec![GenerationId(2), GenerationId(3)]);
+    assert_eq!(
+        store.list().unwrap().len(),
+        3,
+        "without --yes nothing is removed"
+    );
+    store.clean(&lock, true, true).unwrap();
+    assert_eq!(store.list().unwrap(), vec![GenerationId(1)]);
+    assert_eq!(store.backup().unwrap(), None);
+    store.clean(&lock, false, true).unwrap();
+    assert_eq!(store.current().unwrap(), None);
+    assert_eq!(store.next_id().unwrap(), GenerationId(1));
+    assert!(matches!(
+        store.rollback(&lock, None),
+        Err(StoreError::NothingToRollBack)
+    ));
+}
