@@ -1,1 +1,100 @@
-fn main() {}
+//! The `kivgraph` binary: the command line over the engine, the store and the snapshot.
+//!
+//! Owns: argument parsing, the human and `--json` reports, logging setup, exit codes.
+//! Must not know about: anything a library crate can own. Errors become `anyhow` here, at the
+//! edge, and nowhere else.
+
+mod commands;
+mod context;
+mod logging;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// The command table printed by `kivgraph`, `kivgraph --help`, `-h` and `help`.
+const COMMAND_TABLE: &str = "\
+kivgraph — local cross-repository code intelligence for AI coding agents
+
+Usage: kivgraph <command> [--config PATH] [options]
+
+Getting started
+  init [--repository NAME=PATH]... [--languages LIST]   Write the configuration and register repositories
+  index --full [--json]                                 Index every registered repository and publish a generation
+
+Diagnostics
+  doctor                                                Check configuration, state, repositories and the published graph
+  doctor graph [--generation ID]                        Validate the graph invariants of a published generation
+  graph status [--root PATH]                            Report the active, next and backup generations
+  version [--json]                                      Print the release, with --json for full provenance
+
+Maintenance
+  clean [--keep-active] [--yes]                         Remove published graph generations
+  rollback [--root PATH] [--generation ID]              Return to the previous generation
+
+Every command accepts --config PATH (default ~/.config/kivgraph/config.yaml).
+";
+
+const COMMANDS: &[&str] = &[
+    "init", "index", "doctor", "graph", "version", "clean", "rollback",
+];
+
+#[derive(Parser)]
+#[command(
+    name = "kivgraph",
+    disable_help_subcommand = true,
+    disable_version_flag = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    Init(commands::init::InitArgs),
+    Index(commands::index::IndexArgs),
+    Doctor(commands::doctor::DoctorArgs),
+    Graph(commands::graph::GraphArgs),
+    Version(commands::version::VersionArgs),
+    Clean(commands::graph::CleanArgs),
+    Rollback(commands::graph::RollbackArgs),
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    match args.get(1).map(String::as_str) {
+        None | Some("--help" | "-h" | "help") => {
+            print!("{COMMAND_TABLE}");
+            return ExitCode::SUCCESS;
+        }
+        Some(command) if !COMMANDS.contains(&command) => {
+            eprintln!(
+                "kivgraph: unknown command {command:?}; run \"kivgraph --help\" for the command table"
+            );
+            return ExitCode::from(2);
+        }
+        _ => {}
+    }
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        Err(err) => err.exit(),
+    };
+    logging::init();
+    let result = match cli.command {
+        Command::Init(args) => commands::init::run(args),
+        Command::Index(args) => commands::index::run(args),
+        Command::Doctor(args) => commands::doctor::run(args),
+        Command::Graph(args) => commands::graph::run_graph(args),
+        Command::Version(args) => commands::version::run(args),
+        Command::Clean(args) => commands::graph::run_clean(args),
+        Command::Rollback(args) => commands::graph::run_rollback(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("kivgraph: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -4,8 +4,9 @@
 use std::collections::{BTreeMap, HashMap};
 
 use kivgraph_facts::{
-    Confidence, Edge, EdgeKind, FactSet, FileFact, Fingerprint, Language, PackageFact, ParseIssue,
-    Provenance, RepositoryFact, StableKey, StableKeyIdentity, SymbolFact, SymbolKind,
+    Confidence, Edge, EdgeKind, FactSet, FileFact, Fingerprint, Language, LineSpan, PackageFact,
+    ParseIssue, Provenance, RepositoryFact, StableKey, StableKeyIdentity, SymbolFact, SymbolKind,
+    UnresolvedReference,
 };
 use serde::{Deserialize, Serialize};
 
@@ -307,6 +308,26 @@ pub fn repository_facts(db: &dyn Db, repository: RepositoryInput) -> FactSet {
                 .iter()
                 .map(|(i, r)| (offset + *i as usize, r.clone())),
         );
+        if let Some(first) = file_facts.file.parse_issues.first() {
+            // A file tree-sitter had to recover is indexed as far as it was recovered, and the
+            // hole is declared.
+            facts.unresolved.push(UnresolvedReference {
+                repository: name.clone(),
+                language: file_facts.file.language,
+                reason: "PARSE_ERROR".into(),
+                file_path: Some(file_facts.file.path.clone()),
+                span: Some(LineSpan { start_line: first.line, end_line: first.line, start_byte: 0, end_byte: 0 }),
+                requested_symbol: None,
+                requested_package: None,
+                detail: format!(
+                    "{} syntax error(s), first at {}:{} ({}); declarations were extracted as far as the parser recovered",
+                    file_facts.file.parse_issues.len(),
+                    first.line,
+                    first.column,
+                    first.message
+                ),
+            });
+        }
         facts.files.push(file_facts.file.clone());
         facts.symbols.extend(file_facts.symbols.iter().cloned());
         facts.edges.extend(file_facts.edges.iter().cloned());

@@ -284,6 +284,13 @@ impl GenerationStore {
         read_manifest(&self.generation_dir(id), id)
     }
 
+    /// A generation's fact set, checked against the digest in its manifest.
+    pub fn facts(&self, id: GenerationId) -> Result<FactSet, StoreError> {
+        let directory = self.generation_dir(id);
+        let manifest = read_manifest(&directory, id)?;
+        read_facts(&directory, id, &manifest)
+    }
+
     /// Recomputes a generation's digests and counts, reopens its snapshot and checks its
     /// invariants. Nothing is modified.
     pub fn verify(&self, id: GenerationId) -> Result<Manifest, StoreError> {
@@ -379,6 +386,22 @@ fn read_manifest(directory: &Path, id: GenerationId) -> Result<Manifest, StoreEr
         id,
         reason: format!("{MANIFEST_FILE}: {e}"),
     })
+}
+
+fn read_facts(
+    directory: &Path,
+    id: GenerationId,
+    manifest: &Manifest,
+) -> Result<FactSet, StoreError> {
+    let invalid = |reason: String| StoreError::Invalid { id, reason };
+    let facts_path = directory.join(FACTS_FILE);
+    let facts_bytes = std::fs::read(&facts_path).map_err(io("read", &facts_path))?;
+    if blake3::hash(&facts_bytes).to_hex().as_str() != manifest.digests.facts {
+        return Err(invalid(format!(
+            "{FACTS_FILE} does not match the digest in its manifest"
+        )));
+    }
+    postcard::from_bytes(&facts_bytes).map_err(|e| invalid(format!("{FACTS_FILE}: {e}")))
 }
 
 fn verify_directory(directory: &Path, id: GenerationId) -> Result<Manifest, StoreError> {

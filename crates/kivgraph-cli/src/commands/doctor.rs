@@ -1,0 +1,260 @@
+//! `kivgraph doctor`: one line per check, then `doctor: PASS|FAIL`.
+
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::anyhow;
+use kivgraph_config::{LoadedConfig, Registry};
+use kivgraph_snapshot::Snapshot;
+use kivgraph_store::{GenerationId, GenerationStore};
+
+use crate::context::ConfigArg;
+
+#[derive(clap::Args, Debug)]
+pub struct DoctorArgs {
+    #[command(subcommand)]
+    command: Option<DoctorCommand>,
+    #[command(flatten)]
+    config: ConfigArg,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum DoctorCommand {
+    /// Check the graph invariants of a published generation, without modifying it.
+    Graph {
+        #[command(flatten)]
+        config: ConfigArg,
+        /// The generation to check (default: the active one).
+        #[arg(long, value_name = "ID")]
+        generation: Option<String>,
+    },
+}
+
+#[derive(Default)]
+struct Report {
+    failed: bool,
+}
+
+impl Report {
+    fn pass(&mut self, check: &str, detail: impl std::fmt::Display) {
+        println!("{check}: PASS ({detail})");
+    }
+    fn warn(&mut self, check: &str, detail: impl std::fmt::Display) {
+        println!("{check}: WARN ({detail})");
+    }
+    fn fail(&mut self, check: &str, detail: impl std::fmt::Display) {
+        self.failed = true;
+        println!("{check}: FAIL ({detail})");
+    }
+    fn finish(self) -> ExitCode {
+        if self.failed {
+            println!("doctor: FAIL");
+            ExitCode::FAILURE
+        } else {
+            println!("doctor: PASS");
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
+    if let Some(DoctorCommand::Graph { config, generation }) = args.command {
+        return run_graph(config, generation);
+    }
+    let mut report = Report::default();
+    let config_path = args.config.path();
+    let config = match LoadedConfig::load(&config_path) {
+        Ok(config) => {
+            report.pass("config", config_path.display());
+            config
+        }
+        Err(err) => {
+            report.fail("config", err);
+            return Ok(report.finish());
+        }
+    };
+    let retired = config.retired_keys();
+    if !retired.is_empty() {
+        report.warn(
+            "config.retired",
+            format!("{} retired and ignored; delete them", retired.join(", ")),
+        );
+    }
+    for (check, path) in [
+        ("state.root", &config.paths.state_dir),
+        ("state.fact_cache", &config.fact_cache_path),
+    ] {
+        match std::fs::metadata(path) {
+            Ok(meta) if meta.is_dir() && !meta.permissions().readonly() => {
+                report.pass(check, path.display())
+            }
+            Ok(_) => report.fail(
+                check,
+                format!("{} is not a writable directory", path.display()),
+            ),
+            Err(_) => report.pass(
+                check,
+                format!("{} (created by the first index)", path.display()),
+            ),
+        }
+    }
+    match Registry::load(&config.repositories_file) {
+        Ok(registry) if registry.repositories.is_empty() => report.fail(
+            "repositories",
+            format!(
+                "none registered in {}: run kivgraph init --repository NAME=PATH",
+                config.repositories_file.display()
+            ),
+        ),
+        Ok(registry) => {
+            report.pass(
+                "repositories",
+                format!(
+                    "{} registered in {}",
+                    registry.repositories.len(),
+                    config.repositories_file.display()
+                ),
+            );
+            for entry in &registry.repositories {
+                let languages: Vec<&str> = entry.languages.iter().map(|l| l.as_str()).collect();
+                let check = format!("repository.{}", entry.name);
+                if entry.path.is_dir() {
+                    report.pass(
+                        &check,
+                        format!("{}; {}", entry.path.display(), languages.join(", ")),
+                    );
+                } else {
+                    report.fail(
+                        &check,
+                        format!("{} is not a readable directory", entry.path.display()),
+                    );
+                }
+                if entry
+                    .languages
+                    .contains(&kivgraph_config::LanguageToken::Dart)
+                {
+                    report.warn(&check, "dart is accepted but this build has no Dart extractor; its files are not indexed");
+                }
+            }
+        }
+        Err(err) => report.fail("repositories", err),
+    }
+    check_graph(
+        &mut report,
+        &GenerationStore::new(config.generation_store()),
+    );
+    Ok(report.finish())
+}
+
+fn check_graph(report: &mut Report, store: &GenerationStore) {
+    let current = match store.current() {
+        Ok(Some(current)) => current,
+        Ok(None) => {
+            for check in ["graph.store", "snapshot.digest", "snapshot", "unresolved"] {
+                report.pass(check, "no published generation");
+            }
+            return;
+        }
+        Err(err) => {
+            report.fail("graph.store", err);
+            return;
+        }
+    };
+    let backup = store
+        .backup()
+        .ok()
+        .flatten()
+        .map(|b| b.to_string())
+        .unwrap_or_else(|| "none".into());
+    report.pass(
+        "graph.store",
+        format!(
+            "active {current}, backup {backup}, {}",
+            store.root().display()
+        ),
+    );
+    match store.verify(current) {
+        Ok(manifest) => report.pass(
+            "snapshot.digest",
+            format!(
+                "facts {} · snapshot {}",
+                &manifest.digests.facts[..16],
+                &manifest.digests.snapshot_payload[..16]
+            ),
+        ),
+        Err(err) => report.fail("snapshot.digest", err),
+    }
+    let started = Instant::now();
+    match Snapshot::open(&store.snapshot_path(current)) {
+        Ok(snapshot) => {
+            let probe = snapshot
+                .symbols()
+                .next()
+                .map(|s| s.name().to_string())
+                .unwrap_or_default();
+            let found = snapshot.symbols_named(&probe).len();
+            let elapsed = started.elapsed().as_secs_f64() * 1000.0;
+            report.pass(
+                "snapshot",
+                format!(
+                    "mapped {} bytes; {} symbols, {} files; validated and answered a lookup ({found}) in {elapsed:.1} ms",
+                    snapshot.len_bytes(),
+                    snapshot.symbol_count(),
+                    snapshot.file_count()
+                ),
+            );
+            let mut reasons: BTreeMap<&str, usize> = BTreeMap::new();
+            for row in snapshot.unresolved() {
+                *reasons.entry(row.reason()).or_default() += 1;
+            }
+            let detail: Vec<String> = reasons
+                .iter()
+                .map(|(reason, count)| format!("{reason} {count}"))
+                .collect();
+            let detail = if detail.is_empty() {
+                "none".to_string()
+            } else {
+                detail.join(", ")
+            };
+            report.pass(
+                "unresolved",
+                format!("{} declared: {detail}", snapshot.unresolved_count()),
+            );
+        }
+        Err(err) => report.fail("snapshot", err),
+    }
+}
+
+fn run_graph(config: ConfigArg, generation: Option<String>) -> anyhow::Result<ExitCode> {
+    let store = config.load()?.store(None);
+    let id = match generation {
+        Some(text) => GenerationId::parse(&text)
+            .ok_or_else(|| anyhow!("--generation {text:?} is not a generation id"))?,
+        None => store
+            .current()?
+            .ok_or_else(|| anyhow!("no published generation to check"))?,
+    };
+    let facts = store.facts(id)?;
+    let mut failed = false;
+    for rule in facts.check_invariants() {
+        if rule.count == 0 {
+            println!("{}: PASS (0)", rule.rule);
+        } else {
+            failed = true;
+            println!("{}: FAIL ({})", rule.rule, rule.count);
+            for sample in &rule.samples {
+                println!("  {sample}");
+            }
+        }
+    }
+    println!(
+        "doctor graph: {} (generation {id})",
+        if failed { "FAIL" } else { "PASS" }
+    );
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}

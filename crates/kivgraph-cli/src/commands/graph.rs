@@ -1,0 +1,134 @@
+//! `graph status`, `rollback` and `clean`: the generation store from the command line.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::anyhow;
+use kivgraph_store::GenerationId;
+
+use crate::context::ConfigArg;
+
+#[derive(clap::Args, Debug)]
+pub struct GraphArgs {
+    #[command(subcommand)]
+    command: GraphCommand,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum GraphCommand {
+    /// Report the active, next and backup generations.
+    Status {
+        #[command(flatten)]
+        config: ConfigArg,
+        /// The generation store (default: beside the configured database).
+        #[arg(long, value_name = "PATH")]
+        root: Option<PathBuf>,
+    },
+}
+
+#[derive(clap::Args, Debug)]
+pub struct RollbackArgs {
+    #[command(flatten)]
+    config: ConfigArg,
+    #[arg(long, value_name = "PATH")]
+    root: Option<PathBuf>,
+    /// The generation to return to (default: the registered backup).
+    #[arg(long, value_name = "ID")]
+    generation: Option<String>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct CleanArgs {
+    #[command(flatten)]
+    config: ConfigArg,
+    /// Keep exactly the published generation.
+    #[arg(long)]
+    keep_active: bool,
+    /// Remove; without it, list what would be removed and touch nothing.
+    #[arg(long)]
+    yes: bool,
+}
+
+pub fn run_graph(args: GraphArgs) -> anyhow::Result<ExitCode> {
+    let GraphCommand::Status { config, root } = args.command;
+    let store = config.load()?.store(root.as_ref());
+    let describe = |id: Option<GenerationId>| match id {
+        Some(id) => format!("{id} ({})", store.generation_dir(id).display()),
+        None => "none".to_string(),
+    };
+    let current = store.current()?;
+    let backup = store.backup()?;
+    println!("graph.root: {}", store.root().display());
+    println!("graph.active: {}", describe(current));
+    println!("graph.next: {}", store.next_id()?);
+    println!("graph.backup: {}", describe(backup));
+    let generations = store.list()?;
+    println!("graph.generations: {}", generations.len());
+    for id in generations {
+        let role = match (Some(id) == current, Some(id) == backup) {
+            (true, _) => "  active",
+            (_, true) => "  backup",
+            _ => "",
+        };
+        match store.manifest(id) {
+            Ok(manifest) => println!(
+                "  {id}  built {}  files {}  symbols {}  edges {}{role}",
+                manifest.built_at,
+                manifest.counts.files,
+                manifest.counts.symbols,
+                manifest.counts.edges
+            ),
+            Err(err) => println!("  {id}  unreadable: {err}{role}"),
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn run_rollback(args: RollbackArgs) -> anyhow::Result<ExitCode> {
+    let store = args.config.load()?.store(args.root.as_ref());
+    let target = match &args.generation {
+        Some(text) => Some(GenerationId::parse(text).ok_or_else(|| {
+            anyhow!("--generation {text:?} is not a generation id such as 000123")
+        })?),
+        None => None,
+    };
+    let lock = store.lock()?;
+    let (from, to) = store.rollback(&lock, target)?;
+    let from = from
+        .map(|id| id.to_string())
+        .unwrap_or_else(|| "none".into());
+    println!("rollback: CURRENT {from} → {to} (verified digests, snapshot and invariants)");
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn run_clean(args: CleanArgs) -> anyhow::Result<ExitCode> {
+    let store = args.config.load()?.store(None);
+    let lock = store.lock()?;
+    let report = store.clean(&lock, args.keep_active, args.yes)?;
+    let verb = if report.applied {
+        "removed"
+    } else {
+        "would remove"
+    };
+    if report.generations.is_empty() {
+        println!("clean: no generation to remove");
+    }
+    for id in &report.generations {
+        println!(
+            "clean: {verb} generation {id} ({})",
+            store.generation_dir(*id).display()
+        );
+    }
+    if report.removed_backup_pointer {
+        println!("clean: {verb} the backup pointer: rollback will have nothing to restore");
+    }
+    if let Some(kept) = report.kept {
+        println!("clean: kept the active generation {kept}");
+    }
+    if !report.applied {
+        println!("clean: nothing changed; pass --yes to remove (there is no undo)");
+    } else if report.kept.is_none() && !report.generations.is_empty() {
+        println!("clean: restart any running serve or ui before the next index --full");
+    }
+    Ok(ExitCode::SUCCESS)
+}

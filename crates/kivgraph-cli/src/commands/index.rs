@@ -1,0 +1,223 @@
+//! `kivgraph index --full [--json]`: one pass over every registered repository, published as
+//! a new generation.
+
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use anyhow::bail;
+use kivgraph_engine::{CacheIdentity, CacheLoad, PassOptions, Progress, run_pass};
+use kivgraph_store::RepositoryState;
+use serde_json::json;
+
+use crate::context::ConfigArg;
+
+#[derive(clap::Args, Debug)]
+pub struct IndexArgs {
+    #[command(flatten)]
+    config: ConfigArg,
+    /// Analyse every registered repository and publish a generation.
+    #[arg(long)]
+    full: bool,
+    /// stdout carries only newline-delimited JSON events: `progress`, then one `result`.
+    #[arg(long)]
+    json: bool,
+}
+
+fn cache_word(load: &CacheLoad) -> String {
+    match load {
+        CacheLoad::Loaded => "loaded".into(),
+        CacheLoad::Absent => "absent".into(),
+        CacheLoad::Foreign => "foreign (another build; ignored)".into(),
+        CacheLoad::Corrupt(reason) => format!("corrupt ({reason}; ignored)"),
+    }
+}
+
+fn emit(line: serde_json::Value) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{line}");
+    let _ = stdout.flush();
+}
+
+pub fn run(args: IndexArgs) -> anyhow::Result<ExitCode> {
+    if !args.full {
+        bail!("index requires --full: a pass analyses every registered repository");
+    }
+    let started = Instant::now();
+    let outcome = index(&args);
+    match outcome {
+        Ok(report) if args.json => {
+            emit(json!({"event": "result", "result": report}));
+            Ok(ExitCode::SUCCESS)
+        }
+        Ok(report) => {
+            print_report(&report, started.elapsed().as_secs_f64());
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(err) if args.json => {
+            emit(
+                json!({"event": "result", "result": {"passed": false, "error": format!("{err:#}")}}),
+            );
+            Ok(ExitCode::FAILURE)
+        }
+        Err(err) => Err(err),
+    }
+}
+
+fn index(args: &IndexArgs) -> anyhow::Result<serde_json::Value> {
+    let started = Instant::now();
+    let loaded = args.config.load()?;
+    if loaded.registry.repositories.is_empty() {
+        bail!("no repository is registered: run \"kivgraph init --repository NAME=PATH\" first");
+    }
+    let store = loaded.store(None);
+    // Taken before any work: the loser of a race is told at once.
+    let lock = store.lock()?;
+    let options = PassOptions {
+        fact_cache: loaded.config.config.indexing.fact_cache,
+        cache_directory: loaded.config.fact_cache_path.clone(),
+        identity: CacheIdentity::of_this_build(),
+    };
+    let terminal = !args.json && std::io::stderr().is_terminal();
+    let last_line = Mutex::new(String::new());
+    let progress = |event: Progress| {
+        if args.json {
+            emit(json!({"event": "progress", "progress": {
+                "phase": event.phase, "repository": event.repository, "completed": event.completed, "total": event.total,
+            }}));
+            return;
+        }
+        let line = match &event.repository {
+            Some(repository) => format!(
+                "index: {} {repository} {}/{}",
+                event.phase, event.completed, event.total
+            ),
+            None => format!("index: {}", event.phase),
+        };
+        let mut last = last_line.lock().expect("progress lock");
+        if *last != line {
+            if terminal {
+                eprint!("\r\x1b[2K{line}");
+            } else {
+                eprintln!("{line}");
+            }
+            *last = line;
+        }
+    };
+    let outcome = run_pass(&loaded.registry.repositories, &options, &progress)?;
+    if terminal {
+        eprintln!();
+    }
+    progress(Progress {
+        phase: "publish",
+        repository: None,
+        completed: 0,
+        total: 1,
+    });
+    let states = outcome
+        .repositories
+        .iter()
+        .map(|report| {
+            let entry = loaded.registry.get(&report.name);
+            RepositoryState {
+                name: report.name.clone(),
+                path: report.root.clone(),
+                languages: entry
+                    .map(|e| e.languages.iter().map(|l| l.as_str().to_string()).collect())
+                    .unwrap_or_default(),
+                indexed_commit: report.git.commit.clone(),
+                indexed_branch: report.git.branch.clone(),
+                git_unavailable: report.git.unavailable.clone(),
+            }
+        })
+        .collect();
+    let published = store.publish(&lock, &outcome.facts, states)?;
+    let counts = &published.manifest.counts;
+    let repositories: Vec<_> = outcome
+        .repositories
+        .iter()
+        .map(|r| {
+            json!({
+                "name": r.name,
+                "files": r.files,
+                "symbols": r.symbols,
+                "parse_failures": r.parse_failures.iter().map(|(path, issues)| json!({"path": path, "issues": issues})).collect::<Vec<_>>(),
+                "skipped": r.skipped.iter().map(|(path, why)| json!({"path": path, "reason": why})).collect::<Vec<_>>(),
+                "unavailable": r.unavailable,
+            })
+        })
+        .collect();
+    Ok(json!({
+        "passed": true,
+        "generation_id": published.id.to_string(),
+        "previous_generation_id": published.previous.map(|p| p.to_string()),
+        "generation_path": published.directory,
+        "counts": counts,
+        "index": {
+            "files_total": outcome.files_total,
+            "files_analyzed": outcome.files_analyzed,
+            "fact_cache": loaded.config.config.indexing.fact_cache.as_str(),
+            "fact_cache_state": cache_word(&outcome.cache),
+            "fact_cache_bytes": outcome.cache_bytes,
+            "duration_ms": started.elapsed().as_millis() as u64,
+        },
+        "repositories": repositories,
+    }))
+}
+
+fn print_report(report: &serde_json::Value, seconds: f64) {
+    let counts = &report["counts"];
+    println!(
+        "index: published generation {} (previous: {})",
+        report["generation_id"].as_str().unwrap_or("?"),
+        report["previous_generation_id"].as_str().unwrap_or("none")
+    );
+    println!(
+        "  repositories {} · packages {} · files {} · symbols {} · edges {} · unresolved {}",
+        counts["repositories"],
+        counts["packages"],
+        counts["files"],
+        counts["symbols"],
+        counts["edges"],
+        counts["unresolved"]
+    );
+    for repository in report["repositories"].as_array().into_iter().flatten() {
+        let name = repository["name"].as_str().unwrap_or("?");
+        if let Some(reason) = repository["unavailable"].as_str() {
+            println!("  {name}: not indexed: {reason}");
+            continue;
+        }
+        let failures = repository["parse_failures"]
+            .as_array()
+            .map(Vec::len)
+            .unwrap_or(0);
+        let skipped = repository["skipped"].as_array().map(Vec::len).unwrap_or(0);
+        println!(
+            "  {name}: {} files, {} symbols, {failures} with parse errors, {skipped} entries skipped",
+            repository["files"], repository["symbols"]
+        );
+        for failure in repository["parse_failures"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .take(5)
+        {
+            println!(
+                "    parse errors: {} ({} issues)",
+                failure["path"].as_str().unwrap_or("?"),
+                failure["issues"]
+            );
+        }
+    }
+    let index = &report["index"];
+    println!(
+        "  fact cache: {} ({}); {} of {} files analysed",
+        index["fact_cache"].as_str().unwrap_or("?"),
+        index["fact_cache_state"].as_str().unwrap_or("?"),
+        index["files_analyzed"],
+        index["files_total"]
+    );
+    println!("  {}", report["generation_path"].as_str().unwrap_or(""));
+    println!("  took {seconds:.2} s");
+}

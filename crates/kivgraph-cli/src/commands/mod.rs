@@ -1,0 +1,5 @@
+pub mod doctor;
+pub mod graph;
+pub mod index;
+pub mod init;
+pub mod version;

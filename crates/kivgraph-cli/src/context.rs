@@ -1,0 +1,55 @@
+//! The configuration every command resolves first.
+
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use kivgraph_config::{LoadedConfig, Registry, default_config_path};
+use kivgraph_store::GenerationStore;
+
+/// `--config PATH`, shared by every command.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ConfigArg {
+    /// Configuration file (default ~/.config/kivgraph/config.yaml).
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+}
+
+impl ConfigArg {
+    pub fn path(&self) -> PathBuf {
+        self.config.clone().unwrap_or_else(default_config_path)
+    }
+
+    pub fn load(&self) -> anyhow::Result<Loaded> {
+        let config = LoadedConfig::load(&self.path())?;
+        let registry = Registry::load(&config.repositories_file)?;
+        Ok(Loaded { config, registry })
+    }
+}
+
+pub struct Loaded {
+    pub config: LoadedConfig,
+    pub registry: Registry,
+}
+
+impl Loaded {
+    pub fn store(&self, root: Option<&PathBuf>) -> GenerationStore {
+        GenerationStore::new(
+            root.cloned()
+                .unwrap_or_else(|| self.config.generation_store()),
+        )
+    }
+}
+
+/// Writes `text` to `path` atomically, creating its directory.
+pub fn write_file(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("cannot create {}", parent.display()))?;
+    }
+    let temporary = path.with_extension(format!("tmp-{}", std::process::id()));
+    std::fs::write(&temporary, text)
+        .with_context(|| format!("cannot write {}", temporary.display()))?;
+    std::fs::rename(&temporary, path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}

@@ -1,0 +1,8 @@
+package broken
+
+// Good survives the error below.
+func Good() {}
+
+func Broken( {
+
+func After() {}

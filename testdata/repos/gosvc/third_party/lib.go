@@ -1,0 +1,3 @@
+package third_party
+
+func Excluded() {}

@@ -1,0 +1,2 @@
+def hidden_env():
+    pass

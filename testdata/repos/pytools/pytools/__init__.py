@@ -1,0 +1,3 @@
+"""The pytools package."""
+
+VERSION = "1.0"

@@ -1,0 +1,6 @@
+def fine():
+    return 1
+
+
+def broken(:
+    pass

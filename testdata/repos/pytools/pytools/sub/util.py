@@ -1,0 +1,3 @@
+def helper():
+    """The other helper."""
+    return None

@@ -1,0 +1,5 @@
+from pytools.loader import Loader
+
+
+def main():
+    Loader("/").load("x")

@@ -1,0 +1,7 @@
+export function ok(): number {
+  return 1;
+}
+
+export class Half {
+  method( {
+}

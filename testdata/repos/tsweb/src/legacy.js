@@ -1,0 +1,10 @@
+/** Old entry point. */
+function legacyMain() {
+  return 1;
+}
+
+class Widget {
+  render() {}
+}
+
+module.exports = { legacyMain, Widget };
