@@ -115,14 +115,17 @@ fn typescript_declarations() {
 
 #[test]
 fn javascript_and_jsx() {
-    let src = "export class View { render() { return <div/>; } }\nfunction helper() {}\nmodule.exports = helper;\n";
+    let src = "export class View { render() { return <div/>; } }\nfunction helper() {}\nmodule.exports = helper;\nclass Kept { #secret() {} shown() {} }\nmodule.exports = { Kept };\n";
     let facts = extract(Language::JavaScript, "v.jsx", src);
     assert_eq!(
         outline(&facts),
         vec![
             "View class true - 1-1",
             "View.render method true View 1-1",
-            "helper function false - 2-2"
+            "helper function true - 2-2",
+            "Kept class true - 4-4",
+            "Kept.#secret method false Kept 4-4",
+            "Kept.shown method true Kept 4-4",
         ]
     );
     assert!(facts.issues.is_empty(), "{:?}", facts.issues);

@@ -61,6 +61,7 @@ pub fn extract(b: &mut Builder, root: Node) {
             exported: false,
         },
     );
+    mark_commonjs_exports(b, root);
     // `export { a, b as c }` and `export default a` mark module-level declarations exported.
     for node in named_children(root)
         .into_iter()
@@ -87,16 +88,91 @@ pub fn extract(b: &mut Builder, root: Node) {
             continue; // a re-export names another module's declarations
         }
         for name in names {
-            let matches: Vec<u32> = b
-                .declarations()
-                .iter()
-                .enumerate()
-                .filter(|(_, d)| d.parent.is_none() && d.name == name)
-                .map(|(i, _)| i as u32)
-                .collect();
-            for index in matches {
-                b.set_exported(index);
+            mark_exported(b, &name);
+        }
+    }
+}
+
+/// Marks a module-level declaration exported after the fact (an export clause, CommonJS), with
+/// its members that are not private, as `export class` would have.
+fn mark_exported(b: &mut Builder, name: &str) {
+    let matches: Vec<u32> = b
+        .declarations()
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| d.parent.is_none() && d.name == name)
+        .map(|(i, _)| i as u32)
+        .collect();
+    for index in matches {
+        b.set_exported(index);
+        let members: Vec<u32> = b
+            .declarations()
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.parent == Some(index))
+            .filter(|(_, d)| {
+                !d.name.starts_with('#')
+                    && !d.signature.starts_with("private")
+                    && !d.signature.starts_with("protected")
+            })
+            .map(|(i, _)| i as u32)
+            .collect();
+        for member in members {
+            b.set_exported(member);
+        }
+    }
+}
+
+/// CommonJS: `module.exports = name`, `module.exports = { a, b: c }` and `exports.a = a`.
+fn mark_commonjs_exports(b: &mut Builder, root: Node) {
+    for statement in named_children(root)
+        .into_iter()
+        .filter(|n| n.kind() == "expression_statement")
+    {
+        let Some(assignment) = named_children(statement)
+            .into_iter()
+            .find(|n| n.kind() == "assignment_expression")
+        else {
+            continue;
+        };
+        let (Some(left), Some(right)) = (
+            assignment.child_by_field_name("left"),
+            assignment.child_by_field_name("right"),
+        ) else {
+            continue;
+        };
+        let target = b.text(left);
+        let mut names: Vec<String> = Vec::new();
+        if target == "module.exports" {
+            match right.kind() {
+                "identifier" => names.push(b.text(right).to_string()),
+                "object" => {
+                    for property in named_children(right) {
+                        match property.kind() {
+                            "shorthand_property_identifier" => {
+                                names.push(b.text(property).to_string())
+                            }
+                            "pair" => {
+                                if let Some(value) = property
+                                    .child_by_field_name("value")
+                                    .filter(|v| v.kind() == "identifier")
+                                {
+                                    names.push(b.text(value).to_string());
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                _ => {}
             }
+        } else if target.starts_with("exports.") || target.starts_with("module.exports.") {
+            if right.kind() == "identifier" {
+                names.push(b.text(right).to_string());
+            }
+        }
+        for name in names {
+            mark_exported(b, &name);
         }
     }
 }

@@ -1,0 +1,501 @@
+//! End-to-end tests of the real `kivgraph` binary on the fixture repositories in `testdata/`.
+//! Every test works in its own temporary configuration, so nothing touches the user's state.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use kivgraph_snapshot::Snapshot;
+use kivgraph_store::{GenerationId, GenerationStore};
+
+fn binary() -> &'static str {
+    env!("CARGO_BIN_EXE_kivgraph")
+}
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/repos")
+        .canonicalize()
+        .unwrap()
+}
+
+struct Workspace {
+    dir: tempfile::TempDir,
+}
+
+impl Workspace {
+    /// A configuration registering the four fixture repositories.
+    fn new() -> Self {
+        let workspace = Workspace {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        let root = fixtures();
+        let repositories: Vec<String> = [
+            ("go", "gosvc"),
+            ("ts", "tsweb"),
+            ("rs", "rscore"),
+            ("py", "pytools"),
+        ]
+        .iter()
+        .map(|(name, dir)| format!("--repository={name}={}", root.join(dir).display()))
+        .collect();
+        let mut args = vec!["init".to_string()];
+        args.extend(repositories);
+        args.push("--languages=go,typescript,rust,python".into());
+        let out = workspace.run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(out.status.success(), "{}", stderr(&out));
+        // `third_party` is excluded in the registry, as a user would write it.
+        let registry = workspace.dir.path().join("repositories.yaml");
+        let text = std::fs::read_to_string(&registry).unwrap();
+        std::fs::write(
+            &registry,
+            text.replacen(
+                "- name: go\n",
+                "- name: go\n  exclusions:\n  - third_party\n",
+                1,
+            ),
+        )
+        .unwrap();
+        workspace
+    }
+
+    fn config(&self) -> PathBuf {
+        self.dir.path().join("config.yaml")
+    }
+
+    fn state(&self) -> PathBuf {
+        self.dir.path().join("state")
+    }
+
+    fn store(&self) -> GenerationStore {
+        GenerationStore::new(self.state())
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(binary());
+        command
+            .args(args)
+            .arg("--config")
+            .arg(self.config())
+            .env("HOME", self.dir.path().join("home"));
+        command
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.command(args).output().unwrap()
+    }
+
+    fn index(&self) -> Output {
+        let out = self.run(&["index", "--full"]);
+        assert!(out.status.success(), "index failed: {}", stderr(&out));
+        out
+    }
+
+    fn set_fact_cache(&self, mode: &str) {
+        let text = std::fs::read_to_string(self.config()).unwrap();
+        std::fs::write(
+            self.config(),
+            format!("{text}indexing:\n  fact_cache: {mode}\n"),
+        )
+        .unwrap();
+    }
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).to_string()
+}
+
+fn read(path: PathBuf) -> Vec<u8> {
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn bare_help_and_unknown_commands() {
+    for args in [&[][..], &["--help"], &["-h"], &["help"]] {
+        let out = Command::new(binary()).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        assert!(
+            stdout(&out).contains("index --full [--json]"),
+            "{}",
+            stdout(&out)
+        );
+    }
+    let out = Command::new(binary()).arg("indx").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stdout(&out).is_empty());
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+    assert!(stderr(&out).contains("unknown command \"indx\""));
+}
+
+#[test]
+fn init_validates_names_languages_and_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.yaml");
+    let root = fixtures().join("gosvc");
+    let cases: [(&[String], &str); 4] = [
+        (
+            &[format!("--repository=a/b={}", root.display())],
+            "must be an identifier",
+        ),
+        (
+            &[format!("--repository=rust:std={}", root.display())],
+            "reserved \"rust:\" namespace",
+        ),
+        (
+            &[
+                format!("--repository=ok={}", root.display()),
+                "--languages=go,cobol".into(),
+            ],
+            "unknown language \"cobol\"",
+        ),
+        (
+            &["--repository=ok=/does/not/exist".into()],
+            "is not an existing directory",
+        ),
+    ];
+    for (args, message) in cases {
+        let out = Command::new(binary())
+            .arg("init")
+            .arg("--config")
+            .arg(&config)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        assert!(
+            stderr(&out).contains(message),
+            "{message}: {}",
+            stderr(&out)
+        );
+    }
+    assert!(!config.exists(), "a refused init writes nothing");
+    std::fs::write(&config, "version: 1\nmcp:\n  maximum_depth: 9\n").unwrap();
+    let out = Command::new(binary())
+        .args(["doctor", "--config"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("config: FAIL")
+            && stdout(&out).contains("mcp.maximum_depth: must be between 1 and 5"),
+        "{}",
+        stdout(&out)
+    );
+    std::fs::write(&config, "version: 1\nstorage:\n  snapshots_path: /old\n").unwrap();
+    let out = Command::new(binary())
+        .args(["doctor", "--config"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&out).contains("config.retired: WARN (storage.snapshots_path"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn two_passes_publish_identical_generations_and_rollback_returns() {
+    let workspace = Workspace::new();
+    let store = workspace.store();
+    assert!(stdout(&workspace.index()).contains("published generation 000001"));
+    assert!(stdout(&workspace.index()).contains("published generation 000002 (previous: 000001)"));
+    let generation = |id| store.generation_dir(GenerationId(id));
+    assert_eq!(
+        read(generation(1).join("facts.bin")),
+        read(generation(2).join("facts.bin"))
+    );
+    assert_eq!(
+        read(generation(1).join("snapshot.kgs"))[64..],
+        read(generation(2).join("snapshot.kgs"))[64..]
+    );
+
+    let status = stdout(&workspace.run(&["graph", "status"]));
+    assert!(status.contains("graph.active: 000002"), "{status}");
+    assert!(status.contains("graph.next: 000003"), "{status}");
+    assert!(status.contains("graph.backup: 000001"), "{status}");
+
+    let out = workspace.run(&["rollback"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(store.current().unwrap(), Some(GenerationId(1)));
+    let out = workspace.run(&["rollback", "--generation", "000002"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(store.current().unwrap(), Some(GenerationId(2)));
+    let out = workspace.run(&["rollback", "--generation", "000042"]);
+    assert!(
+        stderr(&out).contains("generation 000042 does not exist"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(store.current().unwrap(), Some(GenerationId(2)));
+}
+
+#[test]
+fn json_mode_prints_only_events() {
+    let workspace = Workspace::new();
+    let out = workspace.run(&["index", "--full", "--json"]);
+    assert!(out.status.success());
+    let events: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every line is JSON"))
+        .collect();
+    let results: Vec<_> = events.iter().filter(|e| e["event"] == "result").collect();
+    assert_eq!(results.len(), 1);
+    assert_eq!(events.last().unwrap()["event"], "result");
+    assert!(
+        events
+            .iter()
+            .all(|e| e["event"] == "result" || e["event"] == "progress")
+    );
+    let result = &results[0]["result"];
+    assert_eq!(result["passed"], true);
+    assert_eq!(result["generation_id"], "000001");
+    assert_eq!(result["counts"]["repositories"], 4);
+    assert_eq!(
+        result["index"]["files_analyzed"],
+        result["index"]["files_total"]
+    );
+    // A second pass is served by the fact cache.
+    let out = workspace.run(&["index", "--full", "--json"]);
+    let last: serde_json::Value =
+        serde_json::from_str(stdout(&out).lines().last().unwrap()).unwrap();
+    assert_eq!(last["result"]["index"]["files_analyzed"], 0);
+    assert_eq!(last["result"]["index"]["fact_cache_state"], "loaded");
+}
+
+#[test]
+fn a_held_lock_fails_the_second_writer_at_once() {
+    let workspace = Workspace::new();
+    workspace.index();
+    let store = workspace.store();
+    let lock = store.lock().unwrap();
+    let out = workspace.run(&["index", "--full"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("another process is publishing into this generation store"),
+        "{}",
+        stderr(&out)
+    );
+    drop(lock);
+    assert_eq!(store.current().unwrap(), Some(GenerationId(1)));
+
+    // Two real passes racing: every pass either publishes or loses the lock, and the store
+    // ends consistent.
+    let a = workspace
+        .command(&["index", "--full"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let b = workspace
+        .command(&["index", "--full"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (a, b) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
+    for out in [&a, &b] {
+        assert!(
+            out.status.success() || stderr(out).contains("another process is publishing"),
+            "{}",
+            stderr(out)
+        );
+    }
+    let doctor = workspace.run(&["doctor"]);
+    assert!(doctor.status.success(), "{}", stdout(&doctor));
+}
+
+#[test]
+fn corruption_is_refused_and_a_killed_pass_leaves_the_previous_generation() {
+    let workspace = Workspace::new();
+    workspace.index();
+    let store = workspace.store();
+
+    // A pass killed at any moment: CURRENT still names a valid generation.
+    let mut child = workspace.command(&["index", "--full"]).spawn().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(15));
+    let _ = child.kill();
+    let _ = child.wait();
+    let current = store.current().unwrap().unwrap();
+    store.verify(current).unwrap();
+    // What a dead writer leaves is removed by the next pass.
+    std::fs::create_dir_all(workspace.state().join("generations/.tmp-000077-99999")).unwrap();
+    workspace.index();
+    assert!(
+        !workspace
+            .state()
+            .join("generations/.tmp-000077-99999")
+            .exists()
+    );
+
+    let current = store.current().unwrap().unwrap();
+    let snapshot = store.snapshot_path(current);
+    let original = read(snapshot.clone());
+    let mut flipped = original.clone();
+    flipped[original.len() / 2] ^= 0x10;
+    std::fs::write(&snapshot, &flipped).unwrap();
+    let err = Snapshot::open(&snapshot)
+        .err()
+        .expect("a flipped byte is refused");
+    assert_eq!(
+        err.to_string(),
+        "snapshot payload digest does not match its header: the file is corrupt"
+    );
+    let doctor = workspace.run(&["doctor"]);
+    assert_eq!(doctor.status.code(), Some(1));
+    let report = stdout(&doctor);
+    assert!(
+        report.contains("snapshot: FAIL (snapshot payload digest does not match"),
+        "{report}"
+    );
+    assert!(report.contains("doctor: FAIL"), "{report}");
+
+    std::fs::write(&snapshot, &original[..original.len() - 100]).unwrap();
+    assert!(stdout(&workspace.run(&["doctor"])).contains("snapshot: FAIL (snapshot is truncated"));
+    std::fs::write(&snapshot, &original).unwrap();
+    assert!(workspace.run(&["doctor"]).status.success());
+    let graph = workspace.run(&["doctor", "graph"]);
+    assert!(graph.status.success(), "{}", stdout(&graph));
+    assert!(stdout(&graph).contains("duplicate_stable_key: PASS (0)"));
+}
+
+#[test]
+fn fact_cache_modes_from_the_configuration() {
+    let workspace = Workspace::new();
+    workspace.set_fact_cache("verify");
+    let json = |out: Output| -> serde_json::Value {
+        serde_json::from_str(stdout(&out).lines().last().unwrap()).unwrap()
+    };
+    let first = json(workspace.run(&["index", "--full", "--json"]));
+    assert_eq!(first["result"]["passed"], true);
+    let second = json(workspace.run(&["index", "--full", "--json"]));
+    assert_eq!(second["result"]["passed"], true, "{second}");
+    assert_eq!(second["result"]["index"]["fact_cache"], "verify");
+    // A cache that lies about a file is caught by verify, naming the file.
+    let cache = workspace.state().join("factcache/engine.cache");
+    let mut bytes = read(cache.clone());
+    let needle = b"Handler";
+    let at = bytes
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .unwrap();
+    bytes[at] = b'X';
+    std::fs::write(&cache, bytes).unwrap();
+    let out = workspace.run(&["index", "--full", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let failed = json(out);
+    assert_eq!(failed["result"]["passed"], false);
+    let error = failed["result"]["error"].as_str().unwrap();
+    assert!(
+        error.contains("fact cache verification failed: go:server/server.go"),
+        "{error}"
+    );
+    assert_eq!(
+        workspace.store().current().unwrap(),
+        Some(GenerationId(2)),
+        "a failed pass publishes nothing"
+    );
+}
+
+#[test]
+fn clean_lists_without_yes_and_restarts_numbering() {
+    let workspace = Workspace::new();
+    workspace.index();
+    workspace.index();
+    let out = stdout(&workspace.run(&["clean"]));
+    assert!(
+        out.contains("would remove generation 000001") && out.contains("nothing changed"),
+        "{out}"
+    );
+    assert_eq!(workspace.store().list().unwrap().len(), 2);
+    let out = stdout(&workspace.run(&["clean", "--keep-active", "--yes"]));
+    assert!(
+        out.contains("removed generation 000001")
+            && out.contains("kept the active generation 000002"),
+        "{out}"
+    );
+    let out = stdout(&workspace.run(&["clean", "--yes"]));
+    assert!(
+        out.contains("restart any running serve or ui before the next index --full"),
+        "{out}"
+    );
+    assert!(stdout(&workspace.run(&["graph", "status"])).contains("graph.active: none"));
+    assert!(
+        stdout(&workspace.run(&["doctor"])).contains("graph.store: PASS (no published generation)")
+    );
+    assert!(stdout(&workspace.index()).contains("published generation 000001"));
+}
+
+/// The whole fixture corpus as the snapshot holds it, one line per declaration, compared with
+/// `testdata/expected/declarations.txt`.
+#[test]
+fn fixture_declarations_are_exact() {
+    let workspace = Workspace::new();
+    workspace.index();
+    let store = workspace.store();
+    let snapshot = Snapshot::open(&store.snapshot_path(store.current().unwrap().unwrap())).unwrap();
+    let mut lines = Vec::new();
+    for file in snapshot.files() {
+        lines.push(format!(
+            "{}:{} [{}] package={:?} lines={} parse_issues={}",
+            file.repository().name(),
+            file.path(),
+            file.language(),
+            file.package().name(),
+            file.line_count(),
+            file.parse_issue_count()
+        ));
+        for symbol in file.symbols() {
+            let parent = symbol
+                .parent()
+                .map(|p| format!(" in={}", p.qualified_name()))
+                .unwrap_or_default();
+            let doc = symbol
+                .doc()
+                .map(|d| format!(" doc={d:?}"))
+                .unwrap_or_default();
+            lines.push(format!(
+                "  {}@{}-{} {}{} sig={:?}{parent}{doc}",
+                symbol.qualified_name(),
+                symbol.span().start_line,
+                symbol.span().end_line,
+                symbol.kind(),
+                if symbol.exported() { " exported" } else { "" },
+                symbol.signature(),
+            ));
+        }
+    }
+    for row in snapshot.unresolved() {
+        lines.push(format!(
+            "unresolved {} {} {:?} {:?}",
+            row.repository().map(|r| r.name()).unwrap_or("?"),
+            row.reason(),
+            row.file_path(),
+            row.lines()
+        ));
+    }
+    let actual = lines.join("\n") + "\n";
+    let expected_path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/expected/declarations.txt");
+    if std::env::var_os("KIVGRAPH_BLESS").is_some() {
+        std::fs::create_dir_all(expected_path.parent().unwrap()).unwrap();
+        std::fs::write(&expected_path, &actual).unwrap();
+    }
+    let expected = std::fs::read_to_string(&expected_path)
+        .expect("run with KIVGRAPH_BLESS=1 once to write the expectation");
+    assert_eq!(actual, expected);
+    // What discovery must never let in.
+    for forbidden in [
+        "outside/",
+        "vendor/",
+        "gen/",
+        "node_modules/",
+        "target/",
+        ".venv/",
+        "third_party/",
+    ] {
+        assert!(!actual.contains(forbidden), "{forbidden} was indexed");
+    }
+}
