@@ -295,7 +295,7 @@ impl Engine {
             files.par_iter().for_each_with(self.db.clone(), |db, file| {
                 file_facts(db, *file);
                 let done = completed.fetch_add(1, Ordering::Relaxed) + 1;
-                if done % step == 0 {
+                if done.is_multiple_of(step) {
                     progress(Progress {
                         phase: "parse",
                         repository: Some(name.clone()),

@@ -131,7 +131,7 @@ fn structural(
 }
 
 /// The package identity and module that enter a symbol's key, per language.
-fn key_scope<'a>(language: Language, unit: &'a UnitInput) -> (&'a str, &'a str) {
+fn key_scope(language: Language, unit: &UnitInput) -> (&str, &str) {
     match language {
         Language::Go | Language::Rust => (&unit.package, ""),
         Language::TypeScript | Language::JavaScript | Language::Python => {

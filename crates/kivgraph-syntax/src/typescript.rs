@@ -166,10 +166,10 @@ fn mark_commonjs_exports(b: &mut Builder, root: Node) {
                 }
                 _ => {}
             }
-        } else if target.starts_with("exports.") || target.starts_with("module.exports.") {
-            if right.kind() == "identifier" {
-                names.push(b.text(right).to_string());
-            }
+        } else if (target.starts_with("exports.") || target.starts_with("module.exports."))
+            && right.kind() == "identifier"
+        {
+            names.push(b.text(right).to_string());
         }
         for name in names {
             mark_exported(b, &name);
