@@ -112,5 +112,17 @@ pub fn save(
     let file = writer.into_inner().map_err(|e| io(e.into_error()))?;
     file.sync_all().map_err(io)?;
     std::fs::rename(&temporary, cache_file(directory)).map_err(io)?;
+    // A writer killed between create and rename leaves its temporary behind.
+    if let Ok(entries) = std::fs::read_dir(directory) {
+        for entry in entries.flatten() {
+            if entry
+                .file_name()
+                .to_string_lossy()
+                .starts_with(&format!("{FILE_NAME}.tmp-"))
+            {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
     Ok(body.len() as u64)
 }

@@ -21,5 +21,6 @@ pub use pass::{
     load_repository, run_pass,
 };
 pub use queries::{
-    FileFacts, FileInput, RepositoryInput, Workspace, file_facts, repository_facts, workspace_facts,
+    FileFacts, FileInput, LocalSymbol, PackageInput, RepositoryFacts, RepositoryInput, Workspace,
+    WorkspaceFacts, file_facts, package_facts, repository_facts, workspace_facts,
 };

@@ -1,22 +1,24 @@
 //! The pass driver: discover, read, sync the inputs, analyse in parallel, merge in order.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use kivgraph_config::{FactCacheMode, RepositoryEntry};
 use kivgraph_discovery::{
     DiscoveredRepository, GitPosition, discover_repository, read_git_position,
 };
-use kivgraph_facts::{FactSet, Fingerprint, Language, UnresolvedReference};
+use kivgraph_facts::{FactSet, Fingerprint, Language, StableKey, UnresolvedReference};
 use rayon::prelude::*;
 use salsa::Setter;
 
 use crate::cache::{self, CacheIdentity, CacheLoad};
 use crate::database::{EngineDatabase, ExecutionLog};
 use crate::queries::{
-    FileFacts, FileInput, RepositoryInput, UnitInput, Workspace, file_facts, workspace_facts,
+    FileFacts, FileInput, PackageInput, RepositoryInput, UnitInput, Workspace, WorkspaceFacts,
+    file_facts, package_key, workspace_facts,
 };
 
 /// Files above this size are not analysed (minified bundles, generated blobs); they are
@@ -77,6 +79,33 @@ pub struct PassOutcome {
     pub files_analyzed: usize,
     pub files_total: usize,
     pub cache_bytes: Option<u64>,
+    /// Wall time of each phase, in order.
+    pub timings: Timings,
+}
+
+/// Wall time per phase, in the order the phases ran.
+#[derive(Debug, Clone)]
+pub struct Timings {
+    pub phases: Vec<(&'static str, Duration)>,
+    last: Instant,
+}
+
+impl Default for Timings {
+    fn default() -> Self {
+        Timings {
+            phases: Vec::new(),
+            last: Instant::now(),
+        }
+    }
+}
+
+impl Timings {
+    /// Closes the phase that ran since the previous lap.
+    pub fn lap(&mut self, phase: &'static str) {
+        let now = Instant::now();
+        self.phases.push((phase, now - self.last));
+        self.last = now;
+    }
 }
 
 /// One repository's files with their contents, ready to enter the database.
@@ -176,16 +205,25 @@ impl Engine {
         for loaded in repositories {
             let discovered = &loaded.discovered;
             let root = discovered.root.to_string_lossy().to_string();
-            let existing_files: HashMap<String, FileInput> = existing_repositories
-                .get(&discovered.name)
+            let existing = existing_repositories.get(&discovered.name).copied();
+            let existing_packages: HashMap<StableKey, PackageInput> = existing
                 .map(|r| {
-                    r.files(&self.db)
+                    r.packages(&self.db)
                         .iter()
-                        .map(|f| (f.path(&self.db).clone(), *f))
+                        .map(|p| (p.key(&self.db), *p))
                         .collect()
                 })
                 .unwrap_or_default();
-            let mut files = Vec::with_capacity(discovered.files.len());
+            let existing_files: HashMap<String, FileInput> = existing_packages
+                .values()
+                .flat_map(|p| {
+                    p.files(&self.db)
+                        .iter()
+                        .map(|f| (f.path(&self.db).clone(), *f))
+                })
+                .collect();
+            // Files in path order, grouped by package key (sorted).
+            let mut packages: BTreeMap<StableKey, Vec<FileInput>> = BTreeMap::new();
             for (file, source) in discovered.files.iter().zip(&loaded.sources) {
                 let Some((fingerprint, text, len)) = source else {
                     continue;
@@ -196,6 +234,7 @@ impl Engine {
                     package_path: file.unit.package_path.clone(),
                     module: file.unit.module.clone(),
                 };
+                let package = package_key(file.language, &discovered.name, &unit.package);
                 let input = match existing_files.get(&file.path) {
                     Some(input) => {
                         let input = *input;
@@ -221,11 +260,24 @@ impl Engine {
                         *len,
                     ),
                 };
-                files.push(input);
+                packages.entry(package).or_default().push(input);
             }
-            let input = match existing_repositories.get(&discovered.name) {
+            let mut package_inputs = Vec::with_capacity(packages.len());
+            for (key, files) in packages {
+                let input = match existing_packages.get(&key) {
+                    Some(input) => {
+                        let input = *input;
+                        if *input.files(&self.db) != files {
+                            input.set_files(&mut self.db).to(files);
+                        }
+                        input
+                    }
+                    None => PackageInput::new(&self.db, key, files),
+                };
+                package_inputs.push(input);
+            }
+            let input = match existing {
                 Some(input) => {
-                    let input = *input;
                     if *input.root(&self.db) != root {
                         input.set_root(&mut self.db).to(root);
                     }
@@ -234,8 +286,8 @@ impl Engine {
                             .set_languages(&mut self.db)
                             .to(discovered.languages.clone());
                     }
-                    if *input.files(&self.db) != files {
-                        input.set_files(&mut self.db).to(files);
+                    if *input.packages(&self.db) != package_inputs {
+                        input.set_packages(&mut self.db).to(package_inputs);
                     }
                     input
                 }
@@ -244,7 +296,7 @@ impl Engine {
                     discovered.name.clone(),
                     root,
                     discovered.languages.clone(),
-                    files,
+                    package_inputs,
                 ),
             };
             repository_inputs.push(input);
@@ -263,6 +315,15 @@ impl Engine {
         }
     }
 
+    /// Every file of one repository, in merge order.
+    fn repository_files(&self, repository: RepositoryInput) -> Vec<FileInput> {
+        repository
+            .packages(&self.db)
+            .iter()
+            .flat_map(|p| p.files(&self.db).iter().copied())
+            .collect()
+    }
+
     /// Every file of the workspace with its facts, in merge order.
     pub fn all_file_facts(&self) -> Vec<(String, String, FileFacts)> {
         let Some(workspace) = Workspace::try_get(&self.db) else {
@@ -270,24 +331,25 @@ impl Engine {
         };
         let mut out = Vec::new();
         for repository in workspace.repositories(&self.db) {
-            for file in repository.files(&self.db) {
+            for file in self.repository_files(*repository) {
                 out.push((
                     repository.name(&self.db).clone(),
                     file.path(&self.db).clone(),
-                    file_facts(&self.db, *file).clone(),
+                    file_facts(&self.db, file).clone(),
                 ));
             }
         }
         out
     }
 
-    /// Analyses every file that needs it, in parallel, then merges in unit order.
-    pub fn facts(&self, progress: &(dyn Fn(Progress) + Sync)) -> FactSet {
+    /// Analyses every file that needs it, in parallel, then merges in unit order. The result
+    /// shares structure with the memos: call [`WorkspaceFacts::to_fact_set`] to flatten it.
+    pub fn facts(&self, progress: &(dyn Fn(Progress) + Sync)) -> Arc<WorkspaceFacts> {
         let Some(workspace) = Workspace::try_get(&self.db) else {
-            return FactSet::default();
+            return Arc::default();
         };
         for repository in workspace.repositories(&self.db) {
-            let files = repository.files(&self.db);
+            let files = self.repository_files(*repository);
             let name = repository.name(&self.db).clone();
             let completed = AtomicUsize::new(0);
             let total = files.len();
@@ -317,7 +379,7 @@ impl Engine {
             completed: 0,
             total: 1,
         });
-        workspace_facts(&self.db, workspace).clone()
+        workspace_facts(&self.db, workspace)
     }
 }
 
@@ -397,6 +459,7 @@ pub fn run_pass(
     options: &PassOptions,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<PassOutcome, EngineError> {
+    let mut timings = Timings::default();
     let mut loaded = Vec::new();
     let mut unavailable = Vec::new();
     for (index, entry) in entries.iter().enumerate() {
@@ -411,20 +474,24 @@ pub fn run_pass(
             Err(err) => unavailable.push((entry.clone(), err.to_string())),
         }
     }
+    timings.lap("discover_and_read");
     let (mut engine, cache_load) = match options.fact_cache {
         FactCacheMode::Off => (Engine::new(), CacheLoad::Absent),
         FactCacheMode::On | FactCacheMode::Verify => {
             Engine::from_cache(&options.cache_directory, &options.identity)
         }
     };
+    timings.lap("cache_load");
     engine.execution_log().take();
     engine.update(&loaded);
-    let mut facts = engine.facts(progress);
+    timings.lap("update_inputs");
+    let mut facts = engine.facts(progress).to_fact_set();
+    timings.lap("analyse_and_merge");
     let files_analyzed = engine.execution_log().count("file_facts");
     if options.fact_cache == FactCacheMode::Verify {
         let mut fresh = Engine::new();
         fresh.update(&loaded);
-        let fresh_facts = fresh.facts(&|_| {});
+        let fresh_facts = fresh.facts(&|_| {}).to_fact_set();
         if let Some((repository, path, detail)) = first_disagreement(&engine, &fresh) {
             return Err(EngineError::VerifyMismatch {
                 repository,
@@ -467,12 +534,15 @@ pub fn run_pass(
             ..RepositoryReport::default()
         });
     }
+    timings.lap("verify");
     facts.canonicalize();
+    timings.lap("canonicalize");
     let files_total = facts.files.len();
     let cache_bytes = match options.fact_cache {
         FactCacheMode::Off => None,
         _ => Some(engine.save_cache(&options.cache_directory, &options.identity)?),
     };
+    timings.lap("cache_save");
     Ok(PassOutcome {
         facts,
         repositories: reports,
@@ -480,5 +550,6 @@ pub fn run_pass(
         files_analyzed,
         files_total,
         cache_bytes,
+        timings,
     })
 }

@@ -1,7 +1,9 @@
 //! Inputs and tracked queries. Per-file facts are persisted (they are the fact cache); the
-//! merges are cheap and recomputed from them.
+//! merges are recomputed from them, per package, and shared by `Arc` above that, so that a
+//! one-file edit costs one parse and one package merge.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
+use std::sync::Arc;
 
 use kivgraph_facts::{
     Confidence, Edge, EdgeKind, FactSet, FileFact, Fingerprint, Language, LineSpan, PackageFact,
@@ -37,7 +39,16 @@ pub struct FileInput {
     pub byte_len: u64,
 }
 
-/// One registered repository and its files, sorted by path.
+/// One package of a repository (the unit of merging) and its files, sorted by path.
+#[salsa::input(persist)]
+pub struct PackageInput {
+    #[returns(copy)]
+    pub key: StableKey,
+    #[returns(ref)]
+    pub files: Vec<FileInput>,
+}
+
+/// One registered repository and its packages, sorted by key.
 #[salsa::input(persist)]
 pub struct RepositoryInput {
     #[returns(ref)]
@@ -47,7 +58,7 @@ pub struct RepositoryInput {
     #[returns(ref)]
     pub languages: Vec<Language>,
     #[returns(ref)]
-    pub files: Vec<FileInput>,
+    pub packages: Vec<PackageInput>,
 }
 
 /// The registered repositories, in registry order.
@@ -57,18 +68,86 @@ pub struct Workspace {
     pub repositories: Vec<RepositoryInput>,
 }
 
-/// What one file contributes, keyed and ready to merge.
+/// A declaration as one file's memo keeps it: everything the file itself implies (repository,
+/// path, language, package) is left out and restored by the package merge.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LocalSymbol {
+    pub key: StableKey,
+    pub name: String,
+    pub qualified_name: String,
+    pub kind: SymbolKind,
+    pub signature: String,
+    pub exported: bool,
+    pub span: LineSpan,
+    pub doc: Option<String>,
+    /// Index of the container in the same file.
+    pub parent: Option<u32>,
+    /// A receiver or impl type declared elsewhere in the package, by name.
+    pub receiver: Option<String>,
+}
+
+/// What one file contributes. Persisted: this memo table is the fact cache.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileFacts {
     pub package: PackageFact,
     pub file: FileFact,
-    pub symbols: Vec<SymbolFact>,
-    /// The package's containment of this file.
-    pub edges: Vec<Edge>,
-    /// Methods whose receiver or impl type is declared elsewhere: (symbol index, type name).
-    pub pending_receivers: Vec<(u32, String)>,
+    pub symbols: Vec<LocalSymbol>,
     /// `false` when the source text could not be read.
     pub readable: bool,
+}
+
+/// One repository's merged facts: its own node and containment edges, and its packages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RepositoryFacts {
+    pub repository: RepositoryFact,
+    pub contains_package: Vec<Edge>,
+    /// Sorted by package key.
+    pub packages: Vec<Arc<FactSet>>,
+}
+
+/// The whole workspace, shared structurally: a one-file edit rebuilds one package's facts
+/// and a couple of vectors of pointers, nothing else.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct WorkspaceFacts {
+    /// Sorted by repository name.
+    pub repositories: Vec<Arc<RepositoryFacts>>,
+}
+
+impl WorkspaceFacts {
+    pub fn symbol_count(&self) -> usize {
+        self.repositories
+            .iter()
+            .flat_map(|r| &r.packages)
+            .map(|p| p.symbols.len())
+            .sum()
+    }
+
+    /// The canonical fact set: repositories by name, packages by key, files by path,
+    /// declarations in source order.
+    pub fn to_fact_set(&self) -> FactSet {
+        let mut facts = FactSet::default();
+        let packages = || self.repositories.iter().flat_map(|r| &r.packages);
+        facts
+            .symbols
+            .reserve(packages().map(|p| p.symbols.len()).sum());
+        facts.edges.reserve(packages().map(|p| p.edges.len()).sum());
+        for repository in &self.repositories {
+            facts.repositories.push(repository.repository.clone());
+            facts
+                .edges
+                .extend(repository.contains_package.iter().cloned());
+            for package in &repository.packages {
+                facts.packages.extend(package.packages.iter().cloned());
+                facts.files.extend(package.files.iter().cloned());
+                facts.symbols.extend(package.symbols.iter().cloned());
+                facts.evidence.extend(package.evidence.iter().cloned());
+                facts.edges.extend(package.edges.iter().cloned());
+                facts.unresolved.extend(package.unresolved.iter().cloned());
+            }
+        }
+        facts.canonicalize();
+        facts
+    }
 }
 
 fn key(identity: StableKeyIdentity) -> StableKey {
@@ -182,7 +261,6 @@ pub fn file_facts(db: &dyn Db, file: FileInput) -> FileFacts {
         },
     };
     let package_key = package_key(language, repository, &unit.package);
-    let file_key = file_key(repository, path);
     let module_prefix = if language == Language::Rust && !unit.module.is_empty() {
         Some(unit.module.as_str())
     } else {
@@ -190,15 +268,14 @@ pub fn file_facts(db: &dyn Db, file: FileInput) -> FileFacts {
     };
 
     let mut seen: HashMap<StableKey, u32> = HashMap::new();
-    let mut symbols: Vec<SymbolFact> = Vec::with_capacity(syntax.declarations.len());
-    for declaration in &syntax.declarations {
+    let mut symbols: Vec<LocalSymbol> = Vec::with_capacity(syntax.declarations.len());
+    for declaration in syntax.declarations {
         let qualified_name = match module_prefix {
             Some(prefix) => format!("{prefix}::{}", declaration.qualified_name),
-            None => declaration.qualified_name.clone(),
+            None => declaration.qualified_name,
         };
         let discriminator = declaration
             .discriminator
-            .clone()
             .filter(|d| !d.is_empty())
             .unwrap_or_else(|| "none".to_string());
         let mut symbol_key = symbol_key(
@@ -224,35 +301,19 @@ pub fn file_facts(db: &dyn Db, file: FileInput) -> FileFacts {
                 &ordinal,
             );
         }
-        let parent = declaration.parent.map(|p| symbols[p as usize].key);
-        symbols.push(SymbolFact {
+        symbols.push(LocalSymbol {
             key: symbol_key,
-            repository: repository.clone(),
-            language,
-            package: package_key,
-            file_path: path.clone(),
-            name: declaration.name.clone(),
+            name: declaration.name,
             qualified_name,
             kind: declaration.kind,
-            signature: declaration.signature.clone(),
+            signature: declaration.signature,
             exported: declaration.exported,
             span: declaration.span,
-            doc: declaration.doc.clone(),
-            parent,
+            doc: declaration.doc,
+            parent: declaration.parent,
+            receiver: declaration.receiver,
         });
     }
-    let edges = vec![structural(
-        EdgeKind::ContainsFile,
-        package_key,
-        file_key,
-        Provenance::PackageManifest,
-    )];
-    let pending_receivers = syntax
-        .declarations
-        .iter()
-        .enumerate()
-        .filter_map(|(i, d)| d.receiver.clone().map(|r| (i as u32, r)))
-        .collect();
     FileFacts {
         package: PackageFact {
             key: package_key,
@@ -262,7 +323,7 @@ pub fn file_facts(db: &dyn Db, file: FileInput) -> FileFacts {
             path: unit.package_path.clone(),
         },
         file: FileFact {
-            key: file_key,
+            key: file_key(repository, path),
             repository: repository.clone(),
             path: path.clone(),
             language,
@@ -273,83 +334,116 @@ pub fn file_facts(db: &dyn Db, file: FileInput) -> FileFacts {
             parse_issues: syntax.issues,
         },
         symbols,
-        edges,
-        pending_receivers,
         readable,
     }
 }
 
-/// Merges one repository's files in path order: packages, receivers declared in another file
-/// of the package, and keys two files of a package both claim.
-#[salsa::tracked(returns(ref))]
-pub fn repository_facts(db: &dyn Db, repository: RepositoryInput) -> FactSet {
-    let name = repository.name(db);
-    let repository_key = repository_key(name);
-    let mut facts = FactSet {
-        repositories: vec![RepositoryFact {
-            key: repository_key,
-            name: name.clone(),
-            root: repository.root(db).clone(),
-            languages: repository.languages(db).clone(),
-        }],
-        ..FactSet::default()
-    };
-    let mut packages: BTreeMap<StableKey, PackageFact> = BTreeMap::new();
+/// Merges one package's files in path order: receivers declared in another file of the
+/// package, keys two files of the package both claim, containment edges, parse failures.
+#[salsa::tracked(returns(clone))]
+pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
+    let mut facts = FactSet::default();
     let mut pending: Vec<(usize, String)> = Vec::new();
-    for file in repository.files(db) {
+    for file in package.files(db) {
         let file_facts = file_facts(db, *file);
-        packages
-            .entry(file_facts.package.key)
-            .or_insert_with(|| file_facts.package.clone());
-        let offset = facts.symbols.len();
-        pending.extend(
-            file_facts
-                .pending_receivers
-                .iter()
-                .map(|(i, r)| (offset + *i as usize, r.clone())),
-        );
-        if let Some(first) = file_facts.file.parse_issues.first() {
+        if facts.packages.is_empty() {
+            facts.packages.push(file_facts.package.clone());
+        }
+        let file = &file_facts.file;
+        if let Some(first) = file.parse_issues.first() {
             // A file tree-sitter had to recover is indexed as far as it was recovered, and the
             // hole is declared.
             facts.unresolved.push(UnresolvedReference {
-                repository: name.clone(),
-                language: file_facts.file.language,
+                repository: file.repository.clone(),
+                language: file.language,
                 reason: "PARSE_ERROR".into(),
-                file_path: Some(file_facts.file.path.clone()),
+                file_path: Some(file.path.clone()),
                 span: Some(LineSpan { start_line: first.line, end_line: first.line, start_byte: 0, end_byte: 0 }),
                 requested_symbol: None,
                 requested_package: None,
                 detail: format!(
                     "{} syntax error(s), first at {}:{} ({}); declarations were extracted as far as the parser recovered",
-                    file_facts.file.parse_issues.len(),
+                    file.parse_issues.len(),
                     first.line,
                     first.column,
                     first.message
                 ),
             });
         }
-        facts.files.push(file_facts.file.clone());
-        facts.symbols.extend(file_facts.symbols.iter().cloned());
-        facts.edges.extend(file_facts.edges.iter().cloned());
-    }
-    rekey_package_duplicates(&mut facts, &packages);
-    link_receivers(&mut facts, &pending);
-    symbol_edges(&mut facts);
-    for package in packages.values() {
         facts.edges.push(structural(
-            EdgeKind::ContainsPackage,
-            repository_key,
-            package.key,
+            EdgeKind::ContainsFile,
+            file.package,
+            file.key,
             Provenance::PackageManifest,
         ));
+        for symbol in &file_facts.symbols {
+            if let Some(receiver) = &symbol.receiver {
+                pending.push((facts.symbols.len(), receiver.clone()));
+            }
+            facts.symbols.push(SymbolFact {
+                key: symbol.key,
+                repository: file.repository.clone(),
+                language: file.language,
+                package: file.package,
+                file_path: file.path.clone(),
+                name: symbol.name.clone(),
+                qualified_name: symbol.qualified_name.clone(),
+                kind: symbol.kind,
+                signature: symbol.signature.clone(),
+                exported: symbol.exported,
+                span: symbol.span,
+                doc: symbol.doc.clone(),
+                parent: symbol.parent.map(|p| file_facts.symbols[p as usize].key),
+            });
+        }
+        facts.files.push(file.clone());
     }
-    facts.packages = packages.into_values().collect();
-    facts
+    rekey_package_duplicates(&mut facts);
+    link_receivers(&mut facts, &pending);
+    symbol_edges(&mut facts);
+    Arc::new(facts)
+}
+
+/// One repository: its packages, in key order, and the edges that contain them.
+#[salsa::tracked(returns(clone))]
+pub fn repository_facts(db: &dyn Db, repository: RepositoryInput) -> Arc<RepositoryFacts> {
+    let name = repository.name(db);
+    let key = repository_key(name);
+    let packages: Vec<Arc<FactSet>> = repository
+        .packages(db)
+        .iter()
+        .map(|p| package_facts(db, *p))
+        .collect();
+    let contains_package = packages
+        .iter()
+        .flat_map(|p| p.packages.first())
+        .map(|p| {
+            structural(
+                EdgeKind::ContainsPackage,
+                key,
+                p.key,
+                Provenance::PackageManifest,
+            )
+        })
+        .collect();
+    Arc::new(RepositoryFacts {
+        repository: RepositoryFact {
+            key,
+            name: name.clone(),
+            root: repository.root(db).clone(),
+            languages: repository.languages(db).clone(),
+        },
+        contains_package,
+        packages,
+    })
 }
 
 /// Two files of one package declaring the same key (Go files for different build tags, say):
 /// the first file in path order keeps the key, the others are keyed with their file path.
-fn rekey_package_duplicates(facts: &mut FactSet, packages: &BTreeMap<StableKey, PackageFact>) {
+fn rekey_package_duplicates(facts: &mut FactSet) {
+    let Some(package) = facts.packages.first() else {
+        return;
+    };
     let mut first_file: HashMap<StableKey, &str> = HashMap::new();
     let mut renamed: HashMap<(String, StableKey), StableKey> = HashMap::new();
     for symbol in &facts.symbols {
@@ -357,7 +451,9 @@ fn rekey_package_duplicates(facts: &mut FactSet, packages: &BTreeMap<StableKey, 
             .entry(symbol.key)
             .or_insert(symbol.file_path.as_str());
         if owner != symbol.file_path {
-            let package = &packages[&symbol.package].name;
+            let package = &package.name;
+            // The original key separates what the file itself declares twice.
+            let original = symbol.key.to_string();
             let identity = StableKeyIdentity {
                 language: symbol.language.as_str(),
                 repository: &symbol.repository,
@@ -365,7 +461,7 @@ fn rekey_package_duplicates(facts: &mut FactSet, packages: &BTreeMap<StableKey, 
                 module: &symbol.file_path,
                 qualified_name: &symbol.qualified_name,
                 kind: symbol.kind.as_str(),
-                discriminator: "none",
+                discriminator: &original,
             };
             renamed.insert((symbol.file_path.clone(), symbol.key), key(identity));
         }
@@ -451,22 +547,14 @@ fn link_receivers(facts: &mut FactSet, pending: &[(usize, String)]) {
     }
 }
 
-/// Every repository merged in registry order, canonicalized.
-#[salsa::tracked(returns(ref))]
-pub fn workspace_facts(db: &dyn Db, workspace: Workspace) -> FactSet {
-    let mut merged = FactSet::default();
-    for repository in workspace.repositories(db) {
-        let facts = repository_facts(db, *repository);
-        merged
-            .repositories
-            .extend(facts.repositories.iter().cloned());
-        merged.packages.extend(facts.packages.iter().cloned());
-        merged.files.extend(facts.files.iter().cloned());
-        merged.symbols.extend(facts.symbols.iter().cloned());
-        merged.evidence.extend(facts.evidence.iter().cloned());
-        merged.edges.extend(facts.edges.iter().cloned());
-        merged.unresolved.extend(facts.unresolved.iter().cloned());
-    }
-    merged.canonicalize();
-    merged
+/// Every repository, sorted by name. Structural sharing: nothing is copied.
+#[salsa::tracked(returns(clone))]
+pub fn workspace_facts(db: &dyn Db, workspace: Workspace) -> Arc<WorkspaceFacts> {
+    let mut repositories: Vec<Arc<RepositoryFacts>> = workspace
+        .repositories(db)
+        .iter()
+        .map(|r| repository_facts(db, *r))
+        .collect();
+    repositories.sort_by(|a, b| a.repository.name.cmp(&b.repository.name));
+    Arc::new(WorkspaceFacts { repositories })
 }

@@ -148,3 +148,46 @@ fn verify_names_the_first_disagreement() {
         other => panic!("unexpected {other}"),
     }
 }
+
+/// Watch mode through the engine API: one edited file costs one extraction and one package
+/// merge; every other package is shared with the previous result.
+#[test]
+fn in_process_edit_reexecutes_one_file_and_one_package() {
+    use kivgraph_engine::{Engine, load_repository};
+    use std::sync::Arc;
+
+    let (_dir, entries) = fixture();
+    let load = || {
+        vec![load_repository(
+            kivgraph_discovery::discover_repository(&entries[0]).unwrap(),
+        )]
+    };
+    let mut engine = Engine::new();
+    engine.update(&load());
+    let before = engine.facts(&|_| {});
+    engine.execution_log().take();
+
+    write(
+        &entries[0].path,
+        "b.go",
+        "package acme\n\nfunc (s *Server) Start() {}\n\nfunc Added() {}\n",
+    );
+    engine.update(&load());
+    let after = engine.facts(&|_| {});
+    let log = engine.execution_log();
+    assert_eq!(log.count("file_facts"), 1);
+    assert_eq!(log.count("package_facts"), 1);
+    assert_eq!(after.symbol_count(), before.symbol_count() + 1);
+    // The packages the edit did not touch are the same allocations as before.
+    let shared = before.repositories[0]
+        .packages
+        .iter()
+        .zip(&after.repositories[0].packages)
+        .filter(|(a, b)| Arc::ptr_eq(a, b))
+        .count();
+    assert_eq!(shared, before.repositories[0].packages.len() - 1);
+    // And the result is what a cold engine computes.
+    let mut cold = Engine::new();
+    cold.update(&load());
+    assert_eq!(cold.facts(&|_| {}).to_fact_set(), after.to_fact_set());
+}

@@ -71,8 +71,41 @@ impl StableKeyIdentity<'_> {
 }
 
 /// A 256-bit stable key. Ordered by its bytes, displayed as 52 base32 characters.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct StableKey(pub [u8; 32]);
+
+/// A key is a BLAKE3 digest, uniformly distributed: its first eight bytes are already a
+/// good hash, so maps keyed by it need not hash again (see [`KeyMap`]).
+impl std::hash::Hash for StableKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        let mut prefix = [0u8; 8];
+        prefix.copy_from_slice(&self.0[..8]);
+        state.write_u64(u64::from_le_bytes(prefix));
+    }
+}
+
+/// Passes a `StableKey`'s prefix through as the hash.
+#[derive(Default, Clone, Copy)]
+pub struct KeyHasher(u64);
+
+impl std::hash::Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        // Only reached by types other than `StableKey`; fold them in, FNV-style.
+        for byte in bytes {
+            self.0 = (self.0 ^ u64::from(*byte)).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+    fn write_u64(&mut self, value: u64) {
+        self.0 ^= value;
+    }
+}
+
+/// A hash map keyed by stable keys, without re-hashing them.
+pub type KeyMap<V> =
+    std::collections::HashMap<StableKey, V, std::hash::BuildHasherDefault<KeyHasher>>;
 
 impl StableKey {
     pub fn parse(text: &str) -> Result<Self, StableKeyError> {

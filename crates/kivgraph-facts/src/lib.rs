@@ -11,7 +11,9 @@ mod key;
 mod model;
 mod vocabulary;
 
-pub use key::{StableKey, StableKeyError, StableKeyIdentity, decode_base32, encode_base32};
+pub use key::{
+    KeyHasher, KeyMap, StableKey, StableKeyError, StableKeyIdentity, decode_base32, encode_base32,
+};
 pub use model::{
     Edge, Evidence, FactSet, FactSetError, FileFact, Fingerprint, INVARIANTS, InvariantViolation,
     LineSpan, PackageFact, ParseIssue, RepositoryFact, SymbolFact, UnresolvedReference,

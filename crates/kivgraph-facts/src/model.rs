@@ -3,11 +3,13 @@
 //! Every table is kept in a canonical order (`FactSet::canonicalize`) so that the same input
 //! produces byte-identical serialized facts whatever the scheduler did.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+
+use rustc_hash::FxHashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::key::StableKey;
+use crate::key::{KeyMap, StableKey};
 use crate::vocabulary::{Confidence, EdgeKind, Language, Provenance, SymbolKind};
 
 /// BLAKE3-256 of a file's bytes.
@@ -153,7 +155,7 @@ pub struct InvariantViolation {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("the candidate graph breaks {} invariant(s): {}", .0.len(), .0.iter().map(|v| format!("{} ({})", v.rule, v.count)).collect::<Vec<_>>().join(", "))]
+#[error("the candidate graph breaks {} invariant(s): {}", .0.len(), .0.iter().map(|v| format!("{} ({}; e.g. {})", v.rule, v.count, v.samples.first().map(String::as_str).unwrap_or("-"))).collect::<Vec<_>>().join(", "))]
 pub struct FactSetError(pub Vec<InvariantViolation>);
 
 /// The rules a publishable graph satisfies, in the order `doctor graph` prints them.
@@ -171,18 +173,21 @@ pub const INVARIANTS: &[&str] = &[
 const MAX_SAMPLES: usize = 20;
 
 impl FactSet {
-    /// Sorts every table into its canonical order. Symbols and files sort by location so that
-    /// a file's declarations are contiguous and in source order.
+    /// Sorts every table into its canonical order: repositories by name, then within a
+    /// repository packages by key, files by (package, path) and declarations by (package,
+    /// file, position). A file's declarations are contiguous and in source order, and so
+    /// are a package's files. Sorting already-canonical tables costs one linear pass.
     pub fn canonicalize(&mut self) {
         self.repositories.sort_by(|a, b| a.name.cmp(&b.name));
-        self.packages.sort_by(|a, b| {
-            (&a.repository, &a.path, &a.name, a.key).cmp(&(&b.repository, &b.path, &b.name, b.key))
+        self.packages
+            .sort_by(|a, b| (&a.repository, a.key).cmp(&(&b.repository, b.key)));
+        self.files.sort_by(|a, b| {
+            (&a.repository, a.package, &a.path).cmp(&(&b.repository, b.package, &b.path))
         });
-        self.files
-            .sort_by(|a, b| (&a.repository, &a.path).cmp(&(&b.repository, &b.path)));
         self.symbols.sort_by(|a, b| {
             (
                 &a.repository,
+                a.package,
                 &a.file_path,
                 a.span.start_byte,
                 a.span.end_byte,
@@ -190,6 +195,7 @@ impl FactSet {
             )
                 .cmp(&(
                     &b.repository,
+                    b.package,
                     &b.file_path,
                     b.span.start_byte,
                     b.span.end_byte,
@@ -240,8 +246,8 @@ impl FactSet {
         };
 
         // Node ownership: which repository every key belongs to, and which table declared it.
-        let mut owner: HashMap<StableKey, (&'static str, &str)> = HashMap::new();
-        let repositories: HashSet<&str> =
+        let mut owner: KeyMap<(&'static str, &str)> = KeyMap::default();
+        let repositories: rustc_hash::FxHashSet<&str> =
             self.repositories.iter().map(|r| r.name.as_str()).collect();
         let mut nodes: Vec<(&'static str, StableKey, &str)> = Vec::new();
         nodes.extend(
@@ -281,7 +287,7 @@ impl FactSet {
             }
         }
 
-        let package_repo: HashMap<StableKey, &str> = self
+        let package_repo: KeyMap<&str> = self
             .packages
             .iter()
             .map(|p| (p.key, p.repository.as_str()))
@@ -298,7 +304,7 @@ impl FactSet {
                 ),
             }
         }
-        let file_repo: HashMap<(&str, &str), StableKey> = self
+        let file_repo: FxHashMap<(&str, &str), StableKey> = self
             .files
             .iter()
             .map(|f| ((f.repository.as_str(), f.path.as_str()), f.key))
@@ -327,8 +333,8 @@ impl FactSet {
             }
         }
 
-        let evidence_keys: HashSet<StableKey> = self.evidence.iter().map(|e| e.key).collect();
-        let mut definitions: HashMap<StableKey, usize> = HashMap::new();
+        let evidence_keys: KeyMap<()> = self.evidence.iter().map(|e| (e.key, ())).collect();
+        let mut definitions: KeyMap<usize> = KeyMap::default();
         for edge in &self.edges {
             if edge.kind == EdgeKind::Defines {
                 *definitions.entry(edge.target).or_default() += 1;
@@ -345,7 +351,7 @@ impl FactSet {
                 }
             }
             if let Some(evidence) = edge.evidence
-                && !evidence_keys.contains(&evidence)
+                && !evidence_keys.contains_key(&evidence)
             {
                 fail(
                     "missing_evidence_file",

@@ -1,8 +1,8 @@
 //! Lays a canonical `FactSet` out in the snapshot format.
 
-use std::collections::HashMap;
-
-use kivgraph_facts::{FactSet, Language, StableKey};
+use kivgraph_facts::{FactSet, KeyMap, Language, StableKey};
+use rayon::slice::ParallelSliceMut;
+use rustc_hash::FxHashMap;
 
 use crate::format::*;
 
@@ -16,15 +16,15 @@ pub enum WriteError {
     TooLarge(&'static str),
 }
 
-/// Deduplicating string arena; insertion order is deterministic.
+/// Deduplicating string arena, borrowing from the facts; insertion order is deterministic.
 #[derive(Default)]
-struct Arena {
+struct Arena<'a> {
     bytes: Vec<u8>,
-    seen: HashMap<String, (u32, u32)>,
+    seen: FxHashMap<&'a str, (u32, u32)>,
 }
 
-impl Arena {
-    fn add(&mut self, text: &str) -> Result<(u32, u32), WriteError> {
+impl<'a> Arena<'a> {
+    fn add(&mut self, text: &'a str) -> Result<(u32, u32), WriteError> {
         if let Some(found) = self.seen.get(text) {
             return Ok(*found);
         }
@@ -32,7 +32,7 @@ impl Arena {
             u32::try_from(self.bytes.len()).map_err(|_| WriteError::TooLarge("string arena"))?;
         let len = u32::try_from(text.len()).map_err(|_| WriteError::TooLarge("string"))?;
         self.bytes.extend_from_slice(text.as_bytes());
-        self.seen.insert(text.to_string(), (offset, len));
+        self.seen.insert(text, (offset, len));
         Ok((offset, len))
     }
 }
@@ -76,9 +76,10 @@ fn index(value: usize, what: &'static str) -> Result<u32, WriteError> {
 }
 
 /// Table positions ordered by `key`, ties by position.
-fn sorted_index<'a>(len: usize, key: impl Fn(usize) -> (&'a [u8], &'a [u8])) -> Record {
+fn sorted_index<'a>(len: usize, key: impl Fn(usize) -> (&'a [u8], &'a [u8]) + Sync) -> Record {
     let mut order: Vec<u32> = (0..len as u32).collect();
-    order.sort_by(|a, b| key(*a as usize).cmp(&key(*b as usize)).then(a.cmp(b)));
+    // Ties break by position, so the unstable sort is deterministic.
+    order.par_sort_unstable_by(|a, b| key(*a as usize).cmp(&key(*b as usize)).then(a.cmp(b)));
     let mut record = Record::new(len * 4);
     for i in order {
         record.u32(i);
@@ -93,31 +94,31 @@ fn language_bit(language: Language) -> u32 {
 /// Serializes `facts` (which must be canonical) as a snapshot of generation `generation`.
 pub fn write_snapshot(facts: &FactSet, generation: u64) -> Result<Vec<u8>, WriteError> {
     let mut arena = Arena::default();
-    let repository_index: HashMap<&str, u32> = facts
+    let repository_index: FxHashMap<&str, u32> = facts
         .repositories
         .iter()
         .enumerate()
         .map(|(i, r)| (r.name.as_str(), i as u32))
         .collect();
-    let package_index: HashMap<StableKey, u32> = facts
+    let package_index: KeyMap<u32> = facts
         .packages
         .iter()
         .enumerate()
         .map(|(i, p)| (p.key, i as u32))
         .collect();
-    let file_index: HashMap<(&str, &str), u32> = facts
+    let file_index: FxHashMap<(&str, &str), u32> = facts
         .files
         .iter()
         .enumerate()
         .map(|(i, f)| ((f.repository.as_str(), f.path.as_str()), i as u32))
         .collect();
-    let symbol_index: HashMap<StableKey, u32> = facts
+    let symbol_index: KeyMap<u32> = facts
         .symbols
         .iter()
         .enumerate()
         .map(|(i, s)| (s.key, i as u32))
         .collect();
-    let evidence_index: HashMap<StableKey, u32> = facts
+    let evidence_index: KeyMap<u32> = facts
         .evidence
         .iter()
         .enumerate()
@@ -235,7 +236,7 @@ pub fn write_snapshot(facts: &FactSet, generation: u64) -> Result<Vec<u8>, Write
             .u32(symbol.span.start_byte)
             .u32(symbol.span.end_byte);
     }
-    let mut nodes: HashMap<StableKey, (u8, u32)> = HashMap::new();
+    let mut nodes: KeyMap<(u8, u32)> = KeyMap::default();
     nodes.extend(
         facts
             .repositories

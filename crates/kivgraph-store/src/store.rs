@@ -63,6 +63,8 @@ pub struct PublishLock {
 
 #[derive(Debug, Clone)]
 pub struct Published {
+    /// Wall time of each publication step, in order.
+    pub timings: Vec<(&'static str, std::time::Duration)>,
     pub id: GenerationId,
     pub previous: Option<GenerationId>,
     pub manifest: Manifest,
@@ -213,7 +215,15 @@ impl GenerationStore {
         facts: &FactSet,
         repositories: Vec<RepositoryState>,
     ) -> Result<Published, StoreError> {
+        let mut timings = Vec::new();
+        let mut last = std::time::Instant::now();
+        let mut lap = |phase: &'static str| {
+            let now = std::time::Instant::now();
+            timings.push((phase, now - last));
+            last = now;
+        };
         facts.validate()?;
+        lap("validate_invariants");
         self.remove_temporaries()?;
         let id = self.next_id()?;
         let generations = self.generations_dir();
@@ -221,7 +231,7 @@ impl GenerationStore {
         let temporary = generations.join(format!("{TEMPORARY_PREFIX}{id}-{}", std::process::id()));
         std::fs::create_dir_all(&temporary).map_err(io("create", &temporary))?;
 
-        let result = self.write_candidate(&temporary, id, facts, repositories);
+        let result = self.write_candidate(&temporary, id, facts, repositories, &mut lap);
         let manifest = match result {
             Ok(manifest) => manifest,
             Err(err) => {
@@ -237,7 +247,9 @@ impl GenerationStore {
             self.write_pointer(BACKUP, previous)?;
         }
         self.write_pointer(CURRENT, id)?;
+        lap("switch_pointers");
         Ok(Published {
+            timings,
             id,
             previous,
             manifest,
@@ -251,13 +263,17 @@ impl GenerationStore {
         id: GenerationId,
         facts: &FactSet,
         repositories: Vec<RepositoryState>,
+        lap: &mut dyn FnMut(&'static str),
     ) -> Result<Manifest, StoreError> {
         let facts_bytes =
             postcard::to_stdvec(facts).map_err(|e| StoreError::Snapshot(e.to_string()))?;
+        lap("serialize_facts");
         let snapshot_bytes =
             write_snapshot(facts, id.0).map_err(|e| StoreError::Snapshot(e.to_string()))?;
+        lap("lay_out_snapshot");
         write_synced(&directory.join(FACTS_FILE), &facts_bytes)?;
         write_synced(&directory.join(SNAPSHOT_FILE), &snapshot_bytes)?;
+        lap("write_and_sync");
         let manifest = Manifest {
             generation_id: id,
             format: MANIFEST_FORMAT,
@@ -274,8 +290,10 @@ impl GenerationStore {
             .map_err(|e| StoreError::Snapshot(e.to_string()))?;
         write_synced(&directory.join(MANIFEST_FILE), &manifest_bytes)?;
         sync_dir(directory)?;
-        // Validate exactly what a server will map, from disk.
-        verify_directory(directory, id)?;
+        // Validate exactly what a server will map, from disk. The facts were validated in
+        // memory; their file is checked against its digest.
+        verify_files(directory, id, &manifest)?;
+        lap("verify_from_disk");
         Ok(manifest)
     }
 
@@ -404,15 +422,29 @@ fn read_facts(
     postcard::from_bytes(&facts_bytes).map_err(|e| invalid(format!("{FACTS_FILE}: {e}")))
 }
 
+/// Everything: digests, the fact set's counts and invariants, the snapshot.
 fn verify_directory(directory: &Path, id: GenerationId) -> Result<Manifest, StoreError> {
-    let invalid = |reason: String| StoreError::Invalid { id, reason };
     let manifest = read_manifest(directory, id)?;
     if manifest.generation_id != id {
-        return Err(invalid(format!(
-            "its manifest names generation {}",
-            manifest.generation_id
-        )));
+        return Err(StoreError::Invalid {
+            id,
+            reason: format!("its manifest names generation {}", manifest.generation_id),
+        });
     }
+    let facts = read_facts(directory, id, &manifest)?;
+    let invalid = |reason: String| StoreError::Invalid { id, reason };
+    if counts(&facts) != manifest.counts {
+        return Err(invalid("the fact counts do not match the manifest".into()));
+    }
+    facts.validate().map_err(|e| invalid(e.to_string()))?;
+    verify_files(directory, id, &manifest)?;
+    Ok(manifest)
+}
+
+/// The files on disk against the manifest: the facts' digest, and the snapshot reopened and
+/// validated by the reader that servers use.
+fn verify_files(directory: &Path, id: GenerationId, manifest: &Manifest) -> Result<(), StoreError> {
+    let invalid = |reason: String| StoreError::Invalid { id, reason };
     let facts_path = directory.join(FACTS_FILE);
     let facts_bytes = std::fs::read(&facts_path).map_err(io("read", &facts_path))?;
     if blake3::hash(&facts_bytes).to_hex().as_str() != manifest.digests.facts {
@@ -420,12 +452,6 @@ fn verify_directory(directory: &Path, id: GenerationId) -> Result<Manifest, Stor
             "{FACTS_FILE} does not match the digest in its manifest"
         )));
     }
-    let facts: FactSet =
-        postcard::from_bytes(&facts_bytes).map_err(|e| invalid(format!("{FACTS_FILE}: {e}")))?;
-    if counts(&facts) != manifest.counts {
-        return Err(invalid("the fact counts do not match the manifest".into()));
-    }
-    facts.validate().map_err(|e| invalid(e.to_string()))?;
     let snapshot = Snapshot::open(&directory.join(SNAPSHOT_FILE))
         .map_err(|e: SnapshotError| invalid(format!("{SNAPSHOT_FILE}: {e}")))?;
     let digest: String = snapshot
@@ -438,15 +464,17 @@ fn verify_directory(directory: &Path, id: GenerationId) -> Result<Manifest, Stor
             "{SNAPSHOT_FILE} does not match the digest in its manifest"
         )));
     }
+    let counts = &manifest.counts;
     if snapshot.generation() != id.0
-        || snapshot.symbol_count() != facts.symbols.len()
-        || snapshot.file_count() != facts.files.len()
+        || snapshot.symbol_count() != counts.symbols
+        || snapshot.file_count() != counts.files
+        || snapshot.edge_count() != counts.edges
     {
         return Err(invalid(format!(
             "{SNAPSHOT_FILE} does not hold this generation's facts"
         )));
     }
-    Ok(manifest)
+    Ok(())
 }
 
 fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {

@@ -117,7 +117,11 @@ pub fn signature(src: &str, node: Node, body: Option<Node>) -> String {
         .map(|b| b.start_byte())
         .unwrap_or(node.end_byte())
         .max(node.start_byte());
-    let header = collapse(&src[node.start_byte()..end]);
+    // A parameter list broken over lines collapses to `( a, b, )`; spell it `(a, b)`.
+    let header = collapse(&src[node.start_byte()..end])
+        .replace("( ", "(")
+        .replace(", )", ")")
+        .replace(" )", ")");
     truncate(
         header.trim_end_matches(['{', ' ', ';']).to_string(),
         MAX_SIGNATURE,

@@ -133,6 +133,13 @@ fn index(args: &IndexArgs) -> anyhow::Result<serde_json::Value> {
         })
         .collect();
     let published = store.publish(&lock, &outcome.facts, states)?;
+    let phases: serde_json::Map<String, serde_json::Value> = outcome
+        .timings
+        .phases
+        .iter()
+        .chain(published.timings.iter())
+        .map(|(phase, duration)| (phase.to_string(), json!(duration.as_millis() as u64)))
+        .collect();
     let counts = &published.manifest.counts;
     let repositories: Vec<_> = outcome
         .repositories
@@ -161,6 +168,7 @@ fn index(args: &IndexArgs) -> anyhow::Result<serde_json::Value> {
             "fact_cache_state": cache_word(&outcome.cache),
             "fact_cache_bytes": outcome.cache_bytes,
             "duration_ms": started.elapsed().as_millis() as u64,
+            "phases_ms": phases,
         },
         "repositories": repositories,
     }))
