@@ -499,3 +499,85 @@ fn fixture_declarations_are_exact() {
         assert!(!actual.contains(forbidden), "{forbidden} was indexed");
     }
 }
+
+/// Copies a fixture repository so a test can edit it.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        let kind = entry.file_type().unwrap();
+        if kind.is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+fn init_single(dir: &Path, repository: &Path, mode: &str) -> PathBuf {
+    let config = dir.join("config.yaml");
+    let out = Command::new(binary())
+        .arg("init")
+        .arg("--config")
+        .arg(&config)
+        .arg(format!("--repository=go={}", repository.display()))
+        .arg("--languages=go")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("{text}indexing:\n  fact_cache: {mode}\n")).unwrap();
+    config
+}
+
+fn index_with(config: &Path, threads: &str) -> serde_json::Value {
+    let out = Command::new(binary())
+        .args(["index", "--full", "--json", "--config"])
+        .arg(config)
+        .env("RAYON_NUM_THREADS", threads)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    serde_json::from_str(stdout(&out).lines().last().unwrap()).unwrap()
+}
+
+fn published_facts(config: &Path) -> Vec<u8> {
+    let store = GenerationStore::new(config.parent().unwrap().join("state"));
+    read(
+        store
+            .generation_dir(store.current().unwrap().unwrap())
+            .join("facts.bin"),
+    )
+}
+
+/// After a one-file edit, a warm pass re-analyses that file alone and publishes exactly what
+/// a cold pass over the edited tree publishes — whatever the thread count.
+#[test]
+fn warm_pass_after_an_edit_equals_a_cold_pass() {
+    let scratch = tempfile::tempdir().unwrap();
+    let repository = scratch.path().join("gosvc");
+    copy_tree(&fixtures().join("gosvc"), &repository);
+    let warm = init_single(&scratch.path().join("warm"), &repository, "on");
+    index_with(&warm, "2");
+    std::fs::write(
+        repository.join("server/lifecycle.go"),
+        "package server\n\n// Stop closes.\nfunc (s *Server) Stop() {}\n\nfunc Restart() {}\n",
+    )
+    .unwrap();
+    let result = index_with(&warm, "2");
+    assert_eq!(result["result"]["index"]["files_analyzed"], 1);
+    let cold = init_single(&scratch.path().join("cold"), &repository, "off");
+    let cold_result = index_with(&cold, "1");
+    assert_eq!(
+        cold_result["result"]["index"]["files_analyzed"],
+        result["result"]["index"]["files_total"]
+    );
+    assert_eq!(published_facts(&warm), published_facts(&cold));
+    let store = |config: &Path| GenerationStore::new(config.parent().unwrap().join("state"));
+    let snapshot = |config: &Path| {
+        let store = store(config);
+        read(store.snapshot_path(store.current().unwrap().unwrap()))[64..].to_vec()
+    };
+    assert_eq!(snapshot(&warm), snapshot(&cold));
+}

@@ -176,7 +176,12 @@ impl Snapshot {
             });
         }
         let digest = read_key(bytes, 32);
-        if blake3::hash(&bytes[HEADER_LEN..]).as_bytes() != &digest {
+        if blake3::Hasher::new()
+            .update_rayon(&bytes[HEADER_LEN..])
+            .finalize()
+            .as_bytes()
+            != &digest
+        {
             return Err(SnapshotError::DigestMismatch);
         }
         let sections = Self::validate_directory(bytes, section_count)?;
@@ -341,7 +346,7 @@ impl Snapshot {
                 return Err(fail("file", i, "symbol run out of range"));
             }
         }
-        for i in 0..symbols {
+        first_error(symbols, |i| {
             let r = self.record(SectionKind::Symbols, i);
             let parent = read_u32(r, 40);
             if read_u32(r, 32) as usize >= files
@@ -358,7 +363,8 @@ impl Snapshot {
             if read_u32(r, 80) > read_u32(r, 84) || read_u32(r, 88) > read_u32(r, 92) {
                 return Err(fail("symbol", i, "span ends before it starts"));
             }
-        }
+            Ok(())
+        })?;
         // Indexes: every entry in range and in order, so binary search is sound.
         for (kind, table, limit) in [
             (SectionKind::NameIndex, "name index", symbols),
@@ -373,19 +379,16 @@ impl Snapshot {
             if self.count(kind) != limit {
                 return Err(fail(table, 0, "does not cover its table"));
             }
-            let mut previous: Option<u32> = None;
-            for i in 0..limit {
-                let entry = read_u32(self.record(kind, i), 0);
-                if entry as usize >= limit {
+            let entry = |i: usize| read_u32(self.record(kind, i), 0);
+            first_error(limit, |i| {
+                if entry(i) as usize >= limit {
                     return Err(fail(table, i, "entry out of range"));
                 }
-                if let Some(previous) = previous
-                    && self.index_key(kind, previous) > self.index_key(kind, entry)
-                {
+                if i > 0 && self.index_key(kind, entry(i - 1)) > self.index_key(kind, entry(i)) {
                     return Err(fail(table, i, "entries out of order"));
                 }
-                previous = Some(entry);
-            }
+                Ok(())
+            })?;
         }
         let table_len = |table: u8| match table {
             TABLE_REPOSITORY => Some(repositories),
@@ -600,6 +603,23 @@ impl Snapshot {
 
     pub fn repository_named(&self, name: &str) -> Option<RepositoryView<'_>> {
         self.repositories().find(|r| r.name() == name)
+    }
+}
+
+/// Runs `check` over `0..len` in parallel and returns the error of the lowest failing
+/// position, so that a corrupt file is always reported the same way.
+fn first_error(
+    len: usize,
+    check: impl Fn(usize) -> Result<(), SnapshotError> + Sync,
+) -> Result<(), SnapshotError> {
+    use rayon::prelude::*;
+    match (0..len)
+        .into_par_iter()
+        .map(&check)
+        .find_first(Result::is_err)
+    {
+        Some(err) => err,
+        None => Ok(()),
     }
 }
 
