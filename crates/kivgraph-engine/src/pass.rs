@@ -414,7 +414,10 @@ fn first_disagreement(cached: &Engine, fresh: &Engine) -> Option<(String, String
             {
                 format!(
                     "cached {} {:?} differs from analysed {} {:?}",
-                    a.qualified_name, a.span, b.qualified_name, b.span
+                    a.declaration.qualified_name,
+                    a.declaration.span,
+                    b.declaration.qualified_name,
+                    b.declaration.span
                 )
             } else {
                 "file or package facts differ".to_string()

@@ -10,6 +10,7 @@ use kivgraph_facts::{
     ParseIssue, Provenance, RepositoryFact, StableKey, StableKeyIdentity, SymbolFact, SymbolKind,
     UnresolvedReference,
 };
+use kivgraph_syntax::Declaration;
 use serde::{Deserialize, Serialize};
 
 use crate::database::Db;
@@ -68,22 +69,13 @@ pub struct Workspace {
     pub repositories: Vec<RepositoryInput>,
 }
 
-/// A declaration as one file's memo keeps it: everything the file itself implies (repository,
-/// path, language, package) is left out and restored by the package merge.
+/// A declaration as one file's memo keeps it: keyed, with its qualified name completed by
+/// the module path; everything the file implies (repository, path, language, package) is
+/// restored by the package merge.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LocalSymbol {
     pub key: StableKey,
-    pub name: String,
-    pub qualified_name: String,
-    pub kind: SymbolKind,
-    pub signature: String,
-    pub exported: bool,
-    pub span: LineSpan,
-    pub doc: Option<String>,
-    /// Index of the container in the same file.
-    pub parent: Option<u32>,
-    /// A receiver or impl type declared elsewhere in the package, by name.
-    pub receiver: Option<String>,
+    pub declaration: Declaration,
 }
 
 /// What one file contributes. Persisted: this memo table is the fact cache.
@@ -269,20 +261,21 @@ pub fn file_facts(db: &dyn Db, file: FileInput) -> FileFacts {
 
     let mut seen: HashMap<StableKey, u32> = HashMap::new();
     let mut symbols: Vec<LocalSymbol> = Vec::with_capacity(syntax.declarations.len());
-    for declaration in syntax.declarations {
-        let qualified_name = match module_prefix {
-            Some(prefix) => format!("{prefix}::{}", declaration.qualified_name),
-            None => declaration.qualified_name,
-        };
+    for mut declaration in syntax.declarations {
+        if let Some(prefix) = module_prefix {
+            declaration.qualified_name = format!("{prefix}::{}", declaration.qualified_name);
+        }
         let discriminator = declaration
             .discriminator
+            .clone()
             .filter(|d| !d.is_empty())
             .unwrap_or_else(|| "none".to_string());
+        let qualified_name = &declaration.qualified_name;
         let mut symbol_key = symbol_key(
             language,
             repository,
             unit,
-            &qualified_name,
+            qualified_name,
             declaration.kind,
             &discriminator,
         );
@@ -296,22 +289,14 @@ pub fn file_facts(db: &dyn Db, file: FileInput) -> FileFacts {
                 language,
                 repository,
                 unit,
-                &qualified_name,
+                qualified_name,
                 declaration.kind,
                 &ordinal,
             );
         }
         symbols.push(LocalSymbol {
             key: symbol_key,
-            name: declaration.name,
-            qualified_name,
-            kind: declaration.kind,
-            signature: declaration.signature,
-            exported: declaration.exported,
-            span: declaration.span,
-            doc: declaration.doc,
-            parent: declaration.parent,
-            receiver: declaration.receiver,
+            declaration,
         });
     }
     FileFacts {
@@ -376,24 +361,26 @@ pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
             file.key,
             Provenance::PackageManifest,
         ));
-        for symbol in &file_facts.symbols {
-            if let Some(receiver) = &symbol.receiver {
+        for LocalSymbol { key, declaration } in &file_facts.symbols {
+            if let Some(receiver) = &declaration.receiver {
                 pending.push((facts.symbols.len(), receiver.clone()));
             }
             facts.symbols.push(SymbolFact {
-                key: symbol.key,
+                key: *key,
                 repository: file.repository.clone(),
                 language: file.language,
                 package: file.package,
                 file_path: file.path.clone(),
-                name: symbol.name.clone(),
-                qualified_name: symbol.qualified_name.clone(),
-                kind: symbol.kind,
-                signature: symbol.signature.clone(),
-                exported: symbol.exported,
-                span: symbol.span,
-                doc: symbol.doc.clone(),
-                parent: symbol.parent.map(|p| file_facts.symbols[p as usize].key),
+                name: declaration.name.clone(),
+                qualified_name: declaration.qualified_name.clone(),
+                kind: declaration.kind,
+                signature: declaration.signature.clone(),
+                exported: declaration.exported,
+                span: declaration.span,
+                doc: declaration.doc.clone(),
+                parent: declaration
+                    .parent
+                    .map(|p| file_facts.symbols[p as usize].key),
             });
         }
         facts.files.push(file.clone());

@@ -406,20 +406,33 @@ fn read_manifest(directory: &Path, id: GenerationId) -> Result<Manifest, StoreEr
     })
 }
 
+/// `facts.bin`, after checking it against the digest in the manifest.
+fn read_facts_bytes(
+    directory: &Path,
+    id: GenerationId,
+    manifest: &Manifest,
+) -> Result<Vec<u8>, StoreError> {
+    let facts_path = directory.join(FACTS_FILE);
+    let facts_bytes = std::fs::read(&facts_path).map_err(io("read", &facts_path))?;
+    if blake3::hash(&facts_bytes).to_hex().as_str() != manifest.digests.facts {
+        return Err(StoreError::Invalid {
+            id,
+            reason: format!("{FACTS_FILE} does not match the digest in its manifest"),
+        });
+    }
+    Ok(facts_bytes)
+}
+
 fn read_facts(
     directory: &Path,
     id: GenerationId,
     manifest: &Manifest,
 ) -> Result<FactSet, StoreError> {
-    let invalid = |reason: String| StoreError::Invalid { id, reason };
-    let facts_path = directory.join(FACTS_FILE);
-    let facts_bytes = std::fs::read(&facts_path).map_err(io("read", &facts_path))?;
-    if blake3::hash(&facts_bytes).to_hex().as_str() != manifest.digests.facts {
-        return Err(invalid(format!(
-            "{FACTS_FILE} does not match the digest in its manifest"
-        )));
-    }
-    postcard::from_bytes(&facts_bytes).map_err(|e| invalid(format!("{FACTS_FILE}: {e}")))
+    let bytes = read_facts_bytes(directory, id, manifest)?;
+    postcard::from_bytes(&bytes).map_err(|e| StoreError::Invalid {
+        id,
+        reason: format!("{FACTS_FILE}: {e}"),
+    })
 }
 
 /// Everything: digests, the fact set's counts and invariants, the snapshot.
@@ -445,13 +458,7 @@ fn verify_directory(directory: &Path, id: GenerationId) -> Result<Manifest, Stor
 /// validated by the reader that servers use.
 fn verify_files(directory: &Path, id: GenerationId, manifest: &Manifest) -> Result<(), StoreError> {
     let invalid = |reason: String| StoreError::Invalid { id, reason };
-    let facts_path = directory.join(FACTS_FILE);
-    let facts_bytes = std::fs::read(&facts_path).map_err(io("read", &facts_path))?;
-    if blake3::hash(&facts_bytes).to_hex().as_str() != manifest.digests.facts {
-        return Err(invalid(format!(
-            "{FACTS_FILE} does not match the digest in its manifest"
-        )));
-    }
+    read_facts_bytes(directory, id, manifest)?;
     let snapshot = Snapshot::open(&directory.join(SNAPSHOT_FILE))
         .map_err(|e: SnapshotError| invalid(format!("{SNAPSHOT_FILE}: {e}")))?;
     let digest: String = snapshot

@@ -213,19 +213,15 @@ fn type_spec(b: &mut Builder, declaration: Node, spec: Node) {
                 };
                 let doc = go_doc(b, field);
                 for field_name in names {
-                    b.push(
+                    let signature = collapse(b.text(field));
+                    member(
+                        b,
                         field,
-                        NewDeclaration {
-                            exported: exported(&field_name),
-                            qualified_name: format!("{name}.{field_name}"),
-                            name: field_name,
-                            kind: SymbolKind::Field,
-                            signature: collapse(b.text(field)),
-                            doc: doc.clone(),
-                            parent: Some(index),
-                            receiver: None,
-                            discriminator: None,
-                        },
+                        (index, &name),
+                        field_name,
+                        SymbolKind::Field,
+                        signature,
+                        doc.clone(),
                     );
                 }
             }
@@ -242,24 +238,46 @@ fn type_spec(b: &mut Builder, declaration: Node, spec: Node) {
                     continue;
                 };
                 let doc = go_doc(b, element);
-                b.push(
+                let signature = collapse(b.text(element));
+                member(
+                    b,
                     element,
-                    NewDeclaration {
-                        exported: exported(&method_name),
-                        qualified_name: format!("{name}.{method_name}"),
-                        name: method_name,
-                        kind: SymbolKind::Method,
-                        signature: collapse(b.text(element)),
-                        doc,
-                        parent: Some(index),
-                        receiver: None,
-                        discriminator: None,
-                    },
+                    (index, &name),
+                    method_name,
+                    SymbolKind::Method,
+                    signature,
+                    doc,
                 );
             }
         }
         _ => {}
     }
+}
+
+/// A field or interface method under its type.
+fn member(
+    b: &mut Builder,
+    node: Node,
+    (container, container_name): (u32, &str),
+    name: String,
+    kind: SymbolKind,
+    signature: String,
+    doc: Option<String>,
+) {
+    b.push(
+        node,
+        NewDeclaration {
+            exported: exported(&name),
+            qualified_name: format!("{container_name}.{name}"),
+            name,
+            kind,
+            signature,
+            doc,
+            parent: Some(container),
+            receiver: None,
+            discriminator: None,
+        },
+    );
 }
 
 fn value_specs(b: &mut Builder, declaration: Node, kind: SymbolKind) {

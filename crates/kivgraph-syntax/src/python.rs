@@ -48,21 +48,22 @@ fn statement(b: &mut Builder, node: Node, outer: Node, container: Option<u32>) {
                 statement(b, definition, outer, container);
             }
         }
-        "function_definition" => {
+        "function_definition" | "class_definition" => {
             let Some(name) = node
                 .child_by_field_name("name")
                 .map(|n| b.text(n).to_string())
             else {
                 return;
             };
-            let body = node.child_by_field_name("body");
-            let kind = if container.is_some() {
-                SymbolKind::Method
-            } else {
-                SymbolKind::Function
+            let is_class = node.kind() == "class_definition";
+            let kind = match (is_class, container.is_some()) {
+                (true, _) => SymbolKind::Class,
+                (false, true) => SymbolKind::Method,
+                (false, false) => SymbolKind::Function,
             };
+            let body = node.child_by_field_name("body");
             let doc = docstring(b, body);
-            b.push(
+            let index = b.push(
                 outer,
                 NewDeclaration {
                     qualified_name: qualify(prefix.as_deref(), ".", &name),
@@ -78,33 +79,8 @@ fn statement(b: &mut Builder, node: Node, outer: Node, container: Option<u32>) {
                     discriminator: None,
                 },
             );
-        }
-        "class_definition" => {
-            let Some(name) = node
-                .child_by_field_name("name")
-                .map(|n| b.text(n).to_string())
-            else {
-                return;
-            };
-            let body = node.child_by_field_name("body");
-            let doc = docstring(b, body);
-            let index = b.push(
-                outer,
-                NewDeclaration {
-                    qualified_name: qualify(prefix.as_deref(), ".", &name),
-                    exported: exported(&name),
-                    name,
-                    kind: SymbolKind::Class,
-                    signature: signature(b.src, node, body)
-                        .trim_end_matches(':')
-                        .to_string(),
-                    doc,
-                    parent: container,
-                    receiver: None,
-                    discriminator: None,
-                },
-            );
-            if let Some(body) = body {
+            // A class's body declares its members; a function's body is not descended.
+            if is_class && let Some(body) = body {
                 block(b, body, Some(index));
             }
         }

@@ -237,31 +237,19 @@ fn statement(b: &mut Builder, node: Node, outer: Node, scope: &Scope) {
                 callable_discriminator(b, node),
             );
         }
-        "class_declaration" | "abstract_class_declaration" | "class" => {
-            let body = node.child_by_field_name("body");
-            let Some(index) = named(
-                b,
-                node,
-                outer,
-                scope,
-                SymbolKind::Class,
-                signature(b.src, node, body),
-                None,
-            ) else {
-                return;
+        "class_declaration" | "abstract_class_declaration" | "class" | "interface_declaration" => {
+            let kind = if node.kind() == "interface_declaration" {
+                SymbolKind::Interface
+            } else {
+                SymbolKind::Class
             };
-            if let Some(body) = body {
-                members(b, body, index, scope.exported);
-            }
-        }
-        "interface_declaration" => {
             let body = node.child_by_field_name("body");
             let Some(index) = named(
                 b,
                 node,
                 outer,
                 scope,
-                SymbolKind::Interface,
+                kind,
                 signature(b.src, node, body),
                 None,
             ) else {
