@@ -283,28 +283,63 @@ fn a_held_lock_fails_the_second_writer_at_once() {
     drop(lock);
     assert_eq!(store.current().unwrap(), Some(GenerationId(1)));
 
-    // Two real passes racing: every pass either publishes or loses the lock, and the store
-    // ends consistent.
-    let a = workspace
-        .command(&["index", "--full"])
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let b = workspace
-        .command(&["index", "--full"])
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (a, b) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
-    for out in [&a, &b] {
+    // Two real passes overlapping: the second starts while the first holds the lock, so
+    // exactly one publishes and the other is told why at once.
+    let before = store.list().unwrap().len();
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
+        let mut first = workspace
+            .command(&["index", "--full"])
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let held = loop {
+            if lock_is_held(&workspace.state().join("publish.lock")) {
+                break true;
+            }
+            if first.try_wait().unwrap().is_some() {
+                break false;
+            }
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        };
+        if !held {
+            assert!(first.wait_with_output().unwrap().status.success());
+            assert!(
+                attempts < 20,
+                "never observed the first pass holding the lock"
+            );
+            continue;
+        }
+        let second = workspace.run(&["index", "--full"]);
+        let first = first.wait_with_output().unwrap();
+        assert!(first.status.success(), "{}", stderr(&first));
+        assert!(!second.status.success());
         assert!(
-            out.status.success() || stderr(out).contains("another process is publishing"),
+            stderr(&second).contains("another process is publishing into this generation store"),
             "{}",
-            stderr(out)
+            stderr(&second)
         );
+        break;
     }
+    // Every attempt that completed published one generation; the loser published none.
+    assert_eq!(store.list().unwrap().len(), before + attempts);
     let doctor = workspace.run(&["doctor"]);
     assert!(doctor.status.success(), "{}", stdout(&doctor));
+}
+
+/// Whether some process holds a flock on `path`, read from `/proc/locks` so that looking
+/// never takes the lock itself.
+fn lock_is_held(path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(meta) = std::fs::metadata(path) else {
+        return false;
+    };
+    let needle = format!(":{} ", meta.ino());
+    std::fs::read_to_string("/proc/locks")
+        .unwrap_or_default()
+        .lines()
+        .any(|line| line.contains("FLOCK") && line.contains(&needle))
 }
 
 #[test]
