@@ -10,7 +10,7 @@ mod logging;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// The command table printed by `kivgraph`, `kivgraph --help`, `-h` and `help`.
 const COMMAND_TABLE: &str = "\
@@ -21,6 +21,7 @@ Usage: kivgraph <command> [--config PATH] [options]
 Getting started
   init [--repository NAME=PATH]... [--languages LIST]   Write the configuration and register repositories
   index --full [--json]                                 Index every registered repository and publish a generation
+  serve                                                 Run the MCP server over stdio
 
 Diagnostics
   doctor                                                Check configuration, state, repositories and the published graph
@@ -34,10 +35,6 @@ Maintenance
 
 Every command accepts --config PATH (default ~/.config/kivgraph/config.yaml).
 ";
-
-const COMMANDS: &[&str] = &[
-    "init", "index", "doctor", "graph", "version", "clean", "rollback",
-];
 
 #[derive(Parser)]
 #[command(
@@ -54,6 +51,7 @@ struct Cli {
 enum Command {
     Init(commands::init::InitArgs),
     Index(commands::index::IndexArgs),
+    Serve(commands::serve::ServeArgs),
     Doctor(commands::doctor::DoctorArgs),
     Graph(commands::graph::GraphArgs),
     Version(commands::version::VersionArgs),
@@ -68,7 +66,11 @@ fn main() -> ExitCode {
             print!("{COMMAND_TABLE}");
             return ExitCode::SUCCESS;
         }
-        Some(command) if !COMMANDS.contains(&command) => {
+        Some(command)
+            if !Cli::command()
+                .get_subcommands()
+                .any(|c| c.get_name() == command) =>
+        {
             eprintln!(
                 "kivgraph: unknown command {command:?}; run \"kivgraph --help\" for the command table"
             );
@@ -80,10 +82,11 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(err) => err.exit(),
     };
-    logging::init();
+    logging::init(matches!(cli.command, Command::Serve(_)));
     let result = match cli.command {
         Command::Init(args) => commands::init::run(args),
         Command::Index(args) => commands::index::run(args),
+        Command::Serve(args) => commands::serve::run(args),
         Command::Doctor(args) => commands::doctor::run(args),
         Command::Graph(args) => commands::graph::run_graph(args),
         Command::Version(args) => commands::version::run(args),

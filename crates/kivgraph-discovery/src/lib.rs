@@ -4,15 +4,13 @@
 //! Owns: walking a checkout (honouring `.gitignore`, the registry's `exclusions`, and the
 //! directories no pass enters), never following a symlink, and reading the manifests that
 //! assign a file to its package — `go.mod`, `package.json`, `Cargo.toml`, Python's
-//! `__init__.py` chains — plus the repository's git position, read from `.git` without git.
+//! `__init__.py` chains.
 //!
 //! Must not know about: parsing source, facts beyond the vocabulary, salsa, or storage.
 
-mod git;
 mod manifests;
 mod walk;
 
-pub use git::{GitPosition, read_git_position};
 pub use manifests::FileUnit;
 pub use manifests::PackageAssigner;
 pub use walk::{

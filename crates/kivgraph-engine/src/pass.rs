@@ -7,9 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use kivgraph_config::{FactCacheMode, RepositoryEntry};
-use kivgraph_discovery::{
-    DiscoveredRepository, GitPosition, discover_repository, read_git_position,
-};
+use kivgraph_discovery::{DiscoveredRepository, discover_repository};
 use kivgraph_facts::{FactSet, Fingerprint, Language, StableKey, UnresolvedReference};
 use rayon::prelude::*;
 use salsa::Setter;
@@ -65,7 +63,6 @@ pub struct RepositoryReport {
     pub parse_failures: Vec<(String, usize)>,
     /// Entries discovery declined, with why.
     pub skipped: Vec<(String, String)>,
-    pub git: GitPosition,
     /// Why the repository could not be read at all.
     pub unavailable: Option<String>,
 }
@@ -451,7 +448,6 @@ fn repository_report(loaded: &LoadedRepository, facts: &FactSet) -> RepositoryRe
             .count(),
         parse_failures,
         skipped: discovered.skipped.clone(),
-        git: read_git_position(&discovered.root),
         unavailable: None,
     }
 }

@@ -3,17 +3,20 @@
 //! Owns: the layout under the state directory (`generations/NNNNNN/` holding `facts.bin`,
 //! `snapshot.kgs` and `manifest.json`), the `CURRENT` and `BACKUP` pointers (temporary file,
 //! rename, fsync), the non-blocking publish lock, the validation a candidate must pass before
-//! it becomes `CURRENT`, rollback and clean.
+//! it becomes `CURRENT`, rollback and clean; and where a repository's checkout stands
+//! (read from `.git` without running git), which manifests record and servers compare.
 //!
 //! Must not know about: how facts are produced (the engine), or how they are queried. The
 //! serving side uses only [`GenerationStore::current`] and [`GenerationStore::snapshot_path`].
 
 mod generation;
+mod git;
 mod manifest;
 mod store;
 mod time;
 
 pub use generation::GenerationId;
+pub use git::{GitPosition, read_git_position};
 pub use manifest::{Counts, Digests, Manifest, RepositoryState};
 pub use store::{CleanReport, GenerationStore, PublishLock, Published, StoreError};
 pub use time::rfc3339_utc;

@@ -32,6 +32,9 @@ pub struct RepositoryState {
     pub languages: Vec<String>,
     pub indexed_commit: Option<String>,
     pub indexed_branch: Option<String>,
+    /// Whether the tree had uncommitted changes to tracked files; absent when unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub indexed_dirty: Option<bool>,
     /// Why the commit could not be read, when it could not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub git_unavailable: Option<String>,
@@ -43,6 +46,8 @@ pub struct Manifest {
     pub format: u32,
     pub kivgraph_version: String,
     pub built_at: String,
+    /// The same instant in milliseconds since the Unix epoch, for ages.
+    pub built_at_unix_ms: u64,
     pub counts: Counts,
     pub digests: Digests,
     pub repositories: Vec<RepositoryState>,

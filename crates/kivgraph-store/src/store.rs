@@ -274,11 +274,16 @@ impl GenerationStore {
         write_synced(&directory.join(FACTS_FILE), &facts_bytes)?;
         write_synced(&directory.join(SNAPSHOT_FILE), &snapshot_bytes)?;
         lap("write_and_sync");
+        let now = SystemTime::now();
         let manifest = Manifest {
             generation_id: id,
             format: MANIFEST_FORMAT,
             kivgraph_version: env!("CARGO_PKG_VERSION").to_string(),
-            built_at: rfc3339_utc(SystemTime::now()),
+            built_at: rfc3339_utc(now),
+            built_at_unix_ms: now
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_millis() as u64)
+                .unwrap_or(0),
             counts: counts(facts),
             digests: Digests {
                 facts: blake3::hash(&facts_bytes).to_hex().to_string(),

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use anyhow::bail;
 use kivgraph_engine::{CacheIdentity, CacheLoad, PassOptions, Progress, run_pass};
-use kivgraph_store::RepositoryState;
+use kivgraph_store::{RepositoryState, read_git_position};
 use serde_json::json;
 
 use crate::context::ConfigArg;
@@ -120,15 +120,20 @@ fn index(args: &IndexArgs) -> anyhow::Result<serde_json::Value> {
         .iter()
         .map(|report| {
             let entry = loaded.registry.get(&report.name);
+            let git = read_git_position(std::path::Path::new(&report.root));
             RepositoryState {
                 name: report.name.clone(),
                 path: report.root.clone(),
                 languages: entry
                     .map(|e| e.languages.iter().map(|l| l.as_str().to_string()).collect())
                     .unwrap_or_default(),
-                indexed_commit: report.git.commit.clone(),
-                indexed_branch: report.git.branch.clone(),
-                git_unavailable: report.git.unavailable.clone(),
+                indexed_commit: git.commit.clone(),
+                indexed_branch: git.branch.clone(),
+                indexed_dirty: git
+                    .commit
+                    .as_ref()
+                    .and_then(|_| working_tree_dirty(&report.root)),
+                git_unavailable: git.unavailable.clone(),
             }
         })
         .collect();
@@ -228,4 +233,16 @@ fn print_report(report: &serde_json::Value, seconds: f64) {
     );
     println!("  {}", report["generation_path"].as_str().unwrap_or(""));
     println!("  took {seconds:.2} s");
+}
+
+/// Whether tracked files differ from `HEAD`, asked of git at index time (never on a query
+/// path); `None` when git cannot answer.
+fn working_tree_dirty(root: &str) -> Option<bool> {
+    let out = std::process::Command::new("git")
+        .args(["-C", root, "status", "--porcelain", "--untracked-files=no"])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    out.status.success().then_some(!out.stdout.is_empty())
 }

@@ -1,0 +1,41 @@
+//! `kivgraph serve`: the MCP server over stdio. stdout carries protocol framing only.
+
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use kivgraph_config::{Config, LoadedConfig, StatePaths};
+use kivgraph_mcp::{ServeOptions, serve_stdio};
+
+use crate::context::ConfigArg;
+
+#[derive(clap::Args, Debug)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    config: ConfigArg,
+}
+
+pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    let config_path = args.config.path();
+    // A missing configuration is not fatal: the server still completes the handshake and
+    // offers index_project, which creates it.
+    let config = match LoadedConfig::load(&config_path) {
+        Ok(config) => config,
+        Err(kivgraph_config::ConfigError::Missing { .. }) => {
+            LoadedConfig::resolve(Config::default(), StatePaths::for_config(&config_path))?
+        }
+        Err(err) => return Err(err.into()),
+    };
+    let options = ServeOptions {
+        store_root: config.generation_store(),
+        config_path: config.paths.config_file.clone(),
+        executable: std::env::current_exe().context("cannot locate the kivgraph executable")?,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    runtime
+        .block_on(serve_stdio(options))
+        .map_err(|e| anyhow::anyhow!(e))?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,18 @@
+//! The MCP server: `kivgraph serve` over stdio.
+//!
+//! Owns: the protocol surface — which tools are registered (only `index_project` until a
+//! generation is published), their descriptions and input schemas, the `instructions`,
+//! following `CURRENT` to newer generations without a restart, and `index_project`, which
+//! runs `kivgraph index --full --json` as a child process so the peak of a pass never lives in
+//! the serving process.
+//!
+//! Must not know about: the engine or how facts are produced. Answers come from
+//! `kivgraph-query` over the mapped snapshot; the only write is the repository registry, for
+//! `index_project`.
+
+mod follow;
+mod index_project;
+mod server;
+mod tools;
+
+pub use server::{KivgraphServer, ServeOptions, serve_stdio};

@@ -1,0 +1,210 @@
+//! The `ServerHandler`: handshake, tool listing and dispatch.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use kivgraph_query::{ErrorCode, QueryError};
+use kivgraph_store::GenerationStore;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
+    ServerConfig, Tool, ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{Map, Value};
+
+use crate::follow::Follower;
+use crate::index_project;
+use crate::tools::{QUERY_TOOLS, QueryTool};
+
+const INSTRUCTIONS: &str = "Kivgraph answers where code is declared, from a published code graph over Go, TypeScript/JavaScript, Rust and Python repositories. Before grepping or reading files to locate a declaration, call find_symbol (exact, qualified, prefix or substring); get_symbol gives one symbol's package, signature and line range; list_repositories says which repositories the graph covers and whether their checkouts moved since indexing. Declarations come from the tree-sitter syntax layer of every registered repository, so an empty find_symbol answer means no declaration of that name exists in the graph within your filters; check completeness, which says where the index could not read everything. Rows are addressable: every one carries a repository, a repository-relative path, a qualified name and a line range, and every tool accepts that triple instead of a stable key. Where it loses: a rare name in a single small repository is cheaper to grep, and one small file is cheaper to read than to outline.";
+
+const NO_GRAPH_INSTRUCTIONS: &str = "Kivgraph has no published graph to answer from, so it exposes no query tools. Run \"kivgraph index --full\" to build one, then restart this server. Until then, use the host's own search and file tools.";
+
+/// Where the server finds its graph and how it starts an index.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    /// The generation store (the state directory).
+    pub store_root: PathBuf,
+    /// The configuration `index_project` passes to the child pass.
+    pub config_path: PathBuf,
+    /// The `kivgraph` executable that runs a pass.
+    pub executable: PathBuf,
+}
+
+#[derive(Clone)]
+pub struct KivgraphServer {
+    follower: Arc<Follower>,
+    options: Arc<ServeOptions>,
+    /// One index at a time inside this process.
+    indexing: Arc<tokio::sync::Mutex<()>>,
+}
+
+impl KivgraphServer {
+    pub fn new(options: ServeOptions) -> Self {
+        KivgraphServer {
+            follower: Arc::new(Follower::new(GenerationStore::new(&options.store_root))),
+            options: Arc::new(options),
+            indexing: Arc::new(tokio::sync::Mutex::new(())),
+        }
+    }
+
+    fn tools(&self) -> Vec<Tool> {
+        let index_project = Tool::new(
+            "index_project",
+            index_project::DESCRIPTION,
+            Arc::new(match index_project::schema() {
+                Value::Object(schema) => schema,
+                _ => unreachable!("the schema is an object"),
+            }),
+        )
+        .with_annotations(ToolAnnotations::new().read_only(false));
+        if !self.follower.has_generation() {
+            return vec![index_project];
+        }
+        let mut tools: Vec<Tool> = QUERY_TOOLS.iter().map(QueryTool::definition).collect();
+        tools.push(index_project);
+        tools
+    }
+
+    async fn call_query(
+        &self,
+        tool: &'static QueryTool,
+        arguments: Map<String, Value>,
+    ) -> Result<String, QueryError> {
+        let follower = self.follower.clone();
+        // Mapping and validating a new generation, and walking a large snapshot, are
+        // blocking work: keep them off the protocol's threads.
+        tokio::task::spawn_blocking(move || {
+            let published = follower.current()?;
+            tool.call(&published, arguments)
+        })
+        .await
+        .map_err(|e| {
+            QueryError::new(
+                ErrorCode::SnapshotUnavailable,
+                format!("the query did not complete: {e}"),
+            )
+        })?
+    }
+
+    async fn call_index_project(
+        &self,
+        arguments: Map<String, Value>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<String, QueryError> {
+        let Ok(_guard) = self.indexing.try_lock() else {
+            return Err(QueryError::new(
+                ErrorCode::IndexingFailed,
+                "an index is already running in this server; let it finish, then retry",
+            ));
+        };
+        let token = context.meta.get_progress_token();
+        let peer = context.peer.clone();
+        let counter = AtomicU64::new(0);
+        let progress = move |message: String| {
+            // Without a token nobody reads progress, so nothing is sent.
+            let Some(token) = token.clone() else { return };
+            let mut param = ProgressNotificationParam::new(
+                token,
+                counter.fetch_add(1, Ordering::Relaxed) as f64 + 1.0,
+            );
+            param.message = Some(message);
+            let peer = peer.clone();
+            tokio::spawn(async move {
+                // A notification that cannot be delivered is dropped, never a failed index.
+                let _ = peer.notify_progress(param).await;
+            });
+        };
+        let result = index_project::run(
+            arguments,
+            &self.options.config_path,
+            &self.options.executable,
+            progress,
+        )
+        .await;
+        if result.is_ok() {
+            let _ = context.peer.notify_tool_list_changed().await;
+        }
+        result
+    }
+}
+
+fn answer(result: Result<String, QueryError>) -> CallToolResponse {
+    match result {
+        Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]).into(),
+        Err(err) => CallToolResult::error(vec![ContentBlock::text(err.to_string())]).into(),
+    }
+}
+
+impl ServerHandler for KivgraphServer {
+    fn get_info(&self) -> ServerConfig {
+        let mut config = ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        );
+        config.server_info = Implementation::new("kivgraph", env!("CARGO_PKG_VERSION"));
+        // A pointer read: nothing slow stands before the handshake.
+        let instructions = if self.follower.has_generation() {
+            INSTRUCTIONS
+        } else {
+            NO_GRAPH_INSTRUCTIONS
+        };
+        config.instructions = Some(instructions.to_string());
+        config
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(self.tools()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let arguments = request.arguments.unwrap_or_default();
+        let started = std::time::Instant::now();
+        let result = if request.name == "index_project" {
+            self.call_index_project(arguments, &context).await
+        } else if let Some(tool) = QueryTool::find(&request.name) {
+            if self.follower.has_generation() {
+                self.call_query(tool, arguments).await
+            } else {
+                Err(QueryError::index_not_ready())
+            }
+        } else {
+            return Err(McpError::invalid_params(
+                format!("unknown tool {:?}", request.name),
+                None,
+            ));
+        };
+        match &result {
+            Ok(_) => {
+                tracing::info!(tool = %request.name, elapsed_ms = started.elapsed().as_millis() as u64, "tool answered")
+            }
+            Err(err) => {
+                tracing::info!(tool = %request.name, code = err.code.as_str(), "tool refused")
+            }
+        }
+        Ok(answer(result))
+    }
+}
+
+/// Serves MCP over stdio until the client closes stdin.
+pub async fn serve_stdio(
+    options: ServeOptions,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let server = KivgraphServer::new(options);
+    let running = server.serve(rmcp::transport::stdio()).await?;
+    running.waiting().await?;
+    Ok(())
+}

@@ -1,0 +1,141 @@
+//! The query tools: names, descriptions, input schemas, and dispatch into `kivgraph-query`.
+
+use std::sync::Arc;
+
+use kivgraph_query::{
+    FindSymbolArgs, GetSymbolArgs, ListRepositoriesArgs, Page, Published, QueryError, View,
+};
+use rmcp::model::{Tool, ToolAnnotations};
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+
+/// A tool's semantics: validated arguments in, one page out.
+type Runner = fn(&Published, Map<String, Value>) -> Result<(Page, View), QueryError>;
+
+/// A read-only tool of the query surface.
+pub struct QueryTool {
+    pub name: &'static str,
+    description: &'static str,
+    schema: fn() -> Value,
+    run: Runner,
+}
+
+fn parse<T: DeserializeOwned>(arguments: Map<String, Value>) -> Result<T, QueryError> {
+    serde_json::from_value(Value::Object(arguments))
+        .map_err(|e| QueryError::invalid(format!("arguments: {e}")))
+}
+
+fn selector_properties() -> Map<String, Value> {
+    let mut properties = Map::new();
+    properties.insert("stable_key".into(), json!({"type": "string", "description": "The durable key of one symbol. Exclusive with qualified_name."}));
+    properties.insert(
+        "repository".into(),
+        json!({"type": "string", "description": "Narrows qualified_name to one repository."}),
+    );
+    properties.insert("path".into(), json!({"type": "string", "description": "Repository-relative file or directory; requires repository."}));
+    properties.insert("qualified_name".into(), json!({"type": "string", "description": "As every row returns it, e.g. Type.Method or module::Type::method."}));
+    properties
+}
+
+fn object(properties: Map<String, Value>, required: &[&str]) -> Value {
+    let mut schema =
+        json!({"type": "object", "properties": properties, "additionalProperties": false});
+    if !required.is_empty() {
+        schema["required"] = json!(required);
+    }
+    schema
+}
+
+pub const QUERY_TOOLS: &[QueryTool] = &[
+    QueryTool {
+        name: "find_symbol",
+        description: "Where a symbol is declared, by name, qualified name, prefix or substring; narrow with kind, repo and path_prefix. An empty answer proves no declaration of that name in the graph. Loses to grep on a rare name in one small repository.",
+        schema: || {
+            let mut p = Map::new();
+            p.insert(
+                "name".into(),
+                json!({"type": "string", "description": "The text to search for."}),
+            );
+            p.insert("mode".into(), json!({"type": "string", "enum": ["exact", "qualified_exact", "prefix", "substring"], "default": "exact"}));
+            p.insert("kind".into(), json!({"type": "string", "description": "Exact kind, e.g. func, method, class, struct."}));
+            p.insert("repo".into(), json!({"type": "string"}));
+            p.insert("path_prefix".into(), json!({"type": "string", "description": "Repository-relative path prefix (plain prefix, not a glob)."}));
+            p.insert(
+                "include_derived".into(),
+                json!({"type": "boolean", "default": false}),
+            );
+            p.insert(
+                "limit".into(),
+                json!({"type": "integer", "minimum": 1, "maximum": 500, "default": 50}),
+            );
+            p.insert("cursor".into(), json!({"type": "string"}));
+            p.insert(
+                "response_format".into(),
+                json!({"type": "string", "enum": ["concise", "detailed"], "default": "concise"}),
+            );
+            p.insert(
+                "view".into(),
+                json!({"type": "string", "enum": ["compact", "full"], "default": "compact"}),
+            );
+            object(p, &["name"])
+        },
+        run: |published, arguments| {
+            kivgraph_query::find_symbol(published, &parse::<FindSymbolArgs>(arguments)?)
+        },
+    },
+    QueryTool {
+        name: "get_symbol",
+        description: "One symbol's package, signature, visibility and line range, by stable_key or by repository + path + qualified_name. Not worth a call when a row from find_symbol already holds what you need.",
+        schema: || {
+            let mut p = selector_properties();
+            p.insert(
+                "response_format".into(),
+                json!({"type": "string", "enum": ["concise", "detailed"], "default": "concise"}),
+            );
+            object(p, &[])
+        },
+        run: |published, arguments| {
+            kivgraph_query::get_symbol(published, &parse::<GetSymbolArgs>(arguments)?)
+        },
+    },
+    QueryTool {
+        name: "list_repositories",
+        description: "The repositories the published graph covers, with the commit each was indexed at and whether its checkout has moved since.",
+        schema: || {
+            let mut p = Map::new();
+            p.insert(
+                "limit".into(),
+                json!({"type": "integer", "minimum": 1, "maximum": 500, "default": 50}),
+            );
+            p.insert("cursor".into(), json!({"type": "string"}));
+            object(p, &[])
+        },
+        run: |published, arguments| {
+            kivgraph_query::list_repositories(published, &parse::<ListRepositoriesArgs>(arguments)?)
+        },
+    },
+];
+
+impl QueryTool {
+    pub fn find(name: &str) -> Option<&'static QueryTool> {
+        QUERY_TOOLS.iter().find(|t| t.name == name)
+    }
+
+    pub fn definition(&self) -> Tool {
+        let Value::Object(schema) = (self.schema)() else {
+            unreachable!("schemas are objects")
+        };
+        Tool::new(self.name, self.description, Arc::new(schema))
+            .with_annotations(ToolAnnotations::new().read_only(true))
+    }
+
+    /// The answer text, or the refusal `CODE: message`.
+    pub fn call(
+        &self,
+        published: &Published,
+        arguments: Map<String, Value>,
+    ) -> Result<String, QueryError> {
+        let (page, view) = (self.run)(published, arguments)?;
+        Ok(page.render(Some(published), view))
+    }
+}

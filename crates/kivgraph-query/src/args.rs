@@ -1,0 +1,96 @@
+//! Argument checks every tool shares, with the surface's messages.
+
+use crate::error::QueryError;
+
+/// The granularity of an answer; never a different answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    Compact,
+    Full,
+    Files,
+}
+
+impl View {
+    /// `allow_files` is false for tools whose answer is not a set of files.
+    pub fn parse(value: Option<&str>, allow_files: bool) -> Result<Self, QueryError> {
+        match value {
+            None | Some("compact") => Ok(View::Compact),
+            Some("full") => Ok(View::Full),
+            Some("files") if allow_files => Ok(View::Files),
+            Some("files") => Err(QueryError::invalid(
+                "view \"files\" is not available here: this tool answers about declarations, not files; use compact or full",
+            )),
+            Some(other) => Err(QueryError::invalid(format!(
+                "view {other:?} is not one of compact, full{}",
+                if allow_files { ", files" } else { "" }
+            ))),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResponseFormat {
+    Concise,
+    Detailed,
+}
+
+impl ResponseFormat {
+    pub fn parse(value: Option<&str>) -> Result<Self, QueryError> {
+        match value {
+            None | Some("concise") => Ok(ResponseFormat::Concise),
+            Some("detailed") => Ok(ResponseFormat::Detailed),
+            Some(other) => Err(QueryError::invalid(format!(
+                "response_format {other:?} is not one of concise, detailed"
+            ))),
+        }
+    }
+}
+
+/// Rows per page: 1 to 500, rejected rather than clamped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limit(pub usize);
+
+impl Limit {
+    pub const MAXIMUM: i64 = 500;
+
+    pub fn parse(value: Option<i64>, default: usize) -> Result<Self, QueryError> {
+        match value {
+            None => Ok(Limit(default)),
+            Some(n) if (1..=Self::MAXIMUM).contains(&n) => Ok(Limit(n as usize)),
+            Some(n) => Err(QueryError::invalid(format!(
+                "limit must be between 1 and {}, got {n}",
+                Self::MAXIMUM
+            ))),
+        }
+    }
+}
+
+/// A string argument that must not be empty or carry surrounding whitespace.
+pub fn trimmed<'a>(field: &str, value: Option<&'a str>) -> Result<Option<&'a str>, QueryError> {
+    match value {
+        Some(text) if text.trim() != text => Err(QueryError::invalid(format!(
+            "{field} must not carry surrounding whitespace"
+        ))),
+        Some("") => Err(QueryError::invalid(format!("{field} must not be empty"))),
+        other => Ok(other),
+    }
+}
+
+/// A repository-relative path: no absolute path, no `..` segment; a trailing `/` is trimmed.
+pub fn relative_path<'a>(
+    field: &str,
+    value: Option<&'a str>,
+) -> Result<Option<&'a str>, QueryError> {
+    let Some(path) = trimmed(field, value)? else {
+        return Ok(None);
+    };
+    if path.starts_with('/')
+        || path.contains('\\') && path.starts_with("\\\\")
+        || path.split('/').any(|c| c == "..")
+    {
+        return Err(QueryError::invalid(format!(
+            "{field} {path:?} must be repository-relative, without \"..\" segments"
+        )));
+    }
+    Ok(Some(path.trim_end_matches('/')))
+}

@@ -1,0 +1,175 @@
+//! The envelope every query tool wraps its `results` in, and the compact view's hoisting and
+//! grouping of columns.
+
+use serde_json::{Map, Value, json};
+
+use crate::args::View;
+use crate::published::Published;
+
+/// Four disjoint counters over the whole answer, not the page.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Coverage {
+    pub exact: usize,
+    pub candidate: usize,
+    pub unresolved_related: usize,
+    pub package_level: usize,
+}
+
+impl Coverage {
+    fn full(&self) -> Value {
+        json!({"exact": self.exact, "candidate": self.candidate, "unresolved_related": self.unresolved_related, "package_level": self.package_level})
+    }
+
+    /// Only the counters above zero; `None` when all four are zero.
+    fn compact(&self) -> Option<Value> {
+        let mut map = Map::new();
+        for (name, value) in [
+            ("exact", self.exact),
+            ("candidate", self.candidate),
+            ("unresolved_related", self.unresolved_related),
+            ("package_level", self.package_level),
+        ] {
+            if value > 0 {
+                map.insert(name.into(), json!(value));
+            }
+        }
+        (!map.is_empty()).then_some(Value::Object(map))
+    }
+}
+
+/// One page of an answer, with its results already spelled for the requested view.
+#[derive(Debug, Clone)]
+pub struct Page {
+    pub total: usize,
+    pub returned: usize,
+    pub next_cursor: Option<String>,
+    pub coverage: Coverage,
+    pub guidance: Option<String>,
+    pub completeness: Option<Value>,
+    pub results: Value,
+}
+
+impl Page {
+    /// The answer as the text block carries it. The compact view omits what carries no
+    /// information; the full view writes every field.
+    pub fn render(&self, published: Option<&Published>, view: View) -> String {
+        let mut envelope = Map::new();
+        envelope.insert(
+            "snapshot_id".into(),
+            published
+                .map(|p| json!(p.snapshot_id()))
+                .unwrap_or(Value::Null),
+        );
+        let truncated = self.returned < self.total;
+        if view == View::Full {
+            envelope.insert(
+                "snapshot_age_ms".into(),
+                published.map(|p| json!(p.age_ms())).unwrap_or(Value::Null),
+            );
+        }
+        envelope.insert("total".into(), json!(self.total));
+        envelope.insert("returned".into(), json!(self.returned));
+        if view == View::Full {
+            envelope.insert("truncated".into(), json!(truncated));
+            envelope.insert("next_cursor".into(), json!(self.next_cursor));
+            envelope.insert("coverage".into(), self.coverage.full());
+        } else {
+            if truncated {
+                envelope.insert("truncated".into(), json!(true));
+            }
+            if let Some(cursor) = &self.next_cursor {
+                envelope.insert("next_cursor".into(), json!(cursor));
+            }
+            if let Some(coverage) = self.coverage.compact() {
+                envelope.insert("coverage".into(), coverage);
+            }
+        }
+        if let Some(guidance) = &self.guidance {
+            envelope.insert("guidance".into(), json!(guidance));
+        }
+        if let Some(completeness) = &self.completeness {
+            envelope.insert("completeness".into(), completeness.clone());
+        }
+        envelope.insert("results".into(), self.results.clone());
+        Value::Object(envelope).to_string()
+    }
+}
+
+/// The columns of `columns` on which every row agrees, moved from the rows into a header.
+/// Rows that lack a column keep it absent; a column only hoists when all rows carry the same
+/// value.
+pub fn hoist(rows: &mut [Map<String, Value>], columns: &[&str]) -> Map<String, Value> {
+    let mut header = Map::new();
+    let Some(first) = rows.first() else {
+        return header;
+    };
+    for column in columns {
+        let Some(value) = first.get(*column) else {
+            continue;
+        };
+        if rows.iter().all(|row| row.get(*column) == Some(value)) {
+            header.insert((*column).to_string(), value.clone());
+        }
+    }
+    for row in rows.iter_mut() {
+        for column in header.keys() {
+            row.remove(column);
+        }
+    }
+    header
+}
+
+/// The flat page (`header` + `list_field: rows`) or, when it serializes smaller, the page
+/// grouped by the tuple of `group_columns` each row still carries. A group states its tuple
+/// once and holds its rows without it.
+pub fn flat_or_grouped(
+    header: Map<String, Value>,
+    rows: Vec<Map<String, Value>>,
+    list_field: &str,
+    group_columns: &[&str],
+) -> Value {
+    let mut flat = header.clone();
+    flat.insert(
+        list_field.into(),
+        Value::Array(rows.iter().cloned().map(Value::Object).collect()),
+    );
+    let flat = Value::Object(flat);
+    let present: Vec<&str> = group_columns
+        .iter()
+        .copied()
+        .filter(|c| rows.iter().any(|r| r.contains_key(*c)))
+        .collect();
+    if present.is_empty() || rows.len() < 2 {
+        return flat;
+    }
+    // Groups in order of first appearance, so the rows keep their order within a group.
+    let mut groups: Vec<(Vec<Option<Value>>, Vec<Value>)> = Vec::new();
+    for mut row in rows {
+        let tuple: Vec<Option<Value>> = present.iter().map(|c| row.remove(*c)).collect();
+        match groups.iter_mut().find(|(t, _)| *t == tuple) {
+            Some((_, members)) => members.push(Value::Object(row)),
+            None => groups.push((tuple, vec![Value::Object(row)])),
+        }
+    }
+    let groups: Vec<Value> = groups
+        .into_iter()
+        .map(|(tuple, members)| {
+            let mut group = Map::new();
+            for (column, value) in present.iter().zip(tuple) {
+                if let Some(value) = value {
+                    group.insert((*column).to_string(), value);
+                }
+            }
+            group.insert(list_field.into(), Value::Array(members));
+            Value::Object(group)
+        })
+        .collect();
+    let mut grouped = header;
+    grouped.insert("groups".into(), Value::Array(groups));
+    let grouped = Value::Object(grouped);
+    if grouped.to_string().len() < flat.to_string().len() {
+        grouped
+    } else {
+        flat
+    }
+}

@@ -1,0 +1,375 @@
+//! `find_symbol`: where a symbol is declared, by name, qualified name, prefix or substring.
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use kivgraph_snapshot::SymbolView;
+
+use crate::args::{Limit, ResponseFormat, View, trimmed};
+use crate::cursor::QueryIdentity;
+use crate::envelope::{Coverage, Page, flat_or_grouped, hoist};
+use crate::error::QueryError;
+use crate::published::Published;
+
+const SORTING: &str = "stable-key-v1";
+const DEFAULT_LIMIT: usize = 50;
+const MAX_LISTED: usize = 20;
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FindSymbolArgs {
+    pub name: Option<String>,
+    pub mode: Option<String>,
+    pub kind: Option<String>,
+    pub repo: Option<String>,
+    pub path_prefix: Option<String>,
+    pub include_derived: Option<bool>,
+    pub limit: Option<i64>,
+    pub cursor: Option<String>,
+    pub response_format: Option<String>,
+    pub view: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Exact,
+    QualifiedExact,
+    Prefix,
+    Substring,
+}
+
+impl Mode {
+    fn parse(value: Option<&str>) -> Result<Self, QueryError> {
+        Ok(match value {
+            None | Some("exact") => Mode::Exact,
+            Some("qualified_exact") => Mode::QualifiedExact,
+            Some("prefix") => Mode::Prefix,
+            Some("substring") => Mode::Substring,
+            Some(other) => {
+                return Err(QueryError::invalid(format!(
+                    "mode {other:?} is not one of exact, qualified_exact, prefix, substring"
+                )));
+            }
+        })
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
+            Mode::Exact => "exact",
+            Mode::QualifiedExact => "qualified_exact",
+            Mode::Prefix => "prefix",
+            Mode::Substring => "substring",
+        }
+    }
+}
+
+/// Kinds whose signature tells a caller how to call them: the compact view keeps `sig` for
+/// these alone.
+fn callable(kind: &str) -> bool {
+    matches!(kind, "function" | "func" | "method" | "class")
+}
+
+pub fn find_symbol(
+    published: &Published,
+    args: &FindSymbolArgs,
+) -> Result<(Page, View), QueryError> {
+    let name = trimmed("name", args.name.as_deref())?
+        .ok_or_else(|| QueryError::invalid("name is required"))?;
+    let mode = Mode::parse(args.mode.as_deref())?;
+    let view = View::parse(args.view.as_deref(), false)?;
+    let format = ResponseFormat::parse(args.response_format.as_deref())?;
+    let limit = Limit::parse(args.limit, DEFAULT_LIMIT)?;
+    let kind = args.kind.as_deref();
+    let repo = args.repo.as_deref();
+    let path_prefix = args.path_prefix.as_deref();
+    let snapshot = &published.snapshot;
+    if let Some(repo) = repo
+        && snapshot.repository_named(repo).is_none()
+    {
+        return Err(QueryError::repository_not_found(repo));
+    }
+    // Naming a derived repository in `repo` is a request for it.
+    let include_derived =
+        args.include_derived.unwrap_or(false) || repo.is_some_and(|r| r.starts_with("rust:"));
+    let identity = QueryIdentity::new(
+        "find_symbol",
+        SORTING,
+        &[
+            ("name", name),
+            ("mode", mode.as_str()),
+            ("kind", kind.unwrap_or("")),
+            ("repo", repo.unwrap_or("")),
+            ("path_prefix", path_prefix.unwrap_or("")),
+            (
+                "include_derived",
+                if include_derived { "true" } else { "false" },
+            ),
+        ],
+    );
+    let offset = match &args.cursor {
+        Some(cursor) => identity.resume(cursor, published.snapshot_id())?,
+        None => 0,
+    };
+
+    let candidates: Vec<SymbolView> = match mode {
+        Mode::Exact => snapshot.symbols_named(name),
+        Mode::QualifiedExact => snapshot.symbols_qualified(name),
+        Mode::Prefix => snapshot
+            .symbols()
+            .filter(|s| s.name().starts_with(name))
+            .collect(),
+        Mode::Substring => snapshot
+            .symbols()
+            .filter(|s| s.name().contains(name))
+            .collect(),
+    };
+    let mut matches: Vec<(String, SymbolView)> = candidates
+        .into_iter()
+        .filter(|s| kind.is_none_or(|k| s.kind().as_str() == k))
+        .filter(|s| {
+            let repository = s.file().repository().name();
+            repo.is_none_or(|r| repository == r)
+                && (include_derived || !repository.starts_with("rust:"))
+        })
+        .filter(|s| path_prefix.is_none_or(|p| s.file().path().starts_with(p)))
+        .map(|s| (s.key().to_string(), s))
+        .collect();
+    matches.sort_by(|a, b| a.0.cmp(&b.0));
+
+    let total = matches.len();
+    let page: Vec<&(String, SymbolView)> = matches.iter().skip(offset).take(limit.0).collect();
+    let returned = page.len();
+    let next_cursor = (offset + returned < total)
+        .then(|| identity.cursor(published.snapshot_id(), offset + returned));
+    let unresolved_related = snapshot
+        .unresolved()
+        .filter(|u| u.requested_symbol() == Some(name))
+        .filter(|u| repo.is_none_or(|r| u.repository().is_some_and(|x| x.name() == r)))
+        .count();
+    let scopes = invisible_scopes(published, repo, path_prefix);
+    let truncated = returned < total;
+    let completeness =
+        (total == 0 || truncated || !scopes.is_empty()).then(|| completeness_block(name, &scopes));
+    let guidance = if total == 0 {
+        Some(if scopes.is_empty() {
+            format!(
+                "no symbol named {name:?} is declared in the published graph within these filters; graph_status shows what was indexed"
+            )
+        } else {
+            format!(
+                "no symbol named {name:?} was found, but the index could not read all of what this search covers; see completeness"
+            )
+        })
+    } else if truncated {
+        Some(format!(
+            "showing {returned} of {total}; narrow with kind, repo or path_prefix, or pass the cursor for the next page"
+        ))
+    } else {
+        None
+    };
+    let results = match view {
+        View::Full => Value::Array(page.iter().map(|(key, s)| full_row(key, s)).collect()),
+        _ => compact_results(&page, format),
+    };
+    Ok((
+        Page {
+            total,
+            returned,
+            next_cursor,
+            coverage: Coverage {
+                unresolved_related,
+                ..Coverage::default()
+            },
+            guidance,
+            completeness,
+            results,
+        },
+        view,
+    ))
+}
+
+fn full_row(key: &str, symbol: &SymbolView) -> Value {
+    let span = symbol.span();
+    json!({
+        "stable_key": key,
+        "name": symbol.name(),
+        "qualified_name": symbol.qualified_name(),
+        "kind": symbol.kind().as_str(),
+        "signature": symbol.signature(),
+        "exported": symbol.exported(),
+        "repository": symbol.file().repository().name(),
+        "file_path": symbol.file().path(),
+        "start_line": span.start_line,
+        "end_line": span.end_line,
+    })
+}
+
+fn compact_results(page: &[&(String, SymbolView)], format: ResponseFormat) -> Value {
+    let mut shared: Vec<Map<String, Value>> = page
+        .iter()
+        .map(|(_, s)| {
+            let mut row = Map::new();
+            row.insert("name".into(), json!(s.name()));
+            row.insert("kind".into(), json!(s.kind().as_str()));
+            row.insert("exported".into(), json!(s.exported()));
+            row.insert("repository".into(), json!(s.file().repository().name()));
+            row
+        })
+        .collect();
+    let header = hoist(&mut shared, &["name", "kind", "exported", "repository"]);
+    let rows: Vec<Map<String, Value>> = page
+        .iter()
+        .zip(shared)
+        .map(|((key, s), rest)| {
+            let span = s.span();
+            let mut row = Map::new();
+            let at = match rest.get("repository") {
+                Some(repository) => format!(
+                    "{}:{}:{}",
+                    repository.as_str().unwrap_or(""),
+                    s.file().path(),
+                    span.start_line
+                ),
+                None => format!("{}:{}", s.file().path(), span.start_line),
+            };
+            row.insert("at".into(), json!(at));
+            if span.end_line != span.start_line {
+                row.insert("end".into(), json!(span.end_line));
+            }
+            let (name, qualified) = (s.name(), s.qualified_name());
+            let name_hoisted = header.contains_key("name");
+            if qualified == name {
+                if !name_hoisted {
+                    row.insert("name".into(), json!(name));
+                }
+            } else {
+                if !name_hoisted && !qualified.ends_with(name) {
+                    row.insert("name".into(), json!(name));
+                }
+                row.insert("qn".into(), json!(qualified));
+            }
+            for column in ["kind", "exported"] {
+                if let Some(value) = rest.get(column) {
+                    row.insert(column.into(), value.clone());
+                }
+            }
+            if callable(s.kind().as_str()) && !s.signature().is_empty() {
+                row.insert("sig".into(), json!(s.signature()));
+            }
+            if format == ResponseFormat::Detailed {
+                row.insert("stable_key".into(), json!(key));
+            }
+            row
+        })
+        .collect();
+    flat_or_grouped(header, rows, "symbols", &["kind", "exported"])
+}
+
+/// What the index could not read inside the search's scope: repositories or packages that
+/// could not be read at all, and files the parser had to recover (declarations may be missing
+/// there).
+struct Scope {
+    reason: String,
+    repository: String,
+    path: Option<String>,
+    requested_package: Option<String>,
+    detail: String,
+    absolute: Option<String>,
+}
+
+fn invisible_scopes(
+    published: &Published,
+    repo: Option<&str>,
+    path_prefix: Option<&str>,
+) -> Vec<Scope> {
+    published
+        .snapshot
+        .unresolved()
+        .filter(|u| u.file_path().is_none() || u.reason() == "PARSE_ERROR")
+        .filter_map(|u| {
+            let repository = u.repository()?.name().to_string();
+            if repo.is_some_and(|r| r != repository) {
+                return None;
+            }
+            if let (Some(prefix), Some(file)) = (path_prefix, u.file_path())
+                && !file.starts_with(prefix)
+            {
+                return None;
+            }
+            let absolute = u.file_path().and_then(|f| {
+                published
+                    .repository_root(&repository)
+                    .map(|root| root.join(f).display().to_string())
+            });
+            Some(Scope {
+                reason: u.reason().to_string(),
+                repository,
+                path: u.file_path().map(str::to_string),
+                requested_package: u.requested_package().map(str::to_string),
+                detail: u.detail().to_string(),
+                absolute,
+            })
+        })
+        .collect()
+}
+
+fn completeness_block(name: &str, scopes: &[Scope]) -> Value {
+    if scopes.is_empty() {
+        return json!({"verdict": "COMPLETE"});
+    }
+    let listed: Vec<Value> = scopes
+        .iter()
+        .take(MAX_LISTED)
+        .map(|s| {
+            let mut entry = Map::new();
+            entry.insert("reason".into(), json!(s.reason));
+            entry.insert("repository".into(), json!(s.repository));
+            if let Some(path) = &s.path {
+                entry.insert("path".into(), json!(path));
+            }
+            if let Some(package) = &s.requested_package {
+                entry.insert("requested_package".into(), json!(package));
+            }
+            entry.insert("detail".into(), json!(s.detail));
+            Value::Object(entry)
+        })
+        .collect();
+    let mut block = Map::new();
+    block.insert("verdict".into(), json!("LOWER_BOUND"));
+    block.insert("invisible_scopes".into(), Value::Array(listed));
+    if scopes.len() > MAX_LISTED {
+        block.insert(
+            "more_invisible_scopes".into(),
+            json!(scopes.len() - MAX_LISTED),
+        );
+    }
+    let paths: Vec<&String> = scopes.iter().filter_map(|s| s.absolute.as_ref()).collect();
+    if !paths.is_empty() {
+        let mut fallback = Map::new();
+        fallback.insert(
+            "pattern".into(),
+            json!(format!("\\b{}\\b", escape_regex(name))),
+        );
+        fallback.insert(
+            "paths".into(),
+            json!(paths.iter().take(MAX_LISTED).collect::<Vec<_>>()),
+        );
+        if paths.len() > MAX_LISTED {
+            fallback.insert("more_paths".into(), json!(paths.len() - MAX_LISTED));
+        }
+        block.insert("fallback".into(), Value::Object(fallback));
+    }
+    Value::Object(block)
+}
+
+fn escape_regex(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            if "\\.+*?()|[]{}^$#&-~".contains(c) {
+                vec!['\\', c]
+            } else {
+                vec![c]
+            }
+        })
+        .collect()
+}

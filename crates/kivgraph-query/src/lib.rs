@@ -1,0 +1,28 @@
+//! Query semantics over a published snapshot: what every tool of the surface means.
+//!
+//! Owns: the answer machinery shared by every tool — the envelope and its `compact`/`full`
+//! views, grouping, cursors, selectors, stable error codes — and each tool's semantics as a
+//! function from validated arguments and a [`Published`] generation to a JSON answer.
+//!
+//! Must not know about: how facts are produced (engine, analyzers) or how they travel (MCP,
+//! stdio). It reads the memory-mapped snapshot and the generation's manifest, nothing else.
+
+mod args;
+mod cursor;
+mod envelope;
+mod error;
+mod find_symbol;
+mod get_symbol;
+mod list_repositories;
+mod published;
+mod selector;
+
+pub use args::{Limit, ResponseFormat, View};
+pub use cursor::QueryIdentity;
+pub use envelope::{Coverage, Page};
+pub use error::{ErrorCode, QueryError};
+pub use find_symbol::{FindSymbolArgs, find_symbol};
+pub use get_symbol::{GetSymbolArgs, get_symbol};
+pub use list_repositories::{ListRepositoriesArgs, list_repositories};
+pub use published::Published;
+pub use selector::{Selector, SelectorArgs};

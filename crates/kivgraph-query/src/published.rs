@@ -1,0 +1,73 @@
+//! One published generation as the serving side sees it.
+
+use std::path::Path;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use kivgraph_snapshot::Snapshot;
+use kivgraph_store::{GenerationId, GenerationStore, Manifest};
+
+use crate::error::{ErrorCode, QueryError};
+
+/// The mapped snapshot of a generation and its manifest.
+pub struct Published {
+    pub id: GenerationId,
+    pub snapshot: Snapshot,
+    pub manifest: Manifest,
+}
+
+impl Published {
+    /// Maps the generation `CURRENT` names; `INDEX_NOT_READY` when there is none.
+    pub fn open_current(store: &GenerationStore) -> Result<Self, QueryError> {
+        let unavailable = |detail: String| QueryError::new(ErrorCode::SnapshotUnavailable, detail);
+        let id = store
+            .current()
+            .map_err(|e| unavailable(e.to_string()))?
+            .ok_or_else(QueryError::index_not_ready)?;
+        Self::open(store, id)
+    }
+
+    pub fn open(store: &GenerationStore, id: GenerationId) -> Result<Self, QueryError> {
+        let unavailable = |detail: String| {
+            QueryError::new(
+                ErrorCode::SnapshotUnavailable,
+                format!("generation {id}: {detail}"),
+            )
+        };
+        let manifest = store.manifest(id).map_err(|e| unavailable(e.to_string()))?;
+        let snapshot =
+            Snapshot::open(&store.snapshot_path(id)).map_err(|e| unavailable(e.to_string()))?;
+        Ok(Published {
+            id,
+            snapshot,
+            manifest,
+        })
+    }
+
+    /// Opens a snapshot file directly (tests, tools).
+    pub fn from_parts(id: GenerationId, snapshot: Snapshot, manifest: Manifest) -> Self {
+        Published {
+            id,
+            snapshot,
+            manifest,
+        }
+    }
+
+    pub fn snapshot_id(&self) -> u64 {
+        self.id.0
+    }
+
+    pub fn age_ms(&self) -> u64 {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0);
+        now.saturating_sub(self.manifest.built_at_unix_ms)
+    }
+
+    /// The absolute checkout path of a repository, as registered when it was indexed.
+    pub fn repository_root(&self, name: &str) -> Option<&Path> {
+        self.snapshot
+            .repository_named(name)
+            .map(|r| Path::new(r.root()))
+    }
+}

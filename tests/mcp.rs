@@ -1,0 +1,541 @@
+//! The MCP server driven over stdio JSON-RPC, as a client would, on the fixture repositories.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use serde_json::{Value, json};
+
+fn binary() -> &'static str {
+    env!("CARGO_BIN_EXE_kivgraph")
+}
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/repos")
+        .canonicalize()
+        .unwrap()
+}
+
+/// A temporary configuration registering the four fixture repositories.
+fn workspace(index: bool) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = fixtures();
+    let out = Command::new(binary())
+        .arg("init")
+        .arg("--config")
+        .arg(dir.path().join("config.yaml"))
+        .args(
+            [
+                ("go", "gosvc"),
+                ("ts", "tsweb"),
+                ("rs", "rscore"),
+                ("py", "pytools"),
+            ]
+            .map(|(n, d)| format!("--repository={n}={}", root.join(d).display())),
+        )
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    if index {
+        reindex(dir.path());
+    }
+    dir
+}
+
+fn reindex(dir: &Path) {
+    let out = Command::new(binary())
+        .args(["index", "--full", "--config"])
+        .arg(dir.join("config.yaml"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+struct Client {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next_id: u64,
+    pub instructions: String,
+}
+
+impl Client {
+    fn start(dir: &Path) -> Self {
+        let mut child = Command::new(binary())
+            .args(["serve", "--config"])
+            .arg(dir.join("config.yaml"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut client = Client {
+            child,
+            stdin,
+            stdout,
+            next_id: 1,
+            instructions: String::new(),
+        };
+        let init = client.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}),
+        );
+        client.instructions = init["instructions"].as_str().unwrap().to_string();
+        client.notify("notifications/initialized");
+        client
+    }
+
+    fn notify(&mut self, method: &str) {
+        writeln!(
+            self.stdin,
+            "{}",
+            json!({"jsonrpc": "2.0", "method": method})
+        )
+        .unwrap();
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        writeln!(
+            self.stdin,
+            "{}",
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+        )
+        .unwrap();
+        loop {
+            let mut line = String::new();
+            assert!(
+                self.stdout.read_line(&mut line).unwrap() > 0,
+                "server closed stdout"
+            );
+            let message: Value = serde_json::from_str(&line).expect("stdout carries JSON-RPC only");
+            if message["id"] == json!(id) {
+                assert!(message.get("error").is_none(), "{message}");
+                return message["result"].clone();
+            }
+        }
+    }
+
+    fn tool_names(&mut self) -> Vec<String> {
+        let tools = self.request("tools/list", json!({}));
+        tools["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
+    }
+
+    /// The answer's text, and whether it is an error.
+    fn call(&mut self, tool: &str, arguments: Value) -> (String, bool) {
+        let result = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        let content = result["content"].as_array().unwrap();
+        assert_eq!(content.len(), 1, "one text block per answer");
+        assert!(result.get("structuredContent").is_none());
+        (
+            content[0]["text"].as_str().unwrap().to_string(),
+            result["isError"] == true,
+        )
+    }
+
+    fn ok(&mut self, tool: &str, arguments: Value) -> Value {
+        let (text, error) = self.call(tool, arguments);
+        assert!(!error, "{text}");
+        serde_json::from_str(&text).unwrap()
+    }
+
+    fn refused(&mut self, tool: &str, arguments: Value) -> String {
+        let (text, error) = self.call(tool, arguments);
+        assert!(error, "expected a refusal, got {text}");
+        text
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn before_a_generation_only_index_project_is_offered() {
+    let dir = workspace(false);
+    let mut client = Client::start(dir.path());
+    assert!(
+        client
+            .instructions
+            .starts_with("Kivgraph has no published graph to answer from"),
+        "{}",
+        client.instructions
+    );
+    assert_eq!(client.tool_names(), vec!["index_project"]);
+    let refusal = client.refused(
+        "index_project",
+        json!({"name": "go", "path": fixtures().join("gosvc"), "languages": ["go"]}),
+    );
+    assert_eq!(
+        refusal,
+        "PERMISSION_REQUIRED: user approval is required; confirm the operation before setting confirmed=true"
+    );
+    let refusal = client.refused(
+        "index_project",
+        json!({"projects": [], "name": "x", "path": "/", "languages": ["go"], "confirmed": true}),
+    );
+    assert!(
+        refusal.starts_with("INVALID_ARGUMENT: pass either projects or name"),
+        "{refusal}"
+    );
+    let refusal = client.refused("index_project", json!({"name": "go", "path": fixtures().join("gosvc"), "languages": ["go", "cobol"], "confirmed": true}));
+    assert!(refusal.contains("unknown language \"cobol\""), "{refusal}");
+
+    // Approved: the projects are registered, one pass publishes, and the query tools appear.
+    let (text, error) = client.call(
+        "index_project",
+        json!({"projects": [{"name": "go", "path": fixtures().join("gosvc"), "languages": ["go"]}], "confirmed": true}),
+    );
+    assert!(!error, "{text}");
+    let result: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(result["generation_id"], "000001");
+    assert_eq!(result["registered"], json!(["go"]));
+    let mut names = client.tool_names();
+    names.sort();
+    assert_eq!(
+        names,
+        vec![
+            "find_symbol",
+            "get_symbol",
+            "index_project",
+            "list_repositories"
+        ]
+    );
+}
+
+#[test]
+fn tools_are_read_only_without_output_schema() {
+    let dir = workspace(true);
+    let mut client = Client::start(dir.path());
+    assert!(
+        client
+            .instructions
+            .starts_with("Kivgraph answers where code is declared")
+    );
+    let tools = client.request("tools/list", json!({}));
+    for tool in tools["tools"].as_array().unwrap() {
+        assert!(tool.get("outputSchema").is_none(), "{tool}");
+        let read_only = tool["annotations"]["readOnlyHint"] == true;
+        assert_eq!(read_only, tool["name"] != "index_project", "{tool}");
+    }
+}
+
+#[test]
+fn find_symbol_answers_exactly() {
+    let dir = workspace(true);
+    let mut client = Client::start(dir.path());
+    let (text, _) = client.call(
+        "find_symbol",
+        json!({"name": "NewServer", "repo": "go", "path_prefix": "server/"}),
+    );
+    assert_eq!(
+        text,
+        r#"{"snapshot_id":1,"total":1,"returned":1,"results":{"name":"NewServer","kind":"func","exported":true,"repository":"go","symbols":[{"at":"server/server.go:29","end":31,"sig":"func NewServer(addr string) *Server"}]}}"#
+    );
+    let full = client.ok(
+        "find_symbol",
+        json!({"name": "NewServer", "repo": "go", "path_prefix": "server/", "view": "full"}),
+    );
+    assert_eq!(full["truncated"], false);
+    assert_eq!(full["next_cursor"], Value::Null);
+    assert_eq!(
+        full["coverage"],
+        json!({"exact": 0, "candidate": 0, "unresolved_related": 0, "package_level": 0})
+    );
+    let row = &full["results"][0];
+    assert_eq!(row["stable_key"].as_str().unwrap().len(), 52);
+    assert_eq!(row["file_path"], "server/server.go");
+    assert_eq!(
+        (row["start_line"].as_u64(), row["end_line"].as_u64()),
+        (Some(29), Some(31))
+    );
+
+    // Homonyms across packages and repositories are separate rows, never merged.
+    let page = client.ok("find_symbol", json!({"name": "Server"}));
+    assert_eq!(page["total"], 4);
+    assert_eq!(page["results"]["name"], "Server");
+    let at: Vec<&str> = page["results"]["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["at"].as_str().unwrap())
+        .collect();
+    let mut sorted = at.clone();
+    sorted.sort();
+    assert_eq!(
+        sorted,
+        vec![
+            "go:client/client.go:4",
+            "go:server/server.go:7",
+            "rs:src/parser/mod.rs:13",
+            "ts:src/server.ts:2"
+        ]
+    );
+
+    // An absence is an empty list, with the floor the index can prove.
+    let empty = client.ok(
+        "find_symbol",
+        json!({"name": "ThisSymbolDoesNotExistAnywhere", "repo": "rs"}),
+    );
+    assert_eq!(empty["results"], json!({"symbols": []}));
+    assert_eq!(empty["completeness"], json!({"verdict": "COMPLETE"}));
+    let bounded = client.ok("find_symbol", json!({"name": "After", "repo": "go"}));
+    assert_eq!(bounded["total"], 0);
+    assert_eq!(bounded["completeness"]["verdict"], "LOWER_BOUND");
+    assert_eq!(
+        bounded["completeness"]["invisible_scopes"][0]["path"],
+        "broken/broken.go"
+    );
+    assert_eq!(
+        bounded["completeness"]["fallback"]["pattern"],
+        "\\bAfter\\b"
+    );
+
+    for (arguments, message) in [
+        (
+            json!({"name": " Server"}),
+            "INVALID_ARGUMENT: name must not carry surrounding whitespace",
+        ),
+        (
+            json!({"name": "Server", "mode": "fuzzy"}),
+            "INVALID_ARGUMENT: mode \"fuzzy\" is not one of exact, qualified_exact, prefix, substring",
+        ),
+        (
+            json!({"name": "Server", "limit": 0}),
+            "INVALID_ARGUMENT: limit must between",
+        ),
+        (
+            json!({"name": "Server", "view": "files"}),
+            "INVALID_ARGUMENT: view \"files\" is not available here",
+        ),
+        (
+            json!({"name": "Server", "repo": "nope"}),
+            "REPOSITORY_NOT_FOUND: repository \"nope\" is not in the published graph",
+        ),
+    ] {
+        let refusal = client.refused("find_symbol", arguments);
+        let expected = message.replace("must between", "must be between");
+        assert!(refusal.starts_with(&expected), "{refusal}");
+    }
+}
+
+#[test]
+fn pagination_walks_the_whole_answer_and_cursors_fail_closed() {
+    let dir = workspace(true);
+    let mut client = Client::start(dir.path());
+    let whole = client.ok(
+        "find_symbol",
+        json!({"name": "e", "mode": "substring", "limit": 500, "view": "full"}),
+    );
+    let expected: Vec<Value> = whole["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["stable_key"].clone())
+        .collect();
+    assert!(expected.len() > 20);
+    let mut seen = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let mut arguments = json!({"name": "e", "mode": "substring", "limit": 7, "view": "full"});
+        if let Some(cursor) = &cursor {
+            arguments["cursor"] = json!(cursor);
+        }
+        let page = client.ok("find_symbol", arguments);
+        seen.extend(
+            page["results"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["stable_key"].clone()),
+        );
+        match page["next_cursor"].as_str() {
+            Some(next) => {
+                assert_eq!(page["truncated"], true);
+                assert!(next.len() <= 32, "{next}");
+                cursor = Some(next.to_string());
+            }
+            None => break,
+        }
+    }
+    assert_eq!(seen, expected, "no row skipped or repeated");
+
+    let first = client.ok(
+        "find_symbol",
+        json!({"name": "e", "mode": "substring", "limit": 7}),
+    );
+    let cursor = first["next_cursor"].as_str().unwrap().to_string();
+    assert!(
+        first["guidance"]
+            .as_str()
+            .unwrap()
+            .starts_with("showing 7 of")
+    );
+    // The view is not part of the identity; the query is.
+    client.ok(
+        "find_symbol",
+        json!({"name": "e", "mode": "substring", "limit": 3, "view": "full", "cursor": cursor}),
+    );
+    let other = client.refused(
+        "find_symbol",
+        json!({"name": "e", "mode": "prefix", "cursor": cursor}),
+    );
+    assert!(other.starts_with("CURSOR_INVALID:"), "{other}");
+    let mut edited = cursor.clone().into_bytes();
+    edited[10] = if edited[10] == b'A' { b'B' } else { b'A' };
+    let edited = String::from_utf8(edited).unwrap();
+    assert!(
+        client
+            .refused(
+                "find_symbol",
+                json!({"name": "e", "mode": "substring", "cursor": edited})
+            )
+            .starts_with("CURSOR_INVALID:")
+    );
+
+    // A generation published by another process is served without a restart, and the old
+    // cursor has expired.
+    reindex(dir.path());
+    let expired = client.refused(
+        "find_symbol",
+        json!({"name": "e", "mode": "substring", "cursor": cursor}),
+    );
+    assert!(expired.starts_with("CURSOR_SNAPSHOT_EXPIRED:"), "{expired}");
+    let page = client.ok("find_symbol", json!({"name": "Server"}));
+    assert_eq!(page["snapshot_id"], 2);
+}
+
+#[test]
+fn get_symbol_selectors_and_their_errors() {
+    let dir = workspace(true);
+    let mut client = Client::start(dir.path());
+    let answer = client.ok(
+        "get_symbol",
+        json!({"repository": "go", "path": "server/server.go", "qualified_name": "Server.Start"}),
+    );
+    let row = &answer["results"];
+    assert_eq!(row["package_name"], "example.com/gosvc/server");
+    assert_eq!(row["module_path"], "example.com/gosvc");
+    assert_eq!(row["signature"], "func (s *Server) Start() error");
+    assert_eq!(row["parent"], "Server");
+    assert_eq!(
+        (answer["total"].as_u64(), answer["returned"].as_u64()),
+        (Some(1), Some(1))
+    );
+    let key = row["stable_key"].as_str().unwrap().to_string();
+    let by_key = client.ok("get_symbol", json!({"stable_key": key}));
+    assert_eq!(by_key["results"], answer["results"]);
+    // A directory narrows too.
+    client.ok(
+        "get_symbol",
+        json!({"repository": "go", "path": "server/", "qualified_name": "Server.Start"}),
+    );
+
+    let cases = [
+        (
+            json!({}),
+            "INVALID_ARGUMENT: one of stable_key or qualified_name is required",
+        ),
+        (
+            json!({"stable_key": key, "qualified_name": "Server"}),
+            "INVALID_ARGUMENT: pass either stable_key or qualified_name, not both",
+        ),
+        (
+            json!({"stable_key": key, "repository": "go"}),
+            "INVALID_ARGUMENT: repository and path narrow a qualified_name; a stable_key already names one symbol",
+        ),
+        (
+            json!({"qualified_name": "Server", "path": "server/server.go"}),
+            "INVALID_ARGUMENT: path is repository-relative, so it requires repository",
+        ),
+        (
+            json!({"stable_key": format!(" {key}")}),
+            "INVALID_ARGUMENT: stable_key must not carry surrounding whitespace",
+        ),
+        (
+            json!({"qualified_name": "Server", "repository": "go", "path": "/etc"}),
+            "INVALID_ARGUMENT: path \"/etc\" must be repository-relative",
+        ),
+        (
+            json!({"qualified_name": "Server", "repository": "go", "path": "a/../b"}),
+            "INVALID_ARGUMENT: path \"a/../b\" must be repository-relative",
+        ),
+        (
+            json!({"qualified_name": "NoSuchThing", "repository": "go"}),
+            "SYMBOL_NOT_FOUND: qualified name \"NoSuchThing\" was not found under go; call it without repository and path to search the whole graph",
+        ),
+        (
+            json!({"qualified_name": "NoSuchThing"}),
+            "SYMBOL_NOT_FOUND: qualified name \"NoSuchThing\" was not found",
+        ),
+        (
+            json!({"qualified_name": "Server", "repository": "nope"}),
+            "REPOSITORY_NOT_FOUND: repository \"nope\" is not in the published graph",
+        ),
+        (
+            json!({"qualified_name": "Server"}),
+            "AMBIGUOUS_SYMBOL: qualified name \"Server\" names 3 symbols; narrow with repository and path: go client/client.go:4-6, go server/server.go:7-12, ts src/server.ts:2-4",
+        ),
+    ];
+    for (arguments, expected) in cases {
+        let refusal = client.refused("get_symbol", arguments);
+        assert!(
+            refusal.starts_with(expected),
+            "{refusal}\n  expected {expected}"
+        );
+    }
+    // Three overloads in one file: only the keys can separate them.
+    let refusal = client.refused(
+        "get_symbol",
+        json!({"repository": "ts", "path": "src/parser.ts", "qualified_name": "format"}),
+    );
+    assert!(refusal.starts_with("AMBIGUOUS_SYMBOL: qualified name \"format\" names 3 symbols in ts src/parser.ts, so only a stable_key separates them: "), "{refusal}");
+}
+
+#[test]
+fn list_repositories_reports_positions() {
+    let dir = workspace(true);
+    let mut client = Client::start(dir.path());
+    let answer = client.ok("list_repositories", json!({}));
+    assert_eq!(answer["total"], 4);
+    let names: Vec<&str> = answer["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, vec!["go", "ts", "rs", "py"]);
+    let first = &answer["results"][0];
+    assert_eq!(first["moved"], false);
+    // The fixtures are not checkouts: no commit is claimed, and the row says why.
+    assert!(first.get("indexed_commit").is_none());
+    assert!(
+        first["moved_detail"]
+            .as_str()
+            .unwrap()
+            .contains("no commit was recorded"),
+        "{first}"
+    );
+    let page = client.ok("list_repositories", json!({"limit": 3}));
+    let rest = client.ok(
+        "list_repositories",
+        json!({"limit": 3, "cursor": page["next_cursor"]}),
+    );
+    assert_eq!(rest["results"][0]["name"], "py");
+}
