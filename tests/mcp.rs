@@ -212,6 +212,8 @@ fn before_a_generation_only_index_project_is_offered() {
         names,
         vec![
             "find_symbol",
+            "get_file_outline",
+            "get_source",
             "get_symbol",
             "index_project",
             "list_repositories"
@@ -538,4 +540,194 @@ fn list_repositories_reports_positions() {
         json!({"limit": 3, "cursor": page["next_cursor"]}),
     );
     assert_eq!(rest["results"][0]["name"], "py");
+}
+
+#[test]
+fn get_file_outline_views() {
+    let dir = workspace(true);
+    let mut client = Client::start(dir.path());
+    let (text, _) = client.call(
+        "get_file_outline",
+        json!({"repository": "go", "path": "server/lifecycle.go"}),
+    );
+    assert_eq!(
+        text,
+        r#"{"snapshot_id":1,"total":2,"returned":2,"results":{"repository":"go","path":"server/lifecycle.go","package":"example.com/gosvc example.com/gosvc/server","kind":"method","files":[{"file":"server/lifecycle.go","at":[["Server.Stop@4","exported"],["Server.status@6","unexported"]]}]}}"#
+    );
+    // A directory: members are off by default, counted in total, and the page is complete.
+    let directory = client.ok(
+        "get_file_outline",
+        json!({"repository": "go", "path": "server"}),
+    );
+    assert_eq!(
+        (directory["total"].as_u64(), directory["returned"].as_u64()),
+        (Some(15), Some(12))
+    );
+    assert!(directory.get("truncated").is_none() && directory.get("next_cursor").is_none());
+    let with_members = client.ok(
+        "get_file_outline",
+        json!({"repository": "go", "path": "server/", "include_members": true, "view": "full"}),
+    );
+    assert_eq!(with_members["returned"], 15);
+    assert_eq!(with_members["results"]["languages"], json!(["go"]));
+    let files = client.ok(
+        "get_file_outline",
+        json!({"repository": "go", "path": "server", "view": "files"}),
+    );
+    assert_eq!(
+        files["results"]["files"],
+        json!([{"file": "server/server.go", "declarations": 10}, {"file": "server/lifecycle.go", "declarations": 2}])
+    );
+    let kinds = client.ok(
+        "get_file_outline",
+        json!({"repository": "go", "path": "server", "kind": "method"}),
+    );
+    assert_eq!(kinds["results"]["kind"], "method");
+    // Paging by two walks every row once.
+    let mut seen = 0;
+    let mut cursor = Value::Null;
+    loop {
+        let mut arguments =
+            json!({"repository": "go", "path": "server", "include_members": true, "limit": 2});
+        if !cursor.is_null() {
+            arguments["cursor"] = cursor.clone();
+        }
+        let page = client.ok("get_file_outline", arguments);
+        seen += page["returned"].as_u64().unwrap();
+        cursor = page.get("next_cursor").cloned().unwrap_or(Value::Null);
+        if cursor.is_null() {
+            break;
+        }
+    }
+    assert_eq!(seen, 15);
+    let missing = client.refused(
+        "get_file_outline",
+        json!({"repository": "go", "path": "nowhere"}),
+    );
+    assert_eq!(
+        missing,
+        "SYMBOL_NOT_FOUND: path \"nowhere\" is not in repository \"go\" in the published graph"
+    );
+    assert!(
+        client
+            .refused(
+                "get_file_outline",
+                json!({"repository": "go", "path": "../x"})
+            )
+            .starts_with("INVALID_ARGUMENT: path \"../x\" must be repository-relative")
+    );
+    let bounded = client.ok(
+        "get_file_outline",
+        json!({"repository": "go", "path": "broken"}),
+    );
+    assert_eq!(bounded["completeness"]["verdict"], "LOWER_BOUND");
+    assert!(
+        bounded["completeness"].get("fallback").is_none(),
+        "no name, nothing to grep for"
+    );
+}
+
+/// Copies a fixture repository so a test can edit it after indexing.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else if entry.file_type().unwrap().is_file() {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn get_source_reads_once_reanchors_and_refuses() {
+    let dir = tempfile::tempdir().unwrap();
+    let repository = dir.path().join("gosvc");
+    copy_tree(&fixtures().join("gosvc"), &repository);
+    let out = Command::new(binary())
+        .args(["init", "--languages=go", "--config"])
+        .arg(dir.path().join("config.yaml"))
+        .arg(format!("--repository=go={}", repository.display()))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    reindex(dir.path());
+    let mut client = Client::start(dir.path());
+    let select = |qualified: &str, path: &str| json!({"repository": "go", "path": path, "qualified_name": qualified});
+    let (text, error) = client.call(
+        "get_source",
+        json!({"symbols": [select("NewServer", "server/server.go"), select("Server.Stop", "server/lifecycle.go")]}),
+    );
+    assert!(!error);
+    assert_eq!(
+        text,
+        "snapshot 1 · 2 bodies · context 0\n@ go server/server.go:29-31 func NewServer\nfunc NewServer(addr string) *Server {\n\treturn &Server{Addr: addr}\n}\n@ go server/lifecycle.go:4-4 method Server.Stop\nfunc (s *Server) Stop() {}\n"
+    );
+    let (text, _) = client.call(
+        "get_source",
+        json!({"symbols": [select("Server.Stop", "server/lifecycle.go")], "context_lines": 1}),
+    );
+    assert!(text.contains("// Stop closes the listener. Declared apart from the type.\nfunc (s *Server) Stop() {}\n\n"), "{text}");
+
+    // The file moved under the index: the declaration is found again, or its row is refused.
+    let server = repository.join("server/server.go");
+    let original = std::fs::read_to_string(&server).unwrap();
+    std::fs::write(
+        &server,
+        original.replacen("import \"io\"", "import \"io\"\n\n// Two more lines.", 1),
+    )
+    .unwrap();
+    let (text, _) = client.call(
+        "get_source",
+        json!({"symbols": [select("NewServer", "server/server.go"), select("Server.Stop", "server/lifecycle.go")]}),
+    );
+    assert!(text.starts_with("snapshot 1 · 2 bodies · context 0\n@ go server/server.go:29-31 func NewServer [file changed, re-anchored +2]\nfunc NewServer(addr string) *Server {"), "{text}");
+    std::fs::write(
+        &server,
+        original.replace(
+            "func NewServer(addr string) *Server {\n\treturn &Server{Addr: addr}\n}",
+            "",
+        ),
+    )
+    .unwrap();
+    let (text, error) = client.call(
+        "get_source",
+        json!({"symbols": [select("NewServer", "server/server.go"), select("Server.Stop", "server/lifecycle.go")]}),
+    );
+    assert!(!error);
+    assert!(text.starts_with("snapshot 1 · 1 of 2 bodies · context 0\n! go server/server.go:29-31 func NewServer: the declaration no longer exists in the file\n@ go server/lifecycle.go:4-4"), "{text}");
+
+    // A path that now crosses a symbolic link yields no bytes, even to a file that exists.
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::rename(repository.join("server"), &elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, repository.join("server")).unwrap();
+    let (text, _) = client.call(
+        "get_source",
+        json!({"symbols": [select("Server.Stop", "server/lifecycle.go")]}),
+    );
+    assert!(
+        text.contains(
+            "! go server/lifecycle.go:4-4 method Server.Stop: the path crosses a symbolic link"
+        ),
+        "{text}"
+    );
+
+    for (arguments, expected) in [
+        (
+            json!({"symbols": []}),
+            "INVALID_ARGUMENT: symbols must hold between 1 and 20 entries, got 0",
+        ),
+        (
+            json!({"symbols": [select("NewServer", "server/server.go")], "context_lines": 101}),
+            "INVALID_ARGUMENT: context_lines must be between 0 and 100, got 101",
+        ),
+        (
+            json!({"symbols": [{"qualified_name": "Nope"}]}),
+            "SYMBOL_NOT_FOUND: qualified name \"Nope\" was not found",
+        ),
+    ] {
+        assert_eq!(client.refused("get_source", arguments), expected);
+    }
 }

@@ -3,14 +3,15 @@
 use std::sync::Arc;
 
 use kivgraph_query::{
-    FindSymbolArgs, GetSymbolArgs, ListRepositoriesArgs, Page, Published, QueryError, View,
+    FileOutlineArgs, FindSymbolArgs, GetSourceArgs, GetSymbolArgs, ListRepositoriesArgs, Page,
+    Published, QueryError, View,
 };
 use rmcp::model::{Tool, ToolAnnotations};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-/// A tool's semantics: validated arguments in, one page out.
-type Runner = fn(&Published, Map<String, Value>) -> Result<(Page, View), QueryError>;
+/// A tool's semantics: validated arguments in, the answer's text out.
+type Runner = fn(&Published, Map<String, Value>) -> Result<String, QueryError>;
 
 /// A read-only tool of the query surface.
 pub struct QueryTool {
@@ -23,6 +24,13 @@ pub struct QueryTool {
 fn parse<T: DeserializeOwned>(arguments: Map<String, Value>) -> Result<T, QueryError> {
     serde_json::from_value(Value::Object(arguments))
         .map_err(|e| QueryError::invalid(format!("arguments: {e}")))
+}
+
+fn render(
+    published: &Published,
+    page: Result<(Page, View), QueryError>,
+) -> Result<String, QueryError> {
+    page.map(|(page, view)| page.render(Some(published), view))
 }
 
 fn selector_properties() -> Map<String, Value> {
@@ -80,7 +88,10 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
             object(p, &["name"])
         },
         run: |published, arguments| {
-            kivgraph_query::find_symbol(published, &parse::<FindSymbolArgs>(arguments)?)
+            render(
+                published,
+                kivgraph_query::find_symbol(published, &parse::<FindSymbolArgs>(arguments)?),
+            )
         },
     },
     QueryTool {
@@ -95,7 +106,61 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
             object(p, &[])
         },
         run: |published, arguments| {
-            kivgraph_query::get_symbol(published, &parse::<GetSymbolArgs>(arguments)?)
+            render(
+                published,
+                kivgraph_query::get_symbol(published, &parse::<GetSymbolArgs>(arguments)?),
+            )
+        },
+    },
+    QueryTool {
+        name: "get_source",
+        description: "The code of up to 20 symbols in one call, as text: no line numbers, files read once, a changed file re-anchored or refused per row. Prefer it to reading ranges across files; for one small file, read the file.",
+        schema: || {
+            let mut p = Map::new();
+            p.insert("symbols".into(), json!({"type": "array", "minItems": 1, "maxItems": 20, "items": object(selector_properties(), &[])}));
+            p.insert(
+                "context_lines".into(),
+                json!({"type": "integer", "minimum": 0, "maximum": 100, "default": 0}),
+            );
+            p.insert(
+                "response_format".into(),
+                json!({"type": "string", "enum": ["concise", "detailed"], "default": "concise"}),
+            );
+            object(p, &["symbols"])
+        },
+        run: |published, arguments| {
+            kivgraph_query::get_source(published, &parse::<GetSourceArgs>(arguments)?)
+        },
+    },
+    QueryTool {
+        name: "get_file_outline",
+        description: "Declarations under a repository path (file or directory), grouped by file, as name@start-end with kind; views compact, full and files. Use it for a package or directory: one small file is cheaper to read.",
+        schema: || {
+            let mut p = Map::new();
+            p.insert("repository".into(), json!({"type": "string"}));
+            p.insert(
+                "path".into(),
+                json!({"type": "string", "description": "Repository-relative file or directory."}),
+            );
+            p.insert("kind".into(), json!({"type": "string"}));
+            p.insert("include_members".into(), json!({"type": "boolean", "default": false, "description": "Adds fields, properties and enum members."}));
+            p.insert(
+                "limit".into(),
+                json!({"type": "integer", "minimum": 1, "maximum": 500, "default": 200}),
+            );
+            p.insert("cursor".into(), json!({"type": "string"}));
+            p.insert(
+                "response_format".into(),
+                json!({"type": "string", "enum": ["concise", "detailed"], "default": "concise"}),
+            );
+            p.insert("view".into(), json!({"type": "string", "enum": ["compact", "full", "files"], "default": "compact"}));
+            object(p, &["repository", "path"])
+        },
+        run: |published, arguments| {
+            render(
+                published,
+                kivgraph_query::get_file_outline(published, &parse::<FileOutlineArgs>(arguments)?),
+            )
         },
     },
     QueryTool {
@@ -111,7 +176,13 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
             object(p, &[])
         },
         run: |published, arguments| {
-            kivgraph_query::list_repositories(published, &parse::<ListRepositoriesArgs>(arguments)?)
+            render(
+                published,
+                kivgraph_query::list_repositories(
+                    published,
+                    &parse::<ListRepositoriesArgs>(arguments)?,
+                ),
+            )
         },
     },
 ];
@@ -135,7 +206,6 @@ impl QueryTool {
         published: &Published,
         arguments: Map<String, Value>,
     ) -> Result<String, QueryError> {
-        let (page, view) = (self.run)(published, arguments)?;
-        Ok(page.render(Some(published), view))
+        (self.run)(published, arguments)
     }
 }

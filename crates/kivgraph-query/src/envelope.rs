@@ -60,7 +60,9 @@ impl Page {
                 .map(|p| json!(p.snapshot_id()))
                 .unwrap_or(Value::Null),
         );
-        let truncated = self.returned < self.total;
+        // A page is truncated when there is more to fetch; a filtered page can hold fewer rows
+        // than it matched and still be complete.
+        let truncated = self.next_cursor.is_some();
         if view == View::Full {
             envelope.insert(
                 "snapshot_age_ms".into(),

@@ -10,10 +10,10 @@ use crate::cursor::QueryIdentity;
 use crate::envelope::{Coverage, Page, flat_or_grouped, hoist};
 use crate::error::QueryError;
 use crate::published::Published;
+use crate::scopes::{completeness, invisible_scopes};
 
 const SORTING: &str = "stable-key-v1";
 const DEFAULT_LIMIT: usize = 50;
-const MAX_LISTED: usize = 20;
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -149,7 +149,7 @@ pub fn find_symbol(
     let scopes = invisible_scopes(published, repo, path_prefix);
     let truncated = returned < total;
     let completeness =
-        (total == 0 || truncated || !scopes.is_empty()).then(|| completeness_block(name, &scopes));
+        (total == 0 || truncated || !scopes.is_empty()).then(|| completeness(Some(name), &scopes));
     let guidance = if total == 0 {
         Some(if scopes.is_empty() {
             format!(
@@ -263,113 +263,4 @@ fn compact_results(page: &[&(String, SymbolView)], format: ResponseFormat) -> Va
         })
         .collect();
     flat_or_grouped(header, rows, "symbols", &["kind", "exported"])
-}
-
-/// What the index could not read inside the search's scope: repositories or packages that
-/// could not be read at all, and files the parser had to recover (declarations may be missing
-/// there).
-struct Scope {
-    reason: String,
-    repository: String,
-    path: Option<String>,
-    requested_package: Option<String>,
-    detail: String,
-    absolute: Option<String>,
-}
-
-fn invisible_scopes(
-    published: &Published,
-    repo: Option<&str>,
-    path_prefix: Option<&str>,
-) -> Vec<Scope> {
-    published
-        .snapshot
-        .unresolved()
-        .filter(|u| u.file_path().is_none() || u.reason() == "PARSE_ERROR")
-        .filter_map(|u| {
-            let repository = u.repository()?.name().to_string();
-            if repo.is_some_and(|r| r != repository) {
-                return None;
-            }
-            if let (Some(prefix), Some(file)) = (path_prefix, u.file_path())
-                && !file.starts_with(prefix)
-            {
-                return None;
-            }
-            let absolute = u.file_path().and_then(|f| {
-                published
-                    .repository_root(&repository)
-                    .map(|root| root.join(f).display().to_string())
-            });
-            Some(Scope {
-                reason: u.reason().to_string(),
-                repository,
-                path: u.file_path().map(str::to_string),
-                requested_package: u.requested_package().map(str::to_string),
-                detail: u.detail().to_string(),
-                absolute,
-            })
-        })
-        .collect()
-}
-
-fn completeness_block(name: &str, scopes: &[Scope]) -> Value {
-    if scopes.is_empty() {
-        return json!({"verdict": "COMPLETE"});
-    }
-    let listed: Vec<Value> = scopes
-        .iter()
-        .take(MAX_LISTED)
-        .map(|s| {
-            let mut entry = Map::new();
-            entry.insert("reason".into(), json!(s.reason));
-            entry.insert("repository".into(), json!(s.repository));
-            if let Some(path) = &s.path {
-                entry.insert("path".into(), json!(path));
-            }
-            if let Some(package) = &s.requested_package {
-                entry.insert("requested_package".into(), json!(package));
-            }
-            entry.insert("detail".into(), json!(s.detail));
-            Value::Object(entry)
-        })
-        .collect();
-    let mut block = Map::new();
-    block.insert("verdict".into(), json!("LOWER_BOUND"));
-    block.insert("invisible_scopes".into(), Value::Array(listed));
-    if scopes.len() > MAX_LISTED {
-        block.insert(
-            "more_invisible_scopes".into(),
-            json!(scopes.len() - MAX_LISTED),
-        );
-    }
-    let paths: Vec<&String> = scopes.iter().filter_map(|s| s.absolute.as_ref()).collect();
-    if !paths.is_empty() {
-        let mut fallback = Map::new();
-        fallback.insert(
-            "pattern".into(),
-            json!(format!("\\b{}\\b", escape_regex(name))),
-        );
-        fallback.insert(
-            "paths".into(),
-            json!(paths.iter().take(MAX_LISTED).collect::<Vec<_>>()),
-        );
-        if paths.len() > MAX_LISTED {
-            fallback.insert("more_paths".into(), json!(paths.len() - MAX_LISTED));
-        }
-        block.insert("fallback".into(), Value::Object(fallback));
-    }
-    Value::Object(block)
-}
-
-fn escape_regex(text: &str) -> String {
-    text.chars()
-        .flat_map(|c| {
-            if "\\.+*?()|[]{}^$#&-~".contains(c) {
-                vec!['\\', c]
-            } else {
-                vec![c]
-            }
-        })
-        .collect()
 }
