@@ -215,6 +215,7 @@ fn before_a_generation_only_index_project_is_offered() {
             "get_file_outline",
             "get_source",
             "get_symbol",
+            "graph_status",
             "index_project",
             "list_repositories"
         ]
@@ -730,4 +731,49 @@ fn get_source_reads_once_reanchors_and_refuses() {
     ] {
         assert_eq!(client.refused("get_source", arguments), expected);
     }
+}
+
+#[test]
+fn graph_status_reports_what_was_published() {
+    let dir = workspace(true);
+    let mut client = Client::start(dir.path());
+    let status = client.ok("graph_status", json!({}));
+    let results = &status["results"];
+    assert_eq!(results["status"], "ready");
+    assert_eq!(results["snapshot_id"], 1);
+    assert_eq!(
+        (results["repositories"].as_u64(), results["files"].as_u64()),
+        (Some(4), Some(18))
+    );
+    assert_eq!(
+        results["unresolved_by_reason"],
+        json!([{"key": "PARSE_ERROR", "count": 3}])
+    );
+    let kinds: Vec<&str> = results["edges_by_kind"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        vec!["CONTAINS_FILE", "CONTAINS_PACKAGE", "DEFINES", "METHOD_OF"]
+    );
+    let defines = &results["edges_by_kind"][2]["count"];
+    assert_eq!(
+        defines, &results["symbols"],
+        "every symbol has exactly one DEFINES"
+    );
+    assert_eq!(results["repositories_moved"], 0);
+    assert_eq!(results["repository_freshness"].as_array().unwrap().len(), 4);
+    assert_eq!(results["storage"]["state"], "not_applicable");
+    assert!(
+        results.get("metrics").is_none(),
+        "nothing measured, nothing reported"
+    );
+    assert!(
+        client
+            .refused("graph_status", json!({"verbose": true}))
+            .starts_with("INVALID_ARGUMENT: arguments: unknown field `verbose`")
+    );
 }

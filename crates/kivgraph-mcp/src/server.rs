@@ -78,8 +78,12 @@ impl KivgraphServer {
         // Mapping and validating a new generation, and walking a large snapshot, are
         // blocking work: keep them off the protocol's threads.
         tokio::task::spawn_blocking(move || {
-            let published = follower.current()?;
-            tool.call(&published, arguments)
+            let published = match follower.current() {
+                Ok(published) => Some(published),
+                Err(err) if err.code == ErrorCode::IndexNotReady => None,
+                Err(err) => return Err(err),
+            };
+            tool.call(published.as_deref(), arguments)
         })
         .await
         .map_err(|e| {
@@ -176,11 +180,7 @@ impl ServerHandler for KivgraphServer {
         let result = if request.name == "index_project" {
             self.call_index_project(arguments, &context).await
         } else if let Some(tool) = QueryTool::find(&request.name) {
-            if self.follower.has_generation() {
-                self.call_query(tool, arguments).await
-            } else {
-                Err(QueryError::index_not_ready())
-            }
+            self.call_query(tool, arguments).await
         } else {
             return Err(McpError::invalid_params(
                 format!("unknown tool {:?}", request.name),

@@ -3,15 +3,15 @@
 use std::sync::Arc;
 
 use kivgraph_query::{
-    FileOutlineArgs, FindSymbolArgs, GetSourceArgs, GetSymbolArgs, ListRepositoriesArgs, Page,
-    Published, QueryError, View,
+    FileOutlineArgs, FindSymbolArgs, GetSourceArgs, GetSymbolArgs, GraphStatusArgs,
+    ListRepositoriesArgs, Page, Published, QueryError, View,
 };
 use rmcp::model::{Tool, ToolAnnotations};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 /// A tool's semantics: validated arguments in, the answer's text out.
-type Runner = fn(&Published, Map<String, Value>) -> Result<String, QueryError>;
+type Runner = fn(Option<&Published>, Map<String, Value>) -> Result<String, QueryError>;
 
 /// A read-only tool of the query surface.
 pub struct QueryTool {
@@ -31,6 +31,11 @@ fn render(
     page: Result<(Page, View), QueryError>,
 ) -> Result<String, QueryError> {
     page.map(|(page, view)| page.render(Some(published), view))
+}
+
+/// Every tool but `graph_status` needs a published generation.
+fn graph(published: Option<&Published>) -> Result<&Published, QueryError> {
+    published.ok_or_else(QueryError::index_not_ready)
 }
 
 fn selector_properties() -> Map<String, Value> {
@@ -55,6 +60,16 @@ fn object(properties: Map<String, Value>, required: &[&str]) -> Value {
 }
 
 pub const QUERY_TOOLS: &[QueryTool] = &[
+    QueryTool {
+        name: "graph_status",
+        description: "The published generation: counts, edges by kind, unresolved by reason, and per repository whether its checkout moved since it was indexed. Call it when an answer looks stale or a tool says INDEX_NOT_READY.",
+        schema: || object(Map::new(), &[]),
+        run: |published, arguments| {
+            let (page, view) =
+                kivgraph_query::graph_status(published, &parse::<GraphStatusArgs>(arguments)?)?;
+            Ok(page.render(published, view))
+        },
+    },
     QueryTool {
         name: "find_symbol",
         description: "Where a symbol is declared, by name, qualified name, prefix or substring; narrow with kind, repo and path_prefix. An empty answer proves no declaration of that name in the graph. Loses to grep on a rare name in one small repository.",
@@ -88,6 +103,7 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
             object(p, &["name"])
         },
         run: |published, arguments| {
+            let published = graph(published)?;
             render(
                 published,
                 kivgraph_query::find_symbol(published, &parse::<FindSymbolArgs>(arguments)?),
@@ -106,6 +122,7 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
             object(p, &[])
         },
         run: |published, arguments| {
+            let published = graph(published)?;
             render(
                 published,
                 kivgraph_query::get_symbol(published, &parse::<GetSymbolArgs>(arguments)?),
@@ -129,7 +146,7 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
             object(p, &["symbols"])
         },
         run: |published, arguments| {
-            kivgraph_query::get_source(published, &parse::<GetSourceArgs>(arguments)?)
+            kivgraph_query::get_source(graph(published)?, &parse::<GetSourceArgs>(arguments)?)
         },
     },
     QueryTool {
@@ -157,6 +174,7 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
             object(p, &["repository", "path"])
         },
         run: |published, arguments| {
+            let published = graph(published)?;
             render(
                 published,
                 kivgraph_query::get_file_outline(published, &parse::<FileOutlineArgs>(arguments)?),
@@ -176,6 +194,7 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
             object(p, &[])
         },
         run: |published, arguments| {
+            let published = graph(published)?;
             render(
                 published,
                 kivgraph_query::list_repositories(
@@ -203,7 +222,7 @@ impl QueryTool {
     /// The answer text, or the refusal `CODE: message`.
     pub fn call(
         &self,
-        published: &Published,
+        published: Option<&Published>,
         arguments: Map<String, Value>,
     ) -> Result<String, QueryError> {
         (self.run)(published, arguments)

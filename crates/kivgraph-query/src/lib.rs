@@ -19,6 +19,7 @@ mod published;
 mod scopes;
 mod selector;
 mod source;
+mod status;
 
 pub use args::{Limit, ResponseFormat, View};
 pub use cursor::QueryIdentity;
@@ -31,3 +32,4 @@ pub use outline::{FileOutlineArgs, get_file_outline};
 pub use published::Published;
 pub use selector::{Selector, SelectorArgs};
 pub use source::{GetSourceArgs, get_source};
+pub use status::{GraphStatusArgs, graph_status};

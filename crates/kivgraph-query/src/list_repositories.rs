@@ -58,7 +58,7 @@ pub fn list_repositories(
 
 /// One repository: where it was indexed and where its checkout is now. Reading the current
 /// position is two small file reads, done inline.
-fn row(state: &kivgraph_store::RepositoryState) -> Value {
+pub(crate) fn row(state: &kivgraph_store::RepositoryState) -> Value {
     let mut row = Map::new();
     row.insert("name".into(), json!(state.name));
     row.insert("path".into(), json!(state.path));
