@@ -66,6 +66,11 @@ struct Client {
 
 impl Client {
     fn start(dir: &Path) -> Self {
+        Self::start_with(dir, json!({}))
+    }
+
+    /// Starts a server with the given client capabilities.
+    fn start_with(dir: &Path, capabilities: Value) -> Self {
         let mut child = Command::new(binary())
             .args(["serve", "--config"])
             .arg(dir.join("config.yaml"))
@@ -85,7 +90,7 @@ impl Client {
         };
         let init = client.request(
             "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}),
+            json!({"protocolVersion": "2025-06-18", "capabilities": capabilities, "clientInfo": {"name": "test", "version": "1"}}),
         );
         client.instructions = init["instructions"].as_str().unwrap().to_string();
         client.notify("notifications/initialized");
@@ -102,6 +107,18 @@ impl Client {
     }
 
     fn request(&mut self, method: &str, params: Value) -> Value {
+        self.exchange(method, params, &mut |_| json!({}), &mut Vec::new())
+    }
+
+    /// Sends a request, answering the server's own requests with `respond` and collecting
+    /// its notifications, until the response arrives.
+    fn exchange(
+        &mut self,
+        method: &str,
+        params: Value,
+        respond: &mut dyn FnMut(&Value) -> Value,
+        notifications: &mut Vec<Value>,
+    ) -> Value {
         let id = self.next_id;
         self.next_id += 1;
         writeln!(
@@ -117,7 +134,17 @@ impl Client {
                 "server closed stdout"
             );
             let message: Value = serde_json::from_str(&line).expect("stdout carries JSON-RPC only");
-            if message["id"] == json!(id) {
+            if message.get("method").is_some() && message.get("id").is_some() {
+                let result = respond(&message);
+                writeln!(
+                    self.stdin,
+                    "{}",
+                    json!({"jsonrpc": "2.0", "id": message["id"], "result": result})
+                )
+                .unwrap();
+            } else if message.get("method").is_some() {
+                notifications.push(message);
+            } else if message["id"] == json!(id) {
                 assert!(message.get("error").is_none(), "{message}");
                 return message["result"].clone();
             }
@@ -775,5 +802,93 @@ fn graph_status_reports_what_was_published() {
         client
             .refused("graph_status", json!({"verbose": true}))
             .starts_with("INVALID_ARGUMENT: arguments: unknown field `verbose`")
+    );
+}
+
+#[test]
+fn index_project_consent_progress_and_failure() {
+    let project = || json!({"name": "go", "path": fixtures().join("gosvc"), "languages": ["go"]});
+    // A client that can ask its user is asked, naming the project; a refusal stops everything.
+    let dir = workspace(false);
+    let mut client = Client::start_with(dir.path(), json!({"elicitation": {}}));
+    let mut asked = Vec::new();
+    let declined = client.exchange(
+        "tools/call",
+        json!({"name": "index_project", "arguments": {"projects": [project()]}}),
+        &mut |request| {
+            asked.push(
+                request["params"]["message"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string(),
+            );
+            json!({"action": "decline"})
+        },
+        &mut Vec::new(),
+    );
+    assert_eq!(
+        declined["content"][0]["text"],
+        "PERMISSION_DENIED: project indexing was not approved"
+    );
+    assert_eq!(asked.len(), 1);
+    assert!(
+        asked[0].contains("go (") && asked[0].contains("gosvc"),
+        "{}",
+        asked[0]
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("repositories.yaml"))
+            .unwrap()
+            .matches("name:")
+            .count(),
+        4,
+        "nothing registered"
+    );
+
+    // Accepted, with a progress token: progress arrives, then the generation.
+    let mut notifications = Vec::new();
+    let accepted = client.exchange(
+        "tools/call",
+        json!({"name": "index_project", "arguments": {"projects": [project()]}, "_meta": {"progressToken": "p1"}}),
+        &mut |_| json!({"action": "accept", "content": {}}),
+        &mut notifications,
+    );
+    assert_eq!(accepted["isError"], false, "{accepted}");
+    let progress: Vec<f64> = notifications
+        .iter()
+        .filter(|n| n["method"] == "notifications/progress")
+        .map(|n| n["params"]["progress"].as_f64().unwrap())
+        .collect();
+    assert!(!progress.is_empty());
+    assert!(
+        progress.windows(2).all(|w| w[0] < w[1]),
+        "progress counts up: {progress:?}"
+    );
+
+    // A pass that fails restores the registry and reports why.
+    let dir = workspace(true);
+    let registry = std::fs::read(dir.path().join("repositories.yaml")).unwrap();
+    let store = kivgraph_store::GenerationStore::new(dir.path().join("state"));
+    let lock = store.lock().unwrap();
+    let mut client = Client::start(dir.path());
+    let other = json!({"name": "extra", "path": fixtures().join("rscore"), "languages": ["rust"]});
+    let refusal = client.refused(
+        "index_project",
+        json!({"projects": [other], "confirmed": true}),
+    );
+    assert_eq!(
+        refusal,
+        "INDEXING_FAILED: another process is publishing into this generation store"
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("repositories.yaml")).unwrap(),
+        registry,
+        "the registry is restored"
+    );
+    drop(lock);
+    let conflict = client.refused("index_project", json!({"projects": [{"name": "go", "path": fixtures().join("rscore"), "languages": ["rust"]}], "confirmed": true}));
+    assert!(
+        conflict.starts_with("INVALID_ARGUMENT: project \"go\" is already registered at"),
+        "{conflict}"
     );
 }

@@ -93,7 +93,8 @@ fn languages(entry: &str, raw: &[String]) -> Result<Vec<LanguageToken>, QueryErr
     Ok(tokens)
 }
 
-fn projects(arguments: Map<String, Value>) -> Result<(Vec<RepositoryEntry>, bool), QueryError> {
+/// The validated batch and whether the call carries `confirmed: true`. Nothing is written.
+pub fn parse(arguments: Map<String, Value>) -> Result<(Vec<RepositoryEntry>, bool), QueryError> {
     let args: IndexProjectArgs = serde_json::from_value(Value::Object(arguments))
         .map_err(|e| QueryError::invalid(format!("arguments: {e}")))?;
     let single = args.name.is_some() || args.path.is_some() || args.languages.is_some();
@@ -192,20 +193,37 @@ fn failed(message: impl Into<String>) -> QueryError {
     QueryError::new(ErrorCode::IndexingFailed, message)
 }
 
-/// Runs the whole operation; `progress` receives each event the child reports.
-pub async fn run(
-    arguments: Map<String, Value>,
+pub fn permission_required() -> QueryError {
+    QueryError::new(
+        ErrorCode::PermissionRequired,
+        "user approval is required; confirm the operation before setting confirmed=true",
+    )
+}
+
+/// What the user is asked to approve: every project by name and path.
+pub fn approval_prompt(entries: &[RepositoryEntry]) -> String {
+    let list: Vec<String> = entries
+        .iter()
+        .map(|e| format!("{} ({})", e.name, e.path.display()))
+        .collect();
+    match list.as_slice() {
+        [one] => format!("Register and index the project {one}, rebuilding the whole code graph?"),
+        many => format!(
+            "Register and index {} projects, rebuilding the whole code graph: {}?",
+            many.len(),
+            many.join(", ")
+        ),
+    }
+}
+
+/// Registers the approved batch and rebuilds once; `progress` receives each event the child
+/// reports.
+pub async fn register_and_index(
+    entries: Vec<RepositoryEntry>,
     config_path: &Path,
     executable: &Path,
     progress: impl Fn(String),
 ) -> Result<String, QueryError> {
-    let (entries, confirmed) = projects(arguments)?;
-    if !confirmed {
-        return Err(QueryError::new(
-            ErrorCode::PermissionRequired,
-            "user approval is required; confirm the operation before setting confirmed=true",
-        ));
-    }
     if !config_path.exists() {
         // A client with no graph builds its first one: the configuration is created as
         // `kivgraph init` would, self-contained beside itself.

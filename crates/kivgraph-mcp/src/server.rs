@@ -2,14 +2,13 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use kivgraph_query::{ErrorCode, QueryError};
 use kivgraph_store::GenerationStore;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
-    ServerConfig, Tool, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequestParams,
+    ElicitationAction, ElicitationSchema, Implementation, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
@@ -105,34 +104,74 @@ impl KivgraphServer {
                 "an index is already running in this server; let it finish, then retry",
             ));
         };
-        let token = context.meta.get_progress_token();
-        let peer = context.peer.clone();
-        let counter = AtomicU64::new(0);
-        let progress = move |message: String| {
-            // Without a token nobody reads progress, so nothing is sent.
-            let Some(token) = token.clone() else { return };
-            let mut param = ProgressNotificationParam::new(
-                token,
-                counter.fetch_add(1, Ordering::Relaxed) as f64 + 1.0,
-            );
-            param.message = Some(message);
-            let peer = peer.clone();
-            tokio::spawn(async move {
-                // A notification that cannot be delivered is dropped, never a failed index.
-                let _ = peer.notify_progress(param).await;
-            });
+        // Without a token nobody reads progress, so no channel is installed. With one, a
+        // single forwarder sends the events in order, counting up.
+        let (sender, forwarder) = match context.meta.get_progress_token() {
+            Some(token) => {
+                let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<String>();
+                let peer = context.peer.clone();
+                let forwarder = tokio::spawn(async move {
+                    let mut progress = 0.0;
+                    while let Some(message) = receiver.recv().await {
+                        progress += 1.0;
+                        let mut param = ProgressNotificationParam::new(token.clone(), progress);
+                        param.message = Some(message);
+                        // A notification that cannot be delivered is dropped, never a failed index.
+                        let _ = peer.notify_progress(param).await;
+                    }
+                });
+                (Some(sender), Some(forwarder))
+            }
+            None => (None, None),
         };
-        let result = index_project::run(
-            arguments,
+        let progress = move |message: String| {
+            if let Some(sender) = &sender {
+                let _ = sender.send(message);
+            }
+        };
+        let (entries, confirmed) = index_project::parse(arguments)?;
+        if !confirmed {
+            approve(&context.peer, index_project::approval_prompt(&entries)).await?;
+        }
+        let result = index_project::register_and_index(
+            entries,
             &self.options.config_path,
             &self.options.executable,
             progress,
         )
         .await;
+        if let Some(forwarder) = forwarder {
+            let _ = forwarder.await;
+        }
         if result.is_ok() {
             let _ = context.peer.notify_tool_list_changed().await;
         }
         result
+    }
+}
+
+/// Asks the user through MCP elicitation when the client can ask; a client that cannot must
+/// obtain approval itself and send `confirmed: true`.
+async fn approve(peer: &rmcp::Peer<RoleServer>, message: String) -> Result<(), QueryError> {
+    let can_ask = peer
+        .peer_info()
+        .is_some_and(|info| info.capabilities.elicitation.is_some());
+    if !can_ask {
+        return Err(index_project::permission_required());
+    }
+    let request = ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message,
+        requested_schema: ElicitationSchema::new(std::collections::BTreeMap::new()),
+    };
+    match peer.create_elicitation(request).await {
+        Ok(result) if result.action == ElicitationAction::Accept => Ok(()),
+        Ok(_) => Err(QueryError::new(
+            ErrorCode::PermissionDenied,
+            "project indexing was not approved",
+        )),
+        // An elicitation the client cannot deliver is no approval.
+        Err(_) => Err(index_project::permission_required()),
     }
 }
 
