@@ -504,11 +504,12 @@ fn fixture_declarations_are_exact() {
     }
     for row in snapshot.unresolved() {
         lines.push(format!(
-            "unresolved {} {} {:?} {:?}",
+            "unresolved {} {} {:?} {:?} requested={:?}",
             row.repository().map(|r| r.name()).unwrap_or("?"),
             row.reason(),
             row.file_path(),
-            row.lines()
+            row.lines(),
+            row.requested_symbol()
         ));
     }
     let actual = lines.join("\n") + "\n";

@@ -774,7 +774,7 @@ fn graph_status_reports_what_was_published() {
     );
     assert_eq!(
         results["unresolved_by_reason"],
-        json!([{"key": "PARSE_ERROR", "count": 3}])
+        json!([{"key": "PARSE_ERROR", "count": 4}])
     );
     let kinds: Vec<&str> = results["edges_by_kind"]
         .as_array()

@@ -21,25 +21,30 @@ use kivgraph_snapshot::Snapshot;
 use kivgraph_store::GenerationStore;
 use serde_json::{Value, json};
 
+mod client;
+mod serve;
+mod tokens;
+
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("index") => index_benchmark(&args[1..]),
+        Some("serve") => serve::serve_benchmark(&args[1..]),
         Some("open-lookup") => open_lookup(&args[1..]),
         _ => bail!(
-            "usage: kivgraph-bench index --kivgraph BIN [--corpus DIR] | open-lookup SNAPSHOT NAME"
+            "usage: kivgraph-bench index|serve --kivgraph BIN [--corpus DIR] | open-lookup SNAPSHOT NAME"
         ),
     }
 }
 
-fn flag(args: &[String], name: &str) -> Option<String> {
+pub(crate) fn flag(args: &[String], name: &str) -> Option<String> {
     args.iter()
         .position(|a| a == name)
         .and_then(|i| args.get(i + 1).cloned())
 }
 
 /// The corpus as registered repositories: one per ecosystem directory.
-fn corpus_entries(corpus: &Path) -> anyhow::Result<Vec<RepositoryEntry>> {
+pub(crate) fn corpus_entries(corpus: &Path) -> anyhow::Result<Vec<RepositoryEntry>> {
     let all = vec![
         LanguageToken::Go,
         LanguageToken::Typescript,
@@ -72,7 +77,11 @@ fn corpus_entries(corpus: &Path) -> anyhow::Result<Vec<RepositoryEntry>> {
     Ok(entries)
 }
 
-fn write_config(dir: &Path, entries: &[RepositoryEntry], mode: &str) -> anyhow::Result<PathBuf> {
+pub(crate) fn write_config(
+    dir: &Path,
+    entries: &[RepositoryEntry],
+    mode: &str,
+) -> anyhow::Result<PathBuf> {
     let registry = kivgraph_config::Registry {
         version: 1,
         repositories: entries.to_vec(),
@@ -95,7 +104,7 @@ fn children_max_rss_kib() -> i64 {
 }
 
 /// Runs `kivgraph index --full --json`, returning (seconds, result event).
-fn run_index(kivgraph: &Path, config: &Path) -> anyhow::Result<(f64, Value)> {
+pub(crate) fn run_index(kivgraph: &Path, config: &Path) -> anyhow::Result<(f64, Value)> {
     let started = Instant::now();
     let out = Command::new(kivgraph)
         .args(["index", "--full", "--json", "--config"])

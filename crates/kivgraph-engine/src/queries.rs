@@ -248,6 +248,7 @@ pub fn file_facts(db: &dyn Db, file: FileInput) -> FileFacts {
                 line: 1,
                 column: 1,
                 message: "source text unavailable".into(),
+                hidden_names: Vec::new(),
             }],
             ..Default::default()
         },
@@ -335,26 +336,7 @@ pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
             facts.packages.push(file_facts.package.clone());
         }
         let file = &file_facts.file;
-        if let Some(first) = file.parse_issues.first() {
-            // A file tree-sitter had to recover is indexed as far as it was recovered, and the
-            // hole is declared.
-            facts.unresolved.push(UnresolvedReference {
-                repository: file.repository.clone(),
-                language: file.language,
-                reason: "PARSE_ERROR".into(),
-                file_path: Some(file.path.clone()),
-                span: Some(LineSpan { start_line: first.line, end_line: first.line, start_byte: 0, end_byte: 0 }),
-                requested_symbol: None,
-                requested_package: None,
-                detail: format!(
-                    "{} syntax error(s), first at {}:{} ({}); declarations were extracted as far as the parser recovered",
-                    file.parse_issues.len(),
-                    first.line,
-                    first.column,
-                    first.message
-                ),
-            });
-        }
+        facts.unresolved.extend(parse_failures(file));
         facts.edges.push(structural(
             EdgeKind::ContainsFile,
             file.package,
@@ -389,6 +371,55 @@ pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
     link_receivers(&mut facts, &pending);
     symbol_edges(&mut facts);
     Arc::new(facts)
+}
+
+/// What a file tree-sitter had to recover leaves unread, declared rather than hidden: one row
+/// per name an unreadable declaration-level region spells (a declaration of that name may be
+/// missing), or one row for the file when every error sits inside a function body.
+fn parse_failures(file: &FileFact) -> Vec<UnresolvedReference> {
+    let Some(first) = file.parse_issues.first() else {
+        return Vec::new();
+    };
+    let row = |line: u32, requested_symbol: Option<String>, detail: String| UnresolvedReference {
+        repository: file.repository.clone(),
+        language: file.language,
+        reason: "PARSE_ERROR".into(),
+        file_path: Some(file.path.clone()),
+        span: Some(LineSpan {
+            start_line: line,
+            end_line: line,
+            start_byte: 0,
+            end_byte: 0,
+        }),
+        requested_symbol,
+        requested_package: None,
+        detail,
+    };
+    let mut rows = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for issue in &file.parse_issues {
+        for name in &issue.hidden_names {
+            if !seen.contains(&name.as_str()) {
+                seen.push(name);
+                let detail = format!(
+                    "a declaration of {name} may be missing: the parser could not read {}:{} ({})",
+                    issue.line, issue.column, issue.message
+                );
+                rows.push(row(issue.line, Some(name.clone()), detail));
+            }
+        }
+    }
+    if rows.is_empty() {
+        let detail = format!(
+            "{} syntax error(s) inside function bodies, first at {}:{} ({}); every declaration was read",
+            file.parse_issues.len(),
+            first.line,
+            first.column,
+            first.message
+        );
+        rows.push(row(first.line, None, detail));
+    }
+    rows
 }
 
 /// One repository: its packages, in key order, and the edges that contain them.

@@ -67,6 +67,10 @@ pub struct ParseIssue {
     pub line: u32,
     pub column: u32,
     pub message: String,
+    /// Names the unreadable region spells where declarations stand (not inside a function
+    /// body): a declaration of one of them may be missing. Empty when the error sits inside a
+    /// body, where no declaration can hide.
+    pub hidden_names: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]

@@ -146,7 +146,15 @@ pub fn find_symbol(
         .filter(|u| u.requested_symbol() == Some(name))
         .filter(|u| repo.is_none_or(|r| u.repository().is_some_and(|x| x.name() == r)))
         .count();
-    let scopes = invisible_scopes(published, repo, path_prefix);
+    // A region the parser could not read hides a declaration only if it spells a name this
+    // search would have matched.
+    let hides = |hidden: &str| match mode {
+        Mode::Exact => hidden == name,
+        Mode::QualifiedExact => name.rsplit(['.', ':']).next() == Some(hidden),
+        Mode::Prefix => hidden.starts_with(name),
+        Mode::Substring => hidden.contains(name),
+    };
+    let scopes = invisible_scopes(published, repo, path_prefix, &hides);
     let truncated = returned < total;
     let completeness =
         (total == 0 || truncated || !scopes.is_empty()).then(|| completeness(Some(name), &scopes));

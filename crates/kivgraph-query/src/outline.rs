@@ -118,7 +118,7 @@ pub fn get_file_outline(
         .collect();
     let returned = page.len();
     let truncated = next_cursor.is_some();
-    let scopes: Vec<_> = invisible_scopes(published, Some(repository), Some(path))
+    let scopes: Vec<_> = invisible_scopes(published, Some(repository), Some(path), &|_| true)
         .into_iter()
         .filter(|s| {
             s.path

@@ -19,15 +19,34 @@ pub struct Scope {
     pub absolute: Option<String>,
 }
 
+/// Scopes that could not be read at all (rows without a file), and regions where a
+/// declaration whose name `hides` accepts may be missing (parse errors outside function
+/// bodies). One entry per place.
 pub fn invisible_scopes(
     published: &Published,
     repo: Option<&str>,
     path_prefix: Option<&str>,
+    hides: &dyn Fn(&str) -> bool,
 ) -> Vec<Scope> {
+    let mut seen: std::collections::HashSet<(String, Option<String>, String)> =
+        std::collections::HashSet::new();
     published
         .snapshot
         .unresolved()
-        .filter(|u| u.file_path().is_none() || u.reason() == "PARSE_ERROR")
+        .filter(|u| match u.file_path() {
+            None => true,
+            Some(_) => u.reason() == "PARSE_ERROR" && u.requested_symbol().is_some_and(hides),
+        })
+        .filter(|u| {
+            let place = (
+                u.repository()
+                    .map(|r| r.name().to_string())
+                    .unwrap_or_default(),
+                u.file_path().map(str::to_string),
+                u.reason().to_string(),
+            );
+            seen.insert(place)
+        })
         .filter_map(|u| {
             let repository = u.repository()?.name().to_string();
             if repo.is_some_and(|r| r != repository) {

@@ -129,11 +129,12 @@ pub fn signature(src: &str, node: Node, body: Option<Node>) -> String {
 }
 
 /// Where tree-sitter recovered: `ERROR` and missing nodes, at most twenty per file.
-pub fn parse_issues(root: Node) -> Vec<ParseIssue> {
+pub fn parse_issues(src: &str, root: Node) -> Vec<ParseIssue> {
     let mut issues = Vec::new();
-    // Only subtrees that contain an error are entered, so a clean file costs nothing.
-    let mut stack = vec![root];
-    while let Some(node) = stack.pop() {
+    // Only subtrees that contain an error are entered, so a clean file costs nothing. Each
+    // entry carries where the innermost enclosing function body starts, if any.
+    let mut stack: Vec<(Node, Option<usize>)> = vec![(root, None)];
+    while let Some((node, body_start)) = stack.pop() {
         if node.is_error() || node.is_missing() {
             let position = node.start_position();
             let message = if node.is_missing() {
@@ -141,21 +142,105 @@ pub fn parse_issues(root: Node) -> Vec<ParseIssue> {
             } else {
                 "syntax error".to_string()
             };
+            let inside_body = body_start.is_some_and(|start| node.start_byte() >= start);
+            let hidden_names = if inside_body {
+                Vec::new()
+            } else {
+                identifiers(src, node)
+            };
             issues.push(ParseIssue {
                 line: position.row as u32 + 1,
                 column: position.column as u32 + 1,
                 message,
+                hidden_names,
             });
             if issues.len() >= MAX_ISSUES {
                 break;
             }
         } else if node.has_error() {
+            let body = if FUNCTION_KINDS.contains(&node.kind()) {
+                node.child_by_field_name("body")
+                    .map(|b| b.start_byte())
+                    .or(body_start)
+            } else {
+                body_start
+            };
             let mut cursor = node.walk();
             let children: Vec<Node> = node.children(&mut cursor).collect();
-            stack.extend(children.into_iter().rev());
+            stack.extend(children.into_iter().rev().map(|child| (child, body)));
         }
     }
     issues
+}
+
+/// Nodes whose `body` holds statements, where no declaration of the outline can hide.
+const FUNCTION_KINDS: &[&str] = &[
+    "function_declaration",
+    "method_declaration",
+    "func_literal",
+    "generator_function_declaration",
+    "method_definition",
+    "arrow_function",
+    "function_expression",
+    "function",
+    "function_definition",
+    "function_item",
+    "closure_expression",
+];
+
+/// Words of the five grammars that never name a declaration.
+const KEYWORDS: &[&str] = &[
+    "async",
+    "await",
+    "class",
+    "const",
+    "def",
+    "enum",
+    "export",
+    "extends",
+    "fn",
+    "from",
+    "func",
+    "function",
+    "impl",
+    "implements",
+    "import",
+    "interface",
+    "let",
+    "mod",
+    "new",
+    "package",
+    "private",
+    "protected",
+    "pub",
+    "public",
+    "return",
+    "self",
+    "static",
+    "struct",
+    "this",
+    "trait",
+    "type",
+    "use",
+    "var",
+];
+
+/// The identifier-like words inside an unreadable region, deduplicated, at most fifty.
+fn identifiers(src: &str, node: Node) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for word in src[node.byte_range()].split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+        let starts_like_a_name = word
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_');
+        if starts_like_a_name && !KEYWORDS.contains(&word) && !names.iter().any(|n| n == word) {
+            names.push(word.to_string());
+            if names.len() >= 50 {
+                break;
+            }
+        }
+    }
+    names
 }
 
 /// Collects declarations in source order.

@@ -89,6 +89,7 @@ pub fn extract(language: Language, path: &str, source: &str) -> SyntaxFacts {
                 line: 1,
                 column: 1,
                 message: "the parser produced no tree".into(),
+                hidden_names: Vec::new(),
             }],
             ..SyntaxFacts::default()
         };
@@ -105,7 +106,7 @@ pub fn extract(language: Language, path: &str, source: &str) -> SyntaxFacts {
     SyntaxFacts {
         declarations: builder.finish(),
         package_clause,
-        issues: common::parse_issues(root),
+        issues: common::parse_issues(source, root),
         line_count,
     }
 }

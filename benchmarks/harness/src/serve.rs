@@ -1,0 +1,82 @@
+//! The MCP server on a generation of the Go, Python and TypeScript corpora: handshake, first
+//! answer, warm latencies, and the token benchmark.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Context;
+use kivgraph_snapshot::Snapshot;
+use kivgraph_store::GenerationStore;
+use serde_json::{Value, json};
+
+use crate::client::McpClient;
+use crate::{corpus_entries, flag, run_index, tokens, write_config};
+
+fn percentile(samples: &mut [f64], p: f64) -> f64 {
+    samples.sort_by(|a, b| a.total_cmp(b));
+    samples[((samples.len() as f64 - 1.0) * p).round() as usize]
+}
+
+pub fn serve_benchmark(args: &[String]) -> anyhow::Result<()> {
+    let kivgraph = PathBuf::from(flag(args, "--kivgraph").context("--kivgraph BIN is required")?);
+    let corpus = flag(args, "--corpus")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/kivgraph/corpus")
+        });
+    let entries: Vec<_> = corpus_entries(&corpus)?
+        .into_iter()
+        .filter(|e| e.name != "crates")
+        .collect();
+    let work = std::env::temp_dir().join(format!("kivgraph-serve-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&work)?;
+    let config = write_config(&work, &entries, "off")?;
+    run_index(&kivgraph, &config)?;
+    let store = GenerationStore::new(work.join("state"));
+    let generation = store.current()?.context("no generation")?;
+    let symbol_count = Snapshot::open(&store.snapshot_path(generation))?.symbol_count();
+
+    // Cold: a fresh process each time, to the handshake and to the first answer.
+    let mut handshakes = Vec::new();
+    let mut first_answers = Vec::new();
+    for _ in 0..15 {
+        let started = Instant::now();
+        let mut client = McpClient::start(&kivgraph, &config)?;
+        handshakes.push(client.handshake.as_secs_f64() * 1000.0);
+        client.call("find_symbol", json!({"name": "NewServer"}))?;
+        first_answers.push(started.elapsed().as_secs_f64() * 1000.0);
+    }
+    // Warm: one process, many calls, timed at the client (the stdio round trip included).
+    let mut client = McpClient::start(&kivgraph, &config)?;
+    let full: Value = serde_json::from_str(
+        &client.call("find_symbol", json!({"name": "NewRouter", "view": "full"}))?,
+    )?;
+    let key = full["results"][0]["stable_key"]
+        .as_str()
+        .context("a stable key")?
+        .to_string();
+    let mut find = Vec::new();
+    let mut get = Vec::new();
+    for i in 0..1000 {
+        let name = ["NewServer", "Session", "filter", "Subject", "ExecuteC"][i % 5];
+        let started = Instant::now();
+        client.call("find_symbol", json!({"name": name}))?;
+        find.push(started.elapsed().as_secs_f64() * 1000.0);
+        let started = Instant::now();
+        client.call("get_symbol", json!({"stable_key": key}))?;
+        get.push(started.elapsed().as_secs_f64() * 1000.0);
+    }
+    let tokens = tokens::run(&mut client, &corpus)?;
+    drop(client);
+    let _ = std::fs::remove_dir_all(&work);
+    let report = json!({
+        "generation_symbols": symbol_count,
+        "handshake_ms": {"median": percentile(&mut handshakes, 0.5), "max": percentile(&mut handshakes, 1.0)},
+        "first_find_symbol_ms": {"median": percentile(&mut first_answers, 0.5), "max": percentile(&mut first_answers, 1.0)},
+        "warm_find_symbol_ms": {"p50": percentile(&mut find, 0.5), "p99": percentile(&mut find, 0.99)},
+        "warm_get_symbol_ms": {"p50": percentile(&mut get, 0.5), "p99": percentile(&mut get, 0.99)},
+        "tokens": tokens,
+    });
+    println!("{}", serde_json::to_string_pretty(&report)?);
+    Ok(())
+}
