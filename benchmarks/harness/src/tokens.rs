@@ -124,7 +124,7 @@ const QUESTIONS: &[Question] = &[
         tool: "find_symbol",
         arguments: || json!({"name": "filter", "limit": 500}),
         route: Route::Grep("filter"),
-        truth: &["orm/query.py:1877", "sql/selectable.py:5405"],
+        truth: &["orm/query.py:187", "sql/selectable.py:5405"],
     },
     Question {
         id: "H4",
@@ -304,13 +304,26 @@ const QUESTIONS: &[Question] = &[
 
 const SOURCE_GLOBS: &[&str] = &["*.go", "*.py", "*.ts", "*.tsx", "*.js", "*.mjs", "*.cjs"];
 
-/// A declaration-shaped grep for NAME over the corpus, as a careful agent writes it.
-fn grep(corpus: &Path, name: &str) -> anyhow::Result<String> {
-    let pattern = format!(
-        r"(^|[[:space:]])(func( \([^)]*\))?|type|def|class|function|const|interface|let|var) {name}\b"
-    );
+/// How an agent greps for a name: the bare word, as most do, or a declaration-shaped pattern,
+/// the best case for grep.
+#[derive(Clone, Copy)]
+enum Grep {
+    Word,
+    Declaration,
+}
+
+fn grep(corpus: &Path, name: &str, style: Grep) -> anyhow::Result<String> {
     let mut command = Command::new("grep");
-    command.current_dir(corpus).args(["-rnE", &pattern]);
+    command.current_dir(corpus);
+    match style {
+        Grep::Word => command.args(["-rnw", name]),
+        Grep::Declaration => {
+            let pattern = format!(
+                r"(^|[[:space:]])(func( \([^)]*\))?|type|def|class|function|const|interface|let|var) {name}\b"
+            );
+            command.args(["-rnE".to_string(), pattern])
+        }
+    };
     for glob in SOURCE_GLOBS {
         command.arg(format!("--include={glob}"));
     }
@@ -350,7 +363,8 @@ pub fn run(client: &mut McpClient, corpus: &Path) -> anyhow::Result<Value> {
     let bpe = tiktoken_rs::o200k_base()?;
     let tokens = |text: &str| bpe.encode_with_special_tokens(text).len();
     let mut rows = Vec::new();
-    let mut ratios = Vec::new();
+    let mut word_ratios = Vec::new();
+    let mut declaration_ratios = Vec::new();
     for question in QUESTIONS {
         // kivgraph: the tool call, paging to the end when the answer is truncated.
         let mut arguments = (question.arguments)();
@@ -369,36 +383,44 @@ pub fn run(client: &mut McpClient, corpus: &Path) -> anyhow::Result<Value> {
                 None => break,
             }
         }
-        let grep_answer = match &question.route {
-            Route::Grep(name) => grep(corpus, name)?,
-            Route::GrepThenRead(names, files) => {
-                let mut out = String::new();
-                for name in *names {
-                    out.push_str(&grep(corpus, name)?);
+        let grep_route = |style: Grep| -> anyhow::Result<String> {
+            Ok(match &question.route {
+                Route::Grep(name) => grep(corpus, name, style)?,
+                Route::GrepThenRead(names, files) => {
+                    let mut out = String::new();
+                    for name in *names {
+                        out.push_str(&grep(corpus, name, style)?);
+                    }
+                    out.push_str(&read_all(corpus, files)?);
+                    out
                 }
-                out.push_str(&read_all(corpus, files)?);
-                out
-            }
-            Route::Read(paths) => read_all(corpus, paths)?,
+                Route::Read(paths) => read_all(corpus, paths)?,
+            })
         };
-        let kivgraph_correct = question.truth.iter().all(|t| answer.contains(t));
-        let grep_correct = question.truth.iter().all(|t| grep_answer.contains(t));
-        let (k, g) = (tokens(&answer), tokens(&grep_answer));
-        let ratio = g as f64 / k as f64;
-        ratios.push(ratio);
+        let (word, declaration) = (grep_route(Grep::Word)?, grep_route(Grep::Declaration)?);
+        let correct = |text: &str| question.truth.iter().all(|t| text.contains(t));
+        let k = tokens(&answer);
+        let (w, d) = (tokens(&word), tokens(&declaration));
+        let round = |x: f64| (x * 100.0).round() / 100.0;
+        word_ratios.push(w as f64 / k as f64);
+        declaration_ratios.push(d as f64 / k as f64);
         rows.push(json!({
             "id": question.id, "class": question.class, "tool": question.tool, "calls": calls,
-            "kivgraph_tokens": k, "grep_tokens": g, "ratio": (ratio * 100.0).round() / 100.0,
-            "kivgraph_correct": kivgraph_correct, "grep_correct": grep_correct,
+            "kivgraph_tokens": k, "kivgraph_correct": correct(&answer),
+            "grep_word_tokens": w, "grep_word_correct": correct(&word), "ratio_word": round(w as f64 / k as f64),
+            "grep_declaration_tokens": d, "grep_declaration_correct": correct(&declaration), "ratio_declaration": round(d as f64 / k as f64),
         }));
     }
-    ratios.sort_by(|a, b| a.total_cmp(b));
-    let median = (ratios[(ratios.len() - 1) / 2] + ratios[ratios.len() / 2]) / 2.0;
-    let grep_wins = rows
-        .iter()
-        .filter(|r| r["ratio"].as_f64().unwrap_or(0.0) < 1.0)
-        .count();
-    Ok(
-        json!({"questions": rows, "median_ratio": (median * 100.0).round() / 100.0, "grep_wins": grep_wins}),
-    )
+    let median = |ratios: &mut Vec<f64>| {
+        ratios.sort_by(|a, b| a.total_cmp(b));
+        (ratios[(ratios.len() - 1) / 2] + ratios[ratios.len() / 2]) / 2.0
+    };
+    let wins = |ratios: &[f64]| ratios.iter().filter(|r| **r < 1.0).count();
+    Ok(json!({
+        "questions": rows,
+        "median_ratio_word_grep": (median(&mut word_ratios) * 100.0).round() / 100.0,
+        "median_ratio_declaration_grep": (median(&mut declaration_ratios) * 100.0).round() / 100.0,
+        "grep_wins_word": wins(&word_ratios),
+        "grep_wins_declaration": wins(&declaration_ratios),
+    }))
 }
