@@ -471,6 +471,20 @@ fn get_symbol_selectors_and_their_errors() {
     let key = row["stable_key"].as_str().unwrap().to_string();
     let by_key = client.ok("get_symbol", json!({"stable_key": key}));
     assert_eq!(by_key["results"], answer["results"]);
+    // The published identity is exactly what the key hashes.
+    let detailed = client.ok(
+        "get_symbol",
+        json!({"stable_key": key, "response_format": "detailed"}),
+    );
+    let identity = detailed["results"]["canonical_identity"].as_str().unwrap();
+    assert!(
+        identity.starts_with("luque-stable-key\u{0}version=1\u{0}language=2:go"),
+        "{identity:?}"
+    );
+    assert_eq!(
+        kivgraph_facts::encode_base32(blake3::hash(identity.as_bytes()).as_bytes()),
+        key
+    );
     // A directory narrows too.
     client.ok(
         "get_symbol",

@@ -75,6 +75,8 @@ pub struct Workspace {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LocalSymbol {
     pub key: StableKey,
+    /// The discriminator the key was computed with (an ordinal appended for repeats).
+    pub discriminator: String,
     pub declaration: Declaration,
 }
 
@@ -82,6 +84,8 @@ pub struct LocalSymbol {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileFacts {
     pub package: PackageFact,
+    /// The `module` field of this file's keys ("" where the language keys without one).
+    pub key_module: String,
     pub file: FileFact,
     pub symbols: Vec<LocalSymbol>,
     /// `false` when the source text could not be read.
@@ -266,7 +270,7 @@ pub fn file_facts(db: &dyn Db, file: FileInput) -> FileFacts {
         if let Some(prefix) = module_prefix {
             declaration.qualified_name = format!("{prefix}::{}", declaration.qualified_name);
         }
-        let discriminator = declaration
+        let mut discriminator = declaration
             .discriminator
             .clone()
             .filter(|d| !d.is_empty())
@@ -285,22 +289,24 @@ pub fn file_facts(db: &dyn Db, file: FileInput) -> FileFacts {
         let occurrence = seen.entry(symbol_key).or_insert(0);
         *occurrence += 1;
         if *occurrence > 1 {
-            let ordinal = format!("{discriminator}#{occurrence}");
+            discriminator = format!("{discriminator}#{occurrence}");
             symbol_key = self::symbol_key(
                 language,
                 repository,
                 unit,
                 qualified_name,
                 declaration.kind,
-                &ordinal,
+                &discriminator,
             );
         }
         symbols.push(LocalSymbol {
             key: symbol_key,
+            discriminator,
             declaration,
         });
     }
     FileFacts {
+        key_module: key_scope(language, unit).1.to_string(),
         package: PackageFact {
             key: package_key,
             repository: repository.clone(),
@@ -343,7 +349,12 @@ pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
             file.key,
             Provenance::PackageManifest,
         ));
-        for LocalSymbol { key, declaration } in &file_facts.symbols {
+        for LocalSymbol {
+            key,
+            discriminator,
+            declaration,
+        } in &file_facts.symbols
+        {
             if let Some(receiver) = &declaration.receiver {
                 pending.push((facts.symbols.len(), receiver.clone()));
             }
@@ -363,6 +374,8 @@ pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
                 parent: declaration
                     .parent
                     .map(|p| file_facts.symbols[p as usize].key),
+                key_module: file_facts.key_module.clone(),
+                key_discriminator: discriminator.clone(),
             });
         }
         facts.files.push(file.clone());
@@ -489,6 +502,8 @@ fn rekey_package_duplicates(facts: &mut FactSet) {
     }
     for symbol in &mut facts.symbols {
         if let Some(new) = renamed.get(&(symbol.file_path.clone(), symbol.key)) {
+            symbol.key_module = symbol.file_path.clone();
+            symbol.key_discriminator = symbol.key.to_string();
             symbol.key = *new;
         }
         if let Some(parent) = symbol.parent

@@ -105,6 +105,10 @@ pub struct SymbolFact {
     pub doc: Option<String>,
     /// The containing declaration (a member's type, a method's receiver or impl type).
     pub parent: Option<StableKey>,
+    /// The `module` and `discriminator` fields of the key's canonical identity, exactly as
+    /// hashed, so anyone can recompute the key from what the graph publishes.
+    pub key_module: String,
+    pub key_discriminator: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]

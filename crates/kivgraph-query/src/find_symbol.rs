@@ -9,7 +9,7 @@ use crate::args::{Limit, ResponseFormat, View, trimmed};
 use crate::cursor::QueryIdentity;
 use crate::envelope::{Coverage, Page, flat_or_grouped, hoist};
 use crate::error::QueryError;
-use crate::published::Published;
+use crate::published::{Published, canonical_identity};
 use crate::scopes::{completeness, invisible_scopes};
 
 const SORTING: &str = "stable-key-v1";
@@ -176,7 +176,11 @@ pub fn find_symbol(
         None
     };
     let results = match view {
-        View::Full => Value::Array(page.iter().map(|(key, s)| full_row(key, s)).collect()),
+        View::Full => Value::Array(
+            page.iter()
+                .map(|(key, s)| full_row(key, s, format))
+                .collect(),
+        ),
         _ => compact_results(&page, format),
     };
     Ok((
@@ -196,9 +200,9 @@ pub fn find_symbol(
     ))
 }
 
-fn full_row(key: &str, symbol: &SymbolView) -> Value {
+fn full_row(key: &str, symbol: &SymbolView, format: ResponseFormat) -> Value {
     let span = symbol.span();
-    json!({
+    let mut row = json!({
         "stable_key": key,
         "name": symbol.name(),
         "qualified_name": symbol.qualified_name(),
@@ -209,7 +213,11 @@ fn full_row(key: &str, symbol: &SymbolView) -> Value {
         "file_path": symbol.file().path(),
         "start_line": span.start_line,
         "end_line": span.end_line,
-    })
+    });
+    if format == ResponseFormat::Detailed {
+        row["canonical_identity"] = json!(canonical_identity(symbol));
+    }
+    row
 }
 
 fn compact_results(page: &[&(String, SymbolView)], format: ResponseFormat) -> Value {
@@ -266,6 +274,7 @@ fn compact_results(page: &[&(String, SymbolView)], format: ResponseFormat) -> Va
             }
             if format == ResponseFormat::Detailed {
                 row.insert("stable_key".into(), json!(key));
+                row.insert("canonical_identity".into(), json!(canonical_identity(s)));
             }
             row
         })

@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 use crate::args::{ResponseFormat, View};
 use crate::envelope::{Coverage, Page};
 use crate::error::QueryError;
-use crate::published::Published;
+use crate::published::{Published, canonical_identity};
 use crate::selector::SelectorArgs;
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -74,6 +74,10 @@ pub fn get_symbol(published: &Published, args: &GetSymbolArgs) -> Result<(Page, 
         row.insert("doc".into(), json!(doc));
     }
     if format == ResponseFormat::Detailed {
+        row.insert(
+            "canonical_identity".into(),
+            json!(canonical_identity(&symbol)),
+        );
         row.insert("repository_key".into(), json!(repository.key().to_string()));
     }
     let page = Page {

@@ -29,7 +29,7 @@ pub use find_symbol::{FindSymbolArgs, find_symbol};
 pub use get_symbol::{GetSymbolArgs, get_symbol};
 pub use list_repositories::{ListRepositoriesArgs, list_repositories};
 pub use outline::{FileOutlineArgs, get_file_outline};
-pub use published::Published;
+pub use published::{Published, canonical_identity};
 pub use selector::{Selector, SelectorArgs};
 pub use source::{GetSourceArgs, get_source};
 pub use status::{GraphStatusArgs, graph_status};

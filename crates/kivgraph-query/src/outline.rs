@@ -11,7 +11,7 @@ use crate::args::{Limit, ResponseFormat, View, relative_path, trimmed};
 use crate::cursor::QueryIdentity;
 use crate::envelope::{Coverage, Page};
 use crate::error::{ErrorCode, QueryError};
-use crate::published::Published;
+use crate::published::{Published, canonical_identity};
 use crate::scopes::{completeness, invisible_scopes};
 use crate::selector::under_path;
 
@@ -182,6 +182,7 @@ fn full(
         row.insert("end_line".into(), json!(span.end_line));
         if format == ResponseFormat::Detailed {
             row.insert("stable_key".into(), json!(key));
+            row.insert("canonical_identity".into(), json!(canonical_identity(s)));
         }
         (s.file().path(), Value::Object(row))
     }))
@@ -240,6 +241,7 @@ fn compact(
         if format == ResponseFormat::Detailed {
             tail.push(json!(s.signature()));
             tail.push(json!(key));
+            tail.push(json!(canonical_identity(s)));
         }
         if tail.is_empty() {
             json!(label(s))

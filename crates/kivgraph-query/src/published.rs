@@ -71,3 +71,20 @@ impl Published {
             .map(|r| Path::new(r.root()))
     }
 }
+
+/// The exact string a symbol's stable key hashes (BLAKE3-256, base32): language, repository,
+/// package, module, qualified name, kind and discriminator, NUL-separated and length-prefixed.
+pub fn canonical_identity(symbol: &kivgraph_snapshot::SymbolView) -> String {
+    let file = symbol.file();
+    kivgraph_facts::StableKeyIdentity {
+        language: symbol.language().as_str(),
+        repository: file.repository().name(),
+        package: file.package().name(),
+        module: symbol.key_module(),
+        qualified_name: symbol.qualified_name(),
+        kind: symbol.kind().as_str(),
+        discriminator: symbol.key_discriminator(),
+    }
+    .canonical()
+    .unwrap_or_default()
+}

@@ -11,7 +11,7 @@
 //! byte-identical payloads and digests. All integers are little-endian.
 
 pub const MAGIC: &[u8; 8] = b"KIVGSNAP";
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 pub const HEADER_LEN: usize = 64;
 pub const DIRECTORY_ENTRY_LEN: usize = 32;
 pub const ALIGN: usize = 8;
@@ -60,9 +60,9 @@ pub const PACKAGE_LEN: usize = 56;
 /// line count u32 · byte length u64 · symbol start u32 · symbol count u32 · parse issues u32 · pad u32
 pub const FILE_LEN: usize = 112;
 /// key 32 · file u32 · package u32 · parent u32 · kind u8 · language u8 · flags u8 · pad u8 ·
-/// name str · qualified name str · signature str · doc str · start line · end line ·
-/// start byte · end byte (u32 each)
-pub const SYMBOL_LEN: usize = 96;
+/// name str · qualified name str · signature str · doc str · key module str · key
+/// discriminator str · start line · end line · start byte · end byte (u32 each)
+pub const SYMBOL_LEN: usize = 112;
 /// kind u8 · confidence u8 · provenance u8 · source table u8 · target table u8 · pad 3 ·
 /// source u32 · target u32 · evidence u32 · pad u32
 pub const EDGE_LEN: usize = 24;

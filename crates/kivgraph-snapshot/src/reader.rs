@@ -357,10 +357,10 @@ impl Snapshot {
             }
             SymbolKind::from_code(r[44]).map_err(|e| fail("symbol", i, &e.to_string()))?;
             Language::from_code(r[45]).map_err(|e| fail("symbol", i, &e.to_string()))?;
-            for at in [48, 56, 64, 72] {
+            for at in [48, 56, 64, 72, 80, 88] {
                 self.check_str("symbol", i, r, at)?;
             }
-            if read_u32(r, 80) > read_u32(r, 84) || read_u32(r, 88) > read_u32(r, 92) {
+            if read_u32(r, 96) > read_u32(r, 100) || read_u32(r, 104) > read_u32(r, 108) {
                 return Err(fail("symbol", i, "span ends before it starts"));
             }
             Ok(())
@@ -811,13 +811,21 @@ impl<'a> SymbolView<'a> {
         let has_doc = self.record().get(46).is_some_and(|f| f & FLAG_HAS_DOC != 0);
         has_doc.then(|| self.snapshot.str_at(self.record(), 72))
     }
+    /// The `module` field of this symbol's key identity ("" when it has none).
+    pub fn key_module(&self) -> &'a str {
+        self.snapshot.str_at(self.record(), 80)
+    }
+    /// The `discriminator` field of this symbol's key identity.
+    pub fn key_discriminator(&self) -> &'a str {
+        self.snapshot.str_at(self.record(), 88)
+    }
     pub fn span(&self) -> LineSpan {
         let r = self.record();
         LineSpan {
-            start_line: read_u32(r, 80),
-            end_line: read_u32(r, 84),
-            start_byte: read_u32(r, 88),
-            end_byte: read_u32(r, 92),
+            start_line: read_u32(r, 96),
+            end_line: read_u32(r, 100),
+            start_byte: read_u32(r, 104),
+            end_byte: read_u32(r, 108),
         }
     }
 }

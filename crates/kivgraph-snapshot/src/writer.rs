@@ -231,6 +231,8 @@ pub fn write_snapshot(facts: &FactSet, generation: u64) -> Result<Vec<u8>, Write
             .str(arena.add(&symbol.qualified_name)?)
             .str(arena.add(&symbol.signature)?)
             .str(arena.add(symbol.doc.as_deref().unwrap_or(""))?)
+            .str(arena.add(&symbol.key_module)?)
+            .str(arena.add(&symbol.key_discriminator)?)
             .u32(symbol.span.start_line)
             .u32(symbol.span.end_line)
             .u32(symbol.span.start_byte)

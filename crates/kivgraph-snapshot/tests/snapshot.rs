@@ -58,6 +58,8 @@ fn sample() -> FactSet {
                 span: span(start, start + 1),
                 doc: (name == "Server").then(|| "Serves.".to_string()),
                 parent,
+                key_module: String::new(),
+                key_discriminator: "none".into(),
             }
         };
     let server = symbol("x/a.go", "Server", "Server", SymbolKind::Type, 1, None);

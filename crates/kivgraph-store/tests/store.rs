@@ -53,6 +53,8 @@ fn facts(symbol_name: &str) -> FactSet {
             },
             doc: None,
             parent: None,
+            key_module: String::new(),
+            key_discriminator: "none".into(),
         }],
         edges: vec![Edge {
             kind: EdgeKind::Defines,
