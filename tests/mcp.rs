@@ -906,3 +906,83 @@ fn index_project_consent_progress_and_failure() {
         "{conflict}"
     );
 }
+
+#[test]
+fn index_not_ready_snapshot_unavailable_and_a_rewound_store() {
+    // No generation: a query tool called anyway answers INDEX_NOT_READY; graph_status reports
+    // the empty store instead of failing.
+    let dir = workspace(false);
+    let mut client = Client::start(dir.path());
+    assert_eq!(
+        client.refused("find_symbol", json!({"name": "Server"})),
+        "INDEX_NOT_READY: no graph is published yet: index a project with index_project, or run \"kivgraph index --full\""
+    );
+    let empty = client.ok("graph_status", json!({}));
+    assert_eq!(
+        (
+            empty["results"]["status"].as_str(),
+            empty["snapshot_id"].as_u64()
+        ),
+        (Some("empty"), None)
+    );
+    drop(client);
+
+    // A generation whose snapshot cannot be read is SNAPSHOT_UNAVAILABLE, not a crash.
+    reindex(dir.path());
+    let snapshot = dir.path().join("state/generations/000001/snapshot.kgs");
+    let bytes = std::fs::read(&snapshot).unwrap();
+    std::fs::write(&snapshot, &bytes[..bytes.len() / 2]).unwrap();
+    let mut client = Client::start(dir.path());
+    let refusal = client.refused("find_symbol", json!({"name": "Server"}));
+    assert!(
+        refusal.starts_with("SNAPSHOT_UNAVAILABLE: generation 000001: snapshot is truncated"),
+        "{refusal}"
+    );
+    drop(client);
+
+    // A store rewound by clean: the server keeps answering from the graph it holds and says
+    // so once in its log.
+    std::fs::write(&snapshot, &bytes).unwrap();
+    reindex(dir.path());
+    let log = dir.path().join("serve.log");
+    let mut child = Command::new(binary())
+        .args(["serve", "--config"])
+        .arg(dir.path().join("config.yaml"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut client = Client {
+        child,
+        stdin,
+        stdout,
+        next_id: 1,
+        instructions: String::new(),
+    };
+    client.request("initialize", json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}));
+    assert_eq!(
+        client.ok("find_symbol", json!({"name": "Server"}))["snapshot_id"],
+        2
+    );
+    let clean = Command::new(binary())
+        .args(["clean", "--yes", "--config"])
+        .arg(dir.path().join("config.yaml"))
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&clean.stdout).contains("restart any running serve"));
+    reindex(dir.path());
+    assert_eq!(
+        client.ok("find_symbol", json!({"name": "Server"}))["snapshot_id"],
+        2
+    );
+    assert_eq!(
+        client.ok("find_symbol", json!({"name": "Server"}))["snapshot_id"],
+        2
+    );
+    drop(client);
+    let log = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(log.matches("generation store was rewound to 000001 while serving 000002: restart to follow it again").count(), 1, "{log}");
+}
