@@ -986,3 +986,158 @@ fn index_not_ready_snapshot_unavailable_and_a_rewound_store() {
     let log = std::fs::read_to_string(&log).unwrap();
     assert_eq!(log.matches("generation store was rewound to 000001 while serving 000002: restart to follow it again").count(), 1, "{log}");
 }
+
+#[test]
+fn module_report_and_read_symbol_read_the_file_as_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let repository = dir.path().join("nav");
+    std::fs::create_dir_all(repository.join("pkg")).unwrap();
+    std::fs::write(repository.join("pkg/__init__.py"), "").unwrap();
+    std::fs::write(
+        repository.join("pkg/a.py"),
+        "import os\nfrom .util import helper\n\n# Attached comment.\ndef attached():\n    return 1\n\n# Detached comment.\n\ndef detached(x, y):\n    if x and y:\n        return 2\n    return 3\n\nclass Box:\n    def open(self):\n        return helper()\n",
+    )
+    .unwrap();
+    std::fs::write(
+        repository.join("b.ts"),
+        "export function pick(a: string): string;\nexport function pick(a: number): number;\nexport function pick(a: any) { return a; }\n\nexport interface Shape { area(): number }\nexport function Shape() {}\n",
+    )
+    .unwrap();
+    std::fs::write(repository.join("go.mod"), "module example.com/nav\n").unwrap();
+    std::fs::write(repository.join("c.go"), "package nav\n\n// Run runs.\nfunc Run() {}\n\ntype S struct{}\n\n// Run runs S.\nfunc (s *S) Run() {}\n").unwrap();
+    std::fs::write(
+        repository.join("d.rs"),
+        "/// Goes.\n#[inline]\npub fn go() {}\n",
+    )
+    .unwrap();
+    let out = Command::new(binary())
+        .args(["init", "--config"])
+        .arg(dir.path().join("config.yaml"))
+        .arg(format!("--repository=nav={}", repository.display()))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    reindex(dir.path());
+    let mut client = Client::start(dir.path());
+
+    let report = client.ok("module_report", json!({"file": "pkg/a.py"}));
+    assert_eq!(report["staleness"], "fresh");
+    assert_eq!(report["semantic"]["source"], "published graph");
+    assert_eq!(
+        report["imports"],
+        json!({"external": ["os"], "internal": [".util"]})
+    );
+    assert_eq!(
+        report["summary"],
+        json!({"imports": 2, "exports": 4, "symbols": 4})
+    );
+    let detached = report["api"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "detached")
+        .unwrap();
+    assert_eq!(
+        (
+            detached["complexity"].as_u64(),
+            detached["startLine"].as_u64()
+        ),
+        (Some(3), Some(10))
+    );
+    assert_eq!(report["recommendedReads"][0]["symbol"], "detached");
+    let (compact, _) = client.call(
+        "module_report",
+        json!({"file": repository.join("pkg/a.py"), "view": "compact"}),
+    );
+    assert!(
+        compact
+            .starts_with("pkg/a.py python 17L — 4 symbols, 4 exported | imports: os, util\nAPI:\n"),
+        "{compact}"
+    );
+
+    let (attached, _) = client.call(
+        "read_symbol",
+        json!({"file": "pkg/a.py", "symbol": "attached"}),
+    );
+    assert_eq!(
+        attached,
+        "function attached  a.py:4-6  def attached()\n\n# Attached comment.\ndef attached():\n    return 1\n"
+    );
+    let (text, _) = client.call(
+        "read_symbol",
+        json!({"file": "pkg/a.py", "symbol": "detached"}),
+    );
+    assert!(
+        text.starts_with("function detached  a.py:10-13"),
+        "a blank line detaches the comment: {text}"
+    );
+    let (open, _) = client.call(
+        "read_symbol",
+        json!({"file": "pkg/a.py", "symbol": "Box.open"}),
+    );
+    assert!(open.starts_with("method Box.open  a.py:16-17"), "{open}");
+    let (run, _) = client.call("read_symbol", json!({"file": "c.go", "symbol": "S.Run"}));
+    assert!(
+        run.starts_with("method S.Run  c.go:8-9") && run.contains("// Run runs S."),
+        "{run}"
+    );
+    let (run, _) = client.call("read_symbol", json!({"file": "c.go", "symbol": "Run"}));
+    assert!(
+        run.starts_with("func Run  c.go:3-4") && run.contains("ambiguous: {count: 2"),
+        "{run}"
+    );
+    let (go, _) = client.call("read_symbol", json!({"file": "d.rs", "symbol": "go"}));
+    assert!(go.contains("/// Goes.\n#[inline]\npub fn go() {}"), "{go}");
+    let (pick, _) = client.call("read_symbol", json!({"file": "b.ts", "symbol": "pick"}));
+    assert!(
+        pick.contains("ambiguous: {count: 3, kinds: [function]}"),
+        "{pick}"
+    );
+    let (shape, _) = client.call(
+        "read_symbol",
+        json!({"file": "b.ts", "symbol": "Shape", "kind": "function"}),
+    );
+    assert!(
+        shape.starts_with("function Shape  b.ts:6-6") && !shape.contains("ambiguous"),
+        "{shape}"
+    );
+    assert_eq!(
+        client.refused(
+            "read_symbol",
+            json!({"file": "pkg/a.py", "symbol": "atached"})
+        ),
+        "SYMBOL_NOT_FOUND: symbol \"atached\" was not found in pkg/a.py; did you mean: attached, detached?"
+    );
+    assert_eq!(
+        client.refused(
+            "read_symbol",
+            json!({"file": "pkg/a.py", "symbol": "qqqqzzzzwww"})
+        ),
+        "SYMBOL_NOT_FOUND: symbol \"qqqqzzzzwww\" was not found in pkg/a.py"
+    );
+    assert!(
+        client
+            .refused(
+                "read_symbol",
+                json!({"file": "/etc/passwd", "symbol": "root"})
+            )
+            .contains("is outside every registered repository")
+    );
+    assert!(
+        client
+            .refused("module_report", json!({"file": "../nav/b.ts"}))
+            .contains("is outside every registered repository")
+    );
+
+    // Edited after the index: still answered, from syntax, and said so.
+    std::fs::write(repository.join("pkg/a.py"), "def fresh():\n    return 0\n").unwrap();
+    let stale = client.ok("module_report", json!({"file": "pkg/a.py"}));
+    assert_eq!(
+        (
+            stale["staleness"].as_str(),
+            stale["semantic"]["source"].as_str()
+        ),
+        (Some("stale"), Some("syntax"))
+    );
+    assert_eq!(stale["api"][0]["name"], "fresh");
+}

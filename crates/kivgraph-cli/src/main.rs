@@ -23,6 +23,10 @@ Getting started
   index --full [--json]                                 Index every registered repository and publish a generation
   serve                                                 Run the MCP server over stdio
 
+Reading code
+  report FILE [--view compact]                          A file's shape: imports, declarations, what to read first
+  read FILE SYMBOL [--kind K]                           One symbol's verbatim body, from its doc comment
+
 Diagnostics
   doctor                                                Check configuration, state, repositories and the published graph
   doctor graph [--generation ID]                        Validate the graph invariants of a published generation
@@ -52,6 +56,8 @@ enum Command {
     Init(commands::init::InitArgs),
     Index(commands::index::IndexArgs),
     Serve(commands::serve::ServeArgs),
+    Report(commands::navigate::ReportArgs),
+    Read(commands::navigate::ReadArgs),
     Doctor(commands::doctor::DoctorArgs),
     Graph(commands::graph::GraphArgs),
     Version(commands::version::VersionArgs),
@@ -87,6 +93,8 @@ fn main() -> ExitCode {
         Command::Init(args) => commands::init::run(args),
         Command::Index(args) => commands::index::run(args),
         Command::Serve(args) => commands::serve::run(args),
+        Command::Report(args) => commands::navigate::run_report(args),
+        Command::Read(args) => commands::navigate::run_read(args),
         Command::Doctor(args) => commands::doctor::run(args),
         Command::Graph(args) => commands::graph::run_graph(args),
         Command::Version(args) => commands::version::run(args),

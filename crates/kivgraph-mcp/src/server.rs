@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 
 use crate::follow::Follower;
 use crate::index_project;
-use crate::tools::{QUERY_TOOLS, QueryTool};
+use crate::tools::{Context, QUERY_TOOLS, QueryTool};
 
 const INSTRUCTIONS: &str = "Kivgraph answers where code is declared, from a published code graph over Go, TypeScript/JavaScript, Rust and Python repositories. Before grepping or reading files to locate a declaration, call find_symbol (exact, qualified, prefix or substring); get_symbol gives one symbol's package, signature and line range; list_repositories says which repositories the graph covers and whether their checkouts moved since indexing. Declarations come from the tree-sitter syntax layer of every registered repository, so an empty find_symbol answer means no declaration of that name exists in the graph within your filters; check completeness, which says where the index could not read everything. Rows are addressable: every one carries a repository, a repository-relative path, a qualified name and a line range, and every tool accepts that triple instead of a stable key. Where it loses: a rare name in a single small repository is cheaper to grep, and one small file is cheaper to read than to outline.";
 
@@ -74,6 +74,7 @@ impl KivgraphServer {
         arguments: Map<String, Value>,
     ) -> Result<String, QueryError> {
         let follower = self.follower.clone();
+        let config_path = self.options.config_path.clone();
         // Mapping and validating a new generation, and walking a large snapshot, are
         // blocking work: keep them off the protocol's threads.
         tokio::task::spawn_blocking(move || {
@@ -82,7 +83,13 @@ impl KivgraphServer {
                 Err(err) if err.code == ErrorCode::IndexNotReady => None,
                 Err(err) => return Err(err),
             };
-            tool.call(published.as_deref(), arguments)
+            tool.call(
+                &Context {
+                    published: published.as_deref(),
+                    config_path: &config_path,
+                },
+                arguments,
+            )
         })
         .await
         .map_err(|e| {

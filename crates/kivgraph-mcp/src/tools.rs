@@ -2,16 +2,55 @@
 
 use std::sync::Arc;
 
+use kivgraph_config::{LoadedConfig, Registry};
 use kivgraph_query::{
     FileOutlineArgs, FindSymbolArgs, GetSourceArgs, GetSymbolArgs, GraphStatusArgs,
-    ListRepositoriesArgs, Page, Published, QueryError, View,
+    ListRepositoriesArgs, ModuleReportArgs, Page, Published, QueryError, ReadSymbolArgs, Roots,
+    View,
 };
 use rmcp::model::{Tool, ToolAnnotations};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
+use std::path::{Path, PathBuf};
 
 /// A tool's semantics: validated arguments in, the answer's text out.
-type Runner = fn(Option<&Published>, Map<String, Value>) -> Result<String, QueryError>;
+type Runner = fn(&Context, Map<String, Value>) -> Result<String, QueryError>;
+
+/// What a tool may consult: the published generation, if any, and the configuration that
+/// names the registered repositories.
+pub struct Context<'a> {
+    pub published: Option<&'a Published>,
+    pub config_path: &'a Path,
+}
+
+impl Context<'_> {
+    /// Registered repositories and their checkouts: the registry, then whatever the
+    /// published graph holds that the registry no longer names.
+    fn roots(&self) -> Roots {
+        let mut roots: Vec<(String, PathBuf)> = LoadedConfig::load(self.config_path)
+            .ok()
+            .and_then(|config| Registry::load(&config.repositories_file).ok())
+            .map(|registry| {
+                registry
+                    .repositories
+                    .into_iter()
+                    .map(|r| (r.name, r.path))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if let Some(published) = self.published {
+            for repository in published.snapshot.repositories() {
+                if !roots.iter().any(|(name, _)| name == repository.name()) {
+                    roots.push((
+                        repository.name().to_string(),
+                        PathBuf::from(repository.root()),
+                    ));
+                }
+            }
+        }
+        Roots(roots)
+    }
+}
 
 /// A read-only tool of the query surface.
 pub struct QueryTool {
@@ -64,10 +103,12 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
         name: "graph_status",
         description: "The published generation: counts, edges by kind, unresolved by reason, and per repository whether its checkout moved since it was indexed. Call it when an answer looks stale or a tool says INDEX_NOT_READY.",
         schema: || object(Map::new(), &[]),
-        run: |published, arguments| {
-            let (page, view) =
-                kivgraph_query::graph_status(published, &parse::<GraphStatusArgs>(arguments)?)?;
-            Ok(page.render(published, view))
+        run: |context, arguments| {
+            let (page, view) = kivgraph_query::graph_status(
+                context.published,
+                &parse::<GraphStatusArgs>(arguments)?,
+            )?;
+            Ok(page.render(context.published, view))
         },
     },
     QueryTool {
@@ -102,8 +143,8 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
             );
             object(p, &["name"])
         },
-        run: |published, arguments| {
-            let published = graph(published)?;
+        run: |context, arguments| {
+            let published = graph(context.published)?;
             render(
                 published,
                 kivgraph_query::find_symbol(published, &parse::<FindSymbolArgs>(arguments)?),
@@ -121,8 +162,8 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
             );
             object(p, &[])
         },
-        run: |published, arguments| {
-            let published = graph(published)?;
+        run: |context, arguments| {
+            let published = graph(context.published)?;
             render(
                 published,
                 kivgraph_query::get_symbol(published, &parse::<GetSymbolArgs>(arguments)?),
@@ -145,8 +186,11 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
             );
             object(p, &["symbols"])
         },
-        run: |published, arguments| {
-            kivgraph_query::get_source(graph(published)?, &parse::<GetSourceArgs>(arguments)?)
+        run: |context, arguments| {
+            kivgraph_query::get_source(
+                graph(context.published)?,
+                &parse::<GetSourceArgs>(arguments)?,
+            )
         },
     },
     QueryTool {
@@ -173,12 +217,55 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
             p.insert("view".into(), json!({"type": "string", "enum": ["compact", "full", "files"], "default": "compact"}));
             object(p, &["repository", "path"])
         },
-        run: |published, arguments| {
-            let published = graph(published)?;
+        run: |context, arguments| {
+            let published = graph(context.published)?;
             render(
                 published,
                 kivgraph_query::get_file_outline(published, &parse::<FileOutlineArgs>(arguments)?),
             )
+        },
+    },
+    QueryTool {
+        name: "module_report",
+        description: "The shape of one file without reading it: imports, exported and internal declarations with signature, range, first doc sentence, fanout and complexity, and the three most worth reading. view compact is a quarter of the tokens. Pure syntax on the file as it is now. A file of ten lines is cheaper to read.",
+        schema: || {
+            let mut p = Map::new();
+            p.insert("file".into(), json!({"type": "string", "description": "Absolute, or relative to a registered repository's root."}));
+            p.insert("repository".into(), json!({"type": "string", "description": "Disambiguates a relative path present in several repositories."}));
+            p.insert(
+                "maxRefsPerSymbol".into(),
+                json!({"type": "integer", "minimum": 0, "maximum": 100}),
+            );
+            p.insert(
+                "view".into(),
+                json!({"type": "string", "enum": ["json", "compact"], "default": "json"}),
+            );
+            object(p, &["file"])
+        },
+        run: |context, arguments| {
+            kivgraph_query::module_report(
+                context.published,
+                &context.roots(),
+                &parse::<ModuleReportArgs>(arguments)?,
+            )
+        },
+    },
+    QueryTool {
+        name: "read_symbol",
+        description: "The verbatim body of one named symbol of a file (Class.method resolves by containment), starting at its attached doc comment, with a one-line header; near-miss names get did-you-mean suggestions. Pure syntax on the file as it is now. For a file that is one giant symbol, read the file.",
+        schema: || {
+            let mut p = Map::new();
+            p.insert("file".into(), json!({"type": "string", "description": "Absolute, or relative to a registered repository's root."}));
+            p.insert(
+                "symbol".into(),
+                json!({"type": "string", "description": "A name, or Parent.member."}),
+            );
+            p.insert("kind".into(), json!({"type": "string", "description": "Chooses among same-named symbols, e.g. function, interface."}));
+            p.insert("repository".into(), json!({"type": "string"}));
+            object(p, &["file", "symbol"])
+        },
+        run: |context, arguments| {
+            kivgraph_query::read_symbol(&context.roots(), &parse::<ReadSymbolArgs>(arguments)?)
         },
     },
     QueryTool {
@@ -193,8 +280,8 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
             p.insert("cursor".into(), json!({"type": "string"}));
             object(p, &[])
         },
-        run: |published, arguments| {
-            let published = graph(published)?;
+        run: |context, arguments| {
+            let published = graph(context.published)?;
             render(
                 published,
                 kivgraph_query::list_repositories(
@@ -222,9 +309,9 @@ impl QueryTool {
     /// The answer text, or the refusal `CODE: message`.
     pub fn call(
         &self,
-        published: Option<&Published>,
+        context: &Context,
         arguments: Map<String, Value>,
     ) -> Result<String, QueryError> {
-        (self.run)(published, arguments)
+        (self.run)(context, arguments)
     }
 }

@@ -32,7 +32,7 @@ type Read = Result<(Vec<u8>, bool), String>;
 
 /// Reads `relative` under `root`, refusing anything that leaves the repository or crosses a
 /// symbolic link. The flag says whether the bytes still hash to the indexed fingerprint.
-fn read_inside(root: &Path, relative: &str, indexed: Fingerprint) -> Read {
+pub(crate) fn read_inside(root: &Path, relative: &str, indexed: Fingerprint) -> Read {
     let mut path = PathBuf::from(root);
     for component in Path::new(relative).components() {
         match component {

@@ -12,9 +12,12 @@ mod common;
 mod go;
 mod python;
 mod rust;
+mod shape;
 mod typescript;
 
 use std::cell::RefCell;
+
+pub use shape::{FileShape, SymbolMetrics, shape};
 
 use kivgraph_facts::{Language, LineSpan, ParseIssue, SymbolKind};
 use serde::{Deserialize, Serialize};
@@ -74,6 +77,15 @@ thread_local! {
 /// Parses one file. Never fails: what tree-sitter recovered is extracted and the rest is
 /// reported in `issues`.
 pub fn extract(language: Language, path: &str, source: &str) -> SyntaxFacts {
+    extract_with_tree(language, path, source).0
+}
+
+/// [`extract`], keeping the tree for callers that look further.
+fn extract_with_tree(
+    language: Language,
+    path: &str,
+    source: &str,
+) -> (SyntaxFacts, Option<tree_sitter::Tree>) {
     let tree = PARSER.with(|parser| {
         let mut parser = parser.borrow_mut();
         parser
@@ -83,7 +95,7 @@ pub fn extract(language: Language, path: &str, source: &str) -> SyntaxFacts {
     });
     let line_count = common::line_count(source);
     let Some(tree) = tree else {
-        return SyntaxFacts {
+        let facts = SyntaxFacts {
             line_count,
             issues: vec![ParseIssue {
                 line: 1,
@@ -93,6 +105,7 @@ pub fn extract(language: Language, path: &str, source: &str) -> SyntaxFacts {
             }],
             ..SyntaxFacts::default()
         };
+        return (facts, None);
     };
     let root = tree.root_node();
     let mut builder = common::Builder::new(source);
@@ -103,12 +116,14 @@ pub fn extract(language: Language, path: &str, source: &str) -> SyntaxFacts {
         Language::Rust => rust::extract(&mut builder, root),
         Language::Python => python::extract(&mut builder, root),
     }
-    SyntaxFacts {
+    let issues = common::parse_issues(source, root);
+    let facts = SyntaxFacts {
         declarations: builder.finish(),
         package_clause,
-        issues: common::parse_issues(source, root),
+        issues,
         line_count,
-    }
+    };
+    (facts, Some(tree))
 }
 
 #[cfg(test)]

@@ -1,0 +1,496 @@
+//! `module_report` and `read_symbol`: a file's navigable shape, and one symbol's verbatim body.
+//! Pure syntax on the one file as it is now, so both work before any index and on a file
+//! edited since; the published graph only adds what it knows about the file.
+
+use std::path::{Component, Path, PathBuf};
+
+use kivgraph_facts::{Fingerprint, Language, SymbolKind};
+use kivgraph_syntax::{Declaration, FileShape, SymbolMetrics};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use crate::error::{ErrorCode, QueryError};
+use crate::published::Published;
+use crate::source::read_inside;
+
+/// The repositories a file may belong to: registered name and checkout root.
+#[derive(Debug, Clone, Default)]
+pub struct Roots(pub Vec<(String, PathBuf)>);
+
+/// A file inside a registered repository, read and parsed.
+struct OpenFile {
+    repository: String,
+    path: String,
+    language: Language,
+    text: String,
+    fingerprint: Fingerprint,
+}
+
+fn language_of(path: &str) -> Option<Language> {
+    let extension = path.rsplit_once('.').map(|(_, e)| e)?;
+    Some(match extension {
+        "go" => Language::Go,
+        "ts" | "tsx" | "mts" | "cts" => Language::TypeScript,
+        "js" | "jsx" | "mjs" | "cjs" => Language::JavaScript,
+        "rs" => Language::Rust,
+        "py" | "pyi" => Language::Python,
+        _ => return None,
+    })
+}
+
+/// Resolves `file` (absolute, or relative to a registered repository) and reads it, with the
+/// same boundary and symlink rules as `get_source`.
+fn open(roots: &Roots, file: &str, repository: Option<&str>) -> Result<OpenFile, QueryError> {
+    let file = file.trim();
+    if file.is_empty() {
+        return Err(QueryError::invalid("file is required"));
+    }
+    let requested = Path::new(file);
+    let candidates: Vec<(&String, &PathBuf, String)> = roots
+        .0
+        .iter()
+        .filter(|(name, _)| repository.is_none_or(|r| r == name))
+        .filter_map(|(name, root)| {
+            let relative = if requested.is_absolute() {
+                requested.strip_prefix(root).ok()?.to_path_buf()
+            } else {
+                requested.to_path_buf()
+            };
+            if relative
+                .components()
+                .any(|c| !matches!(c, Component::Normal(_)))
+            {
+                return None;
+            }
+            let relative = relative.to_string_lossy().to_string();
+            (requested.is_absolute() || root.join(&relative).exists())
+                .then_some((name, root, relative))
+        })
+        .collect();
+    if let Some(name) = repository
+        && !roots.0.iter().any(|(n, _)| n == name)
+    {
+        return Err(QueryError::repository_not_found(name));
+    }
+    let (name, root, relative) = match candidates.as_slice() {
+        [] => {
+            return Err(QueryError::invalid(format!(
+                "file {file:?} is outside every registered repository; it is not read"
+            )));
+        }
+        [one] => one.clone(),
+        many => {
+            let names: Vec<&str> = many.iter().map(|(n, _, _)| n.as_str()).collect();
+            return Err(QueryError::invalid(format!(
+                "file {file:?} exists in several repositories ({}); pass repository",
+                names.join(", ")
+            )));
+        }
+    };
+    let language = language_of(&relative).ok_or_else(|| {
+        QueryError::invalid(format!(
+            "{relative:?} is not a Go, TypeScript, JavaScript, Rust or Python file"
+        ))
+    })?;
+    let (bytes, _) = read_inside(root, &relative, Fingerprint::default())
+        .map_err(|reason| QueryError::invalid(format!("{relative}: {reason}")))?;
+    let fingerprint = Fingerprint::of(&bytes);
+    let text = String::from_utf8(bytes)
+        .map_err(|_| QueryError::invalid(format!("{relative} is not UTF-8")))?;
+    Ok(OpenFile {
+        repository: name.clone(),
+        path: relative,
+        language,
+        text,
+        fingerprint,
+    })
+}
+
+fn is_member(kind: SymbolKind) -> bool {
+    matches!(
+        kind,
+        SymbolKind::Field | SymbolKind::Property | SymbolKind::EnumMember
+    )
+}
+
+const HIGH_FANOUT: u32 = 8;
+const HIGH_COMPLEXITY: u32 = 10;
+
+fn short_kind(kind: SymbolKind) -> &'static str {
+    match kind {
+        SymbolKind::Func | SymbolKind::Function => "fn",
+        other => other.as_str(),
+    }
+}
+
+/// Whether an import names this repository's own code.
+fn internal_import(language: Language, import: &str, package: Option<&str>) -> bool {
+    match language {
+        Language::Go => package
+            .and_then(|p| p.split_once(' '))
+            .is_some_and(|(module, _)| {
+                import == module || import.starts_with(&format!("{module}/"))
+            }),
+        Language::TypeScript | Language::JavaScript => {
+            import.starts_with('.') || import.starts_with('/')
+        }
+        Language::Python => {
+            import.starts_with('.')
+                || package.is_some_and(|p| import.split('.').next() == p.split('.').next())
+        }
+        Language::Rust => {
+            import.starts_with("crate")
+                || import.starts_with("self")
+                || import.starts_with("super")
+                || package.is_some_and(|p| import.split("::").next() == Some(&p.replace('-', "_")))
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ModuleReportArgs {
+    pub file: Option<String>,
+    pub repository: Option<String>,
+    pub max_refs_per_symbol: Option<i64>,
+    pub view: Option<String>,
+}
+
+pub fn module_report(
+    published: Option<&Published>,
+    roots: &Roots,
+    args: &ModuleReportArgs,
+) -> Result<String, QueryError> {
+    let compact = match args.view.as_deref() {
+        None | Some("json") | Some("full") => false,
+        Some("compact") => true,
+        Some(other) => {
+            return Err(QueryError::invalid(format!(
+                "view {other:?} is not one of json, compact"
+            )));
+        }
+    };
+    if let Some(n) = args.max_refs_per_symbol
+        && !(0..=100).contains(&n)
+    {
+        return Err(QueryError::invalid(format!(
+            "maxRefsPerSymbol must be between 0 and 100, got {n}"
+        )));
+    }
+    let file = open(
+        roots,
+        args.file.as_deref().unwrap_or(""),
+        args.repository.as_deref(),
+    )?;
+    let shape: FileShape = kivgraph_syntax::shape(file.language, &file.path, &file.text);
+    // What backed the answer: the published graph only when it holds this exact file.
+    let indexed = published.and_then(|p| p.snapshot.file_by_path(&file.repository, &file.path));
+    let staleness = match indexed {
+        Some(f) if f.fingerprint() == file.fingerprint => "fresh",
+        Some(_) => "stale",
+        None => "not indexed",
+    };
+    let package = indexed.map(|f| f.package().name().to_string());
+    let (external, internal): (Vec<&String>, Vec<&String>) = shape
+        .imports
+        .iter()
+        .partition(|i| !internal_import(file.language, i, package.as_deref()));
+    let entries: Vec<(&Declaration, &SymbolMetrics)> = shape
+        .facts
+        .declarations
+        .iter()
+        .zip(&shape.metrics)
+        .filter(|(d, _)| !is_member(d.kind))
+        .collect();
+    let flags = |m: &SymbolMetrics| {
+        let mut flags = Vec::new();
+        if m.is_async {
+            flags.push("async");
+        }
+        if m.fanout >= HIGH_FANOUT {
+            flags.push("high fanout");
+        }
+        if m.complexity >= HIGH_COMPLEXITY {
+            flags.push("high complexity");
+        }
+        flags
+    };
+    // No reference edges are published yet, so nothing is known to use a symbol: usedBy stays
+    // empty and `semantic.references` says so.
+    let score = |d: &Declaration, m: &SymbolMetrics| {
+        m.complexity
+            + if d.exported { 2 } else { 0 }
+            + if m.complexity >= HIGH_COMPLEXITY {
+                3
+            } else {
+                0
+            }
+    };
+    let mut ranked: Vec<&(&Declaration, &SymbolMetrics)> = entries
+        .iter()
+        .filter(|(d, _)| !d.kind.is_container() || d.kind == SymbolKind::Class)
+        .collect();
+    ranked.sort_by(|a, b| {
+        score(b.0, b.1)
+            .cmp(&score(a.0, a.1))
+            .then(a.0.span.start_line.cmp(&b.0.span.start_line))
+    });
+    let recommended: Vec<(&Declaration, &SymbolMetrics)> =
+        ranked.into_iter().take(3).map(|e| (e.0, e.1)).collect();
+    let exported_count = entries.iter().filter(|(d, _)| d.exported).count();
+    let lines = shape.facts.line_count;
+    if compact {
+        let mut out = format!(
+            "{} {} {}L — {} symbols, {} exported | imports: {}\n",
+            file.path,
+            file.language,
+            lines,
+            entries.len(),
+            exported_count,
+            shape
+                .imports
+                .iter()
+                .map(|i| i.rsplit(['/', '.', ':']).next().unwrap_or(i))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        if staleness != "fresh" {
+            out.push_str(&format!("({staleness}: answered from the file's syntax)\n"));
+        }
+        for (title, exported) in [("API", true), ("INTERNAL", false)] {
+            let section: Vec<&(&Declaration, &SymbolMetrics)> = entries
+                .iter()
+                .filter(|(d, _)| d.exported == exported)
+                .collect();
+            if section.is_empty() {
+                continue;
+            }
+            out.push_str(title);
+            out.push_str(":\n");
+            for (d, m) in section {
+                let range = format!("{}-{}", d.span.start_line, d.span.end_line);
+                let mut line = format!("  {range:<8} {:<6} {}", short_kind(d.kind), d.signature);
+                let f = flags(m);
+                if !f.is_empty() {
+                    line.push_str(&format!("  [{}]", f.join(", ")));
+                }
+                if let Some(doc) = &d.doc {
+                    line.push_str(&format!("  — {doc}"));
+                }
+                out.push_str(&line);
+                out.push('\n');
+            }
+        }
+        if !recommended.is_empty() {
+            let picks: Vec<String> = recommended
+                .iter()
+                .map(|(d, m)| {
+                    format!(
+                        "{}@{}-{} (complexity {})",
+                        d.qualified_name, d.span.start_line, d.span.end_line, m.complexity
+                    )
+                })
+                .collect();
+            out.push_str(&format!("READ FIRST: {}\n", picks.join(", ")));
+        }
+        return Ok(out);
+    }
+    let entry = |d: &Declaration, m: &SymbolMetrics| {
+        let mut e = Map::new();
+        e.insert("name".into(), json!(d.qualified_name));
+        e.insert("kind".into(), json!(d.kind.as_str()));
+        e.insert("startLine".into(), json!(d.span.start_line));
+        e.insert("endLine".into(), json!(d.span.end_line));
+        e.insert("exported".into(), json!(d.exported));
+        e.insert("signature".into(), json!(d.signature));
+        if let Some(doc) = &d.doc {
+            e.insert("doc".into(), json!(doc));
+        }
+        e.insert("fanout".into(), json!(m.fanout));
+        e.insert("complexity".into(), json!(m.complexity));
+        let f = flags(m);
+        if !f.is_empty() {
+            e.insert("flags".into(), json!(f));
+        }
+        Value::Object(e)
+    };
+    let report = json!({
+        "available": true,
+        "staleness": staleness,
+        "repository": file.repository,
+        "path": file.path,
+        "language": file.language.as_str(),
+        "lineCount": lines,
+        "summary": {"imports": shape.imports.len(), "exports": exported_count, "symbols": entries.len()},
+        "imports": {"external": external, "internal": internal},
+        "api": entries.iter().filter(|(d, _)| d.exported).map(|(d, m)| entry(d, m)).collect::<Vec<_>>(),
+        "internal": entries.iter().filter(|(d, _)| !d.exported).map(|(d, m)| entry(d, m)).collect::<Vec<_>>(),
+        "recommendedReads": recommended.iter().map(|(d, m)| json!({
+            "reason": format!("complexity {}{}", m.complexity, if d.exported { ", exported" } else { "" }),
+            "symbol": d.qualified_name, "startLine": d.span.start_line, "endLine": d.span.end_line,
+        })).collect::<Vec<_>>(),
+        "semantic": {
+            "source": if staleness == "fresh" { "published graph" } else { "syntax" },
+            "references": false,
+            "implementations": false,
+        },
+    });
+    Ok(report.to_string())
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReadSymbolArgs {
+    pub file: Option<String>,
+    pub symbol: Option<String>,
+    pub kind: Option<String>,
+    pub repository: Option<String>,
+}
+
+/// Normalized Levenshtein similarity in 0..=1.
+fn similarity(a: &str, b: &str) -> f64 {
+    let (a, b): (Vec<char>, Vec<char>) = (
+        a.to_lowercase().chars().collect(),
+        b.to_lowercase().chars().collect(),
+    );
+    let longest = a.len().max(b.len());
+    if longest == 0 {
+        return 1.0;
+    }
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let current = row[j + 1];
+            row[j + 1] = (previous + usize::from(ca != cb))
+                .min(row[j] + 1)
+                .min(current + 1);
+            previous = current;
+        }
+    }
+    1.0 - row[b.len()] as f64 / longest as f64
+}
+
+/// Where the comment block directly above line `start` begins (a blank line detaches it).
+fn attached_comment_start(lines: &[&str], start: u32, language: Language) -> u32 {
+    let mut first = start;
+    while first > 1 {
+        let previous = lines
+            .get(first as usize - 2)
+            .map(|l| l.trim())
+            .unwrap_or("");
+        let is_comment = match language {
+            Language::Python => previous.starts_with('#'),
+            Language::Rust => {
+                previous.starts_with("//")
+                    || previous.starts_with("/*")
+                    || previous.starts_with('*')
+                    || previous.starts_with("#[")
+            }
+            _ => {
+                previous.starts_with("//")
+                    || previous.starts_with("/*")
+                    || previous.starts_with('*')
+            }
+        };
+        if previous.is_empty() || !is_comment {
+            break;
+        }
+        first -= 1;
+    }
+    first
+}
+
+pub fn read_symbol(roots: &Roots, args: &ReadSymbolArgs) -> Result<String, QueryError> {
+    let wanted = args
+        .symbol
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| QueryError::invalid("symbol is required"))?;
+    let file = open(
+        roots,
+        args.file.as_deref().unwrap_or(""),
+        args.repository.as_deref(),
+    )?;
+    let facts = kivgraph_syntax::extract(file.language, &file.path, &file.text);
+    let declarations = &facts.declarations;
+    let kind_ok = |d: &Declaration| {
+        args.kind
+            .as_deref()
+            .is_none_or(|k| d.kind.as_str() == k || short_kind(d.kind) == k)
+    };
+    // `Parent.member` (or `Parent::member`) resolves by containment first.
+    let qualified: Option<(&str, &str)> =
+        wanted.rsplit_once("::").or_else(|| wanted.rsplit_once('.'));
+    let mut matches: Vec<&Declaration> = match qualified {
+        Some((parent, member)) => declarations
+            .iter()
+            .filter(|d| d.name == member && kind_ok(d))
+            .filter(|d| {
+                d.parent.is_some_and(|p| {
+                    declarations[p as usize].name == parent
+                        || declarations[p as usize].qualified_name == parent
+                }) || d.qualified_name == wanted
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    if matches.is_empty() {
+        let name = qualified.map(|(_, member)| member).unwrap_or(wanted);
+        let top: Vec<&Declaration> = declarations
+            .iter()
+            .filter(|d| d.name == name && kind_ok(d))
+            .collect();
+        matches = if qualified.is_some() {
+            top.into_iter().filter(|d| d.parent.is_none()).collect()
+        } else {
+            top
+        };
+    }
+    let Some(found) = matches.first() else {
+        let mut scored: Vec<(f64, &str)> = declarations
+            .iter()
+            .map(|d| {
+                (
+                    similarity(wanted, &d.name).max(similarity(wanted, &d.qualified_name)),
+                    d.qualified_name.as_str(),
+                )
+            })
+            .filter(|(score, _)| *score >= 0.45)
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+        scored.dedup_by(|a, b| a.1 == b.1);
+        let suggestions: Vec<&str> = scored.iter().take(3).map(|(_, n)| *n).collect();
+        let hint = if suggestions.is_empty() {
+            String::new()
+        } else {
+            format!("; did you mean: {}?", suggestions.join(", "))
+        };
+        return Err(QueryError::new(
+            ErrorCode::SymbolNotFound,
+            format!("symbol {wanted:?} was not found in {}{hint}", file.path),
+        ));
+    };
+    let lines: Vec<&str> = file.text.lines().collect();
+    let first = attached_comment_start(&lines, found.span.start_line, file.language);
+    let body = lines
+        .get(first as usize - 1..(found.span.end_line as usize).min(lines.len()))
+        .unwrap_or(&[])
+        .join("\n");
+    let basename = file.path.rsplit('/').next().unwrap_or(&file.path);
+    let mut out = format!(
+        "{} {}  {}:{}-{}  {}\n",
+        found.kind, found.qualified_name, basename, first, found.span.end_line, found.signature
+    );
+    if matches.len() > 1 {
+        let mut kinds: Vec<&str> = matches.iter().map(|d| d.kind.as_str()).collect();
+        kinds.dedup();
+        out.push_str(&format!("ambiguous: {{count: {}, kinds: [{}]}} — {} matches, returned the first {}; pass kind to disambiguate\n", matches.len(), kinds.join(", "), matches.len(), found.kind));
+    }
+    out.push('\n');
+    out.push_str(&body);
+    out.push('\n');
+    Ok(out)
+}
