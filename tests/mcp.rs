@@ -244,7 +244,9 @@ fn before_a_generation_only_index_project_is_offered() {
             "get_symbol",
             "graph_status",
             "index_project",
-            "list_repositories"
+            "list_repositories",
+            "module_report",
+            "read_symbol"
         ]
     );
 }

@@ -65,6 +65,14 @@ fn callee(src: &str, call: Node) -> Option<String> {
     (!last.is_empty()).then(|| last.to_string())
 }
 
+/// `a && b`, `a || b`, `a and b`, `a or b`: each is a branch.
+fn is_short_circuit(src: &str, node: Node) -> bool {
+    matches!(node.kind(), "binary_expression" | "boolean_operator")
+        && node
+            .child_by_field_name("operator")
+            .is_some_and(|op| matches!(common::text(src, op), "&&" | "||" | "and" | "or"))
+}
+
 fn metrics(src: &str, node: Node, signature: &str) -> SymbolMetrics {
     let mut callees: Vec<String> = Vec::new();
     let mut branches = 0;
@@ -78,13 +86,7 @@ fn metrics(src: &str, node: Node, signature: &str) -> SymbolMetrics {
             {
                 callees.push(name);
             }
-        } else if BRANCH_KINDS.contains(&kind) {
-            branches += 1;
-        } else if matches!(kind, "binary_expression" | "boolean_operator")
-            && current
-                .child_by_field_name("operator")
-                .is_some_and(|op| matches!(common::text(src, op), "&&" | "||" | "and" | "or"))
-        {
+        } else if BRANCH_KINDS.contains(&kind) || is_short_circuit(src, current) {
             branches += 1;
         }
         stack.extend(current.children(&mut cursor));
