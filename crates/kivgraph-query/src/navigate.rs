@@ -147,6 +147,59 @@ fn internal_import(language: Language, import: &str, package: Option<&str>) -> b
     }
 }
 
+/// Words the kind column and the flags already say.
+const SIGNATURE_PREFIXES: &[&str] = &[
+    "export",
+    "default",
+    "declare",
+    "pub",
+    "pub(crate)",
+    "pub(super)",
+    "async",
+    "static",
+    "abstract",
+    "readonly",
+    "func",
+    "fn",
+    "def",
+    "function",
+    "const",
+    "let",
+    "var",
+    "type",
+    "class",
+    "interface",
+    "struct",
+    "enum",
+    "trait",
+    "union",
+    "mod",
+    "macro_rules!",
+    "unsafe",
+    "extern",
+];
+const COMPACT_SIGNATURE: usize = 100;
+
+/// A signature for the compact view: without the keywords the kind column states, cut at
+/// about a hundred characters.
+fn compact_signature(signature: &str) -> String {
+    let mut rest = signature.trim();
+    while let Some((word, tail)) = rest.split_once(' ') {
+        if !SIGNATURE_PREFIXES.contains(&word) {
+            break;
+        }
+        rest = tail.trim_start();
+    }
+    if rest.len() <= COMPACT_SIGNATURE {
+        return rest.to_string();
+    }
+    let mut end = COMPACT_SIGNATURE;
+    while !rest.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &rest[..end])
+}
+
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ModuleReportArgs {
@@ -268,8 +321,13 @@ pub fn module_report(
             out.push_str(title);
             out.push_str(":\n");
             for (d, m) in section {
-                let range = format!("{}-{}", d.span.start_line, d.span.end_line);
-                let mut line = format!("  {range:<8} {:<6} {}", short_kind(d.kind), d.signature);
+                let mut line = format!(
+                    "  {}-{} {} {}",
+                    d.span.start_line,
+                    d.span.end_line,
+                    short_kind(d.kind),
+                    compact_signature(&d.signature)
+                );
                 let f = flags(m);
                 if !f.is_empty() {
                     line.push_str(&format!("  [{}]", f.join(", ")));
