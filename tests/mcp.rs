@@ -238,6 +238,7 @@ fn before_a_generation_only_index_project_is_offered() {
     assert_eq!(
         names,
         vec![
+            "find_by_intent",
             "find_symbol",
             "get_file_outline",
             "get_source",
@@ -1142,4 +1143,135 @@ fn module_report_and_read_symbol_read_the_file_as_it_is() {
         (Some("stale"), Some("syntax"))
     );
     assert_eq!(stale["api"][0]["name"], "fresh");
+}
+
+#[test]
+fn find_by_intent_ranks_candidates_and_explains_empty_answers() {
+    let dir = workspace(true);
+    let mut client = Client::start(dir.path());
+    let answer = client.ok(
+        "find_by_intent",
+        json!({"intent": "start the server listening", "limit": 3}),
+    );
+    // The two homonymous start methods, in Go and in TypeScript, carry both terms and lead.
+    let mut leading: Vec<&str> = answer["results"]["symbols"].as_array().unwrap()[..2]
+        .iter()
+        .map(|r| r["file_path"].as_str().unwrap())
+        .collect();
+    leading.sort();
+    assert_eq!(
+        leading,
+        vec!["server/server.go", "src/server.ts"],
+        "{answer}"
+    );
+    assert_eq!(
+        answer["results"]["unmatched_terms"],
+        json!(["the", "listen"])
+    );
+    // Every row is a text candidate, and says so.
+    assert_eq!(answer["results"]["match"], "lexical");
+    assert!(
+        answer["truncated"] == true
+            && answer["guidance"]
+                .as_str()
+                .unwrap()
+                .starts_with("showing 3 of")
+    );
+
+    let files = client.ok(
+        "find_by_intent",
+        json!({"intent": "start the server listening", "view": "files", "limit": 2}),
+    );
+    let mut opened: Vec<&str> = files["results"]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["file"].as_str().unwrap())
+        .collect();
+    opened.sort();
+    assert_eq!(
+        opened,
+        vec!["server/server.go", "src/server.ts"],
+        "limit counts files"
+    );
+
+    let keywords = client.ok(
+        "find_by_intent",
+        json!({"intent": "where is the thing", "keywords": ["loader"], "kind": "class"}),
+    );
+    assert_eq!(
+        keywords["results"]["symbols"][0]["qualified_name"],
+        "Loader"
+    );
+
+    let nothing = client.ok("find_by_intent", json!({"intent": "quux zyzzyva"}));
+    assert_eq!(nothing["total"], 0);
+    assert!(
+        nothing["guidance"]
+            .as_str()
+            .unwrap()
+            .starts_with("no word of this question appears")
+    );
+    assert_eq!(
+        nothing["results"]["unmatched_terms"],
+        json!(["quux", "zyzzyva"])
+    );
+    let excluded = client.ok("find_by_intent", json!({"intent": "server", "repo": "py"}));
+    assert_eq!(excluded["total"], 0);
+    assert!(
+        excluded["guidance"]
+            .as_str()
+            .unwrap()
+            .starts_with("the terms matched symbols, but every one of them was excluded")
+    );
+
+    // Pages of one question never skip or repeat, whatever the page size.
+    let mut walk = |limit: u64| {
+        let mut seen = Vec::new();
+        let mut cursor = Value::Null;
+        loop {
+            let mut arguments =
+                json!({"intent": "server config parser", "limit": limit, "view": "full"});
+            if !cursor.is_null() {
+                arguments["cursor"] = cursor.clone();
+            }
+            let page = client.ok("find_by_intent", arguments);
+            seen.extend(
+                page["results"]["symbols"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|r| {
+                        json!([
+                            r["repository"],
+                            r["file_path"],
+                            r["qualified_name"],
+                            r["start_line"]
+                        ])
+                    }),
+            );
+            cursor = page["next_cursor"].clone();
+            if cursor.is_null() {
+                return seen;
+            }
+        }
+    };
+    let (by_four, by_fifty) = (walk(4), walk(50));
+    assert!(by_fifty.len() > 50);
+    assert_eq!(by_four, by_fifty);
+    assert!(
+        client
+            .refused("find_by_intent", json!({"intent": "x".repeat(401)}))
+            .contains("longer than 400 characters")
+    );
+    assert!(
+        client
+            .refused("find_by_intent", json!({"intent": "x", "keywords": [" "]}))
+            .starts_with("INVALID_ARGUMENT")
+    );
+    assert!(
+        client
+            .refused("find_by_intent", json!({"intent": "x", "limit": 51}))
+            .starts_with("INVALID_ARGUMENT: limit must be between 1 and 50")
+    );
 }

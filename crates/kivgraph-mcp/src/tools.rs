@@ -4,9 +4,9 @@ use std::sync::Arc;
 
 use kivgraph_config::{LoadedConfig, Registry};
 use kivgraph_query::{
-    FileOutlineArgs, FindSymbolArgs, GetSourceArgs, GetSymbolArgs, GraphStatusArgs,
-    ListRepositoriesArgs, ModuleReportArgs, Page, Published, QueryError, ReadSymbolArgs, Roots,
-    View,
+    FileOutlineArgs, FindByIntentArgs, FindSymbolArgs, GetSourceArgs, GetSymbolArgs,
+    GraphStatusArgs, ListRepositoriesArgs, ModuleReportArgs, Page, Published, QueryError,
+    ReadSymbolArgs, Roots, View,
 };
 use rmcp::model::{Tool, ToolAnnotations};
 use serde::de::DeserializeOwned;
@@ -222,6 +222,36 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
             render(
                 published,
                 kivgraph_query::get_file_outline(published, &parse::<FileOutlineArgs>(arguments)?),
+            )
+        },
+    },
+    QueryTool {
+        name: "find_by_intent",
+        description: "Which symbols a plain-language question likely names, and the files to open, when you do not know the name: ranked by rare terms of names, qualified names, kinds and paths (no prose). Rows are text candidates, never resolved edges. If you can spell the name, find_symbol or grep is cheaper.",
+        schema: || {
+            let mut p = Map::new();
+            p.insert("intent".into(), json!({"type": "string", "maxLength": 400, "description": "The question, in plain language."}));
+            p.insert("keywords".into(), json!({"type": "array", "items": {"type": "string"}, "maxItems": 16, "description": "Words you would guess the code uses."}));
+            p.insert("kind".into(), json!({"type": "string"}));
+            p.insert("repo".into(), json!({"type": "string"}));
+            p.insert("path_prefix".into(), json!({"type": "string"}));
+            p.insert(
+                "limit".into(),
+                json!({"type": "integer", "minimum": 1, "maximum": 50, "default": 10}),
+            );
+            p.insert("cursor".into(), json!({"type": "string"}));
+            p.insert(
+                "response_format".into(),
+                json!({"type": "string", "enum": ["concise", "detailed"], "default": "concise"}),
+            );
+            p.insert("view".into(), json!({"type": "string", "enum": ["compact", "full", "files"], "default": "compact"}));
+            object(p, &["intent"])
+        },
+        run: |context, arguments| {
+            let published = graph(context.published)?;
+            render(
+                published,
+                kivgraph_query::find_by_intent(published, &parse::<FindByIntentArgs>(arguments)?),
             )
         },
     },

@@ -13,6 +13,8 @@ pub struct Published {
     pub id: GenerationId,
     pub snapshot: Snapshot,
     pub manifest: Manifest,
+    /// The term index `find_by_intent` ranks over, derived from the snapshot on first use.
+    pub(crate) terms: std::sync::OnceLock<crate::intent::TermIndex>,
 }
 
 impl Published {
@@ -36,11 +38,7 @@ impl Published {
         let manifest = store.manifest(id).map_err(|e| unavailable(e.to_string()))?;
         let snapshot =
             Snapshot::open(&store.snapshot_path(id)).map_err(|e| unavailable(e.to_string()))?;
-        Ok(Published {
-            id,
-            snapshot,
-            manifest,
-        })
+        Ok(Self::from_parts(id, snapshot, manifest))
     }
 
     /// Opens a snapshot file directly (tests, tools).
@@ -49,6 +47,7 @@ impl Published {
             id,
             snapshot,
             manifest,
+            terms: Default::default(),
         }
     }
 

@@ -1,0 +1,393 @@
+//! `find_by_intent`: which symbols a plain-language question likely names. A term index over
+//! names, qualified names, kinds and paths — no prose, no embeddings — ranked by how rare each
+//! matched term is. Every row is a candidate and says so in `match`.
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use crate::args::{ResponseFormat, View, trimmed};
+use crate::cursor::QueryIdentity;
+use crate::envelope::{Coverage, Page, hoist};
+use crate::error::QueryError;
+use crate::published::Published;
+
+/// Candidates stop accumulating here: a broader question cannot be ranked well.
+pub const CANDIDATE_BOUND: usize = 4000;
+const MAX_INTENT: usize = 400;
+const MAX_KEYWORDS: usize = 16;
+const MAX_LIMIT: i64 = 50;
+const SORTING: &str = "intent-rank-v1";
+
+/// Term → symbols carrying it (symbol positions, ascending).
+#[derive(Debug, Default)]
+pub struct TermIndex {
+    postings: HashMap<String, Vec<u32>>,
+}
+
+/// A light stemmer, so `retries`, `retrying` and `retry` meet, and so do `cache` and
+/// `caching` (a final `e` is dropped after the suffixes).
+fn stem(word: &str) -> String {
+    let stemmed = strip_suffix(word);
+    match stemmed.strip_suffix('e') {
+        Some(base) if base.len() >= 3 => base.to_string(),
+        _ => stemmed,
+    }
+}
+
+fn strip_suffix(word: &str) -> String {
+    let w = word;
+    let strip = |suffix: &str, min: usize| w.len() > min && w.ends_with(suffix);
+    if strip("ies", 4) {
+        format!("{}y", &w[..w.len() - 3])
+    } else if strip("ing", 5) {
+        w[..w.len() - 3].to_string()
+    } else if strip("ed", 4) {
+        w[..w.len() - 2].to_string()
+    } else if strip("es", 4)
+        && (w.ends_with("ches") || w.ends_with("shes") || w.ends_with("sses") || w.ends_with("xes"))
+    {
+        w[..w.len() - 2].to_string()
+    } else if strip("s", 3) && !w.ends_with("ss") {
+        w[..w.len() - 1].to_string()
+    } else {
+        w.to_string()
+    }
+}
+
+/// Splits identifiers and text into lowercase terms: on separators, on case changes
+/// (`parseHTTPRequest` → parse, http, request) and between letters and digits.
+pub fn terms(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for chunk in text.split(|c: char| !c.is_alphanumeric()) {
+        let chars: Vec<char> = chunk.chars().collect();
+        let mut start = 0;
+        for i in 1..=chars.len() {
+            let boundary = i == chars.len() || {
+                let (previous, current) = (chars[i - 1], chars[i]);
+                let next_lower = chars.get(i + 1).is_some_and(|c| c.is_lowercase());
+                (previous.is_lowercase() && current.is_uppercase())
+                    || (previous.is_uppercase() && current.is_uppercase() && next_lower)
+                    || (previous.is_alphabetic() != current.is_alphabetic())
+            };
+            if boundary {
+                let word: String = chars[start..i].iter().collect::<String>().to_lowercase();
+                if word.len() >= 2 && word.chars().any(char::is_alphabetic) {
+                    let word = stem(&word);
+                    if !out.contains(&word) {
+                        out.push(word);
+                    }
+                }
+                start = i;
+            }
+        }
+    }
+    out
+}
+
+impl TermIndex {
+    pub fn build(published: &Published) -> Self {
+        let mut postings: HashMap<String, Vec<u32>> = HashMap::new();
+        for symbol in published.snapshot.symbols() {
+            let mut carried = terms(symbol.qualified_name());
+            for term in terms(symbol.kind().as_str())
+                .into_iter()
+                .chain(terms(symbol.file().path()))
+            {
+                if !carried.contains(&term) {
+                    carried.push(term);
+                }
+            }
+            for term in carried {
+                postings.entry(term).or_default().push(symbol.index as u32);
+            }
+        }
+        TermIndex { postings }
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FindByIntentArgs {
+    pub intent: Option<String>,
+    pub keywords: Option<Vec<String>>,
+    pub kind: Option<String>,
+    pub repo: Option<String>,
+    pub path_prefix: Option<String>,
+    pub limit: Option<i64>,
+    pub cursor: Option<String>,
+    pub response_format: Option<String>,
+    pub view: Option<String>,
+}
+
+pub fn find_by_intent(
+    published: &Published,
+    args: &FindByIntentArgs,
+) -> Result<(Page, View), QueryError> {
+    let intent = args
+        .intent
+        .as_deref()
+        .map(str::trim)
+        .filter(|i| !i.is_empty())
+        .ok_or_else(|| QueryError::invalid("intent is required"))?;
+    if intent.chars().count() > MAX_INTENT {
+        return Err(QueryError::invalid(format!(
+            "intent is longer than {MAX_INTENT} characters: ask the question, and pass the code's vocabulary as keywords"
+        )));
+    }
+    let keywords = args.keywords.clone().unwrap_or_default();
+    if keywords.len() > MAX_KEYWORDS {
+        return Err(QueryError::invalid(format!(
+            "keywords holds at most {MAX_KEYWORDS} entries, got {}",
+            keywords.len()
+        )));
+    }
+    if keywords.iter().any(|k| k.trim().is_empty()) {
+        return Err(QueryError::invalid(
+            "keywords must not contain an empty or whitespace-only entry",
+        ));
+    }
+    let kind = trimmed("kind", args.kind.as_deref())?;
+    let repo = trimmed("repo", args.repo.as_deref())?;
+    let path_prefix = trimmed("path_prefix", args.path_prefix.as_deref())?;
+    let view = View::parse(args.view.as_deref(), true)?;
+    let format = ResponseFormat::parse(args.response_format.as_deref())?;
+    let limit = match args.limit {
+        None => 10,
+        Some(n) if (1..=MAX_LIMIT).contains(&n) => n as usize,
+        Some(n) => {
+            return Err(QueryError::invalid(format!(
+                "limit must be between 1 and {MAX_LIMIT}, got {n}"
+            )));
+        }
+    };
+    if let Some(repo) = repo
+        && published.snapshot.repository_named(repo).is_none()
+    {
+        return Err(QueryError::repository_not_found(repo));
+    }
+    let keyword_text = keywords.join("\u{1f}");
+    let identity = QueryIdentity::new(
+        "find_by_intent",
+        SORTING,
+        &[
+            ("intent", intent),
+            ("keywords", &keyword_text),
+            ("kind", kind.unwrap_or("")),
+            ("repo", repo.unwrap_or("")),
+            ("path_prefix", path_prefix.unwrap_or("")),
+        ],
+    );
+    let offset = match &args.cursor {
+        Some(cursor) => identity.resume(cursor, published.snapshot_id())?,
+        None => 0,
+    };
+
+    let index = published.terms.get_or_init(|| TermIndex::build(published));
+    let snapshot = &published.snapshot;
+    let mut question = terms(intent);
+    for keyword in &keywords {
+        for term in terms(keyword) {
+            if !question.contains(&term) {
+                question.push(term);
+            }
+        }
+    }
+    let unmatched: Vec<&String> = question
+        .iter()
+        .filter(|t| !index.postings.contains_key(*t))
+        .collect();
+    let considered = |position: u32| {
+        let Some(symbol) = snapshot.symbol(position as usize) else {
+            return false;
+        };
+        let file = symbol.file();
+        kind.is_none_or(|k| symbol.kind().as_str() == k)
+            && repo.is_none_or(|r| file.repository().name() == r)
+            && path_prefix.is_none_or(|p| file.path().starts_with(p))
+    };
+    // Rarest terms first; candidates stop accumulating at the bound, scores do not.
+    let total_symbols = snapshot.symbol_count().max(1) as f64;
+    let mut matched: Vec<(&String, &Vec<u32>)> = question
+        .iter()
+        .filter_map(|t| index.postings.get(t).map(|p| (t, p)))
+        .collect();
+    matched.sort_by_key(|(_, postings)| postings.len());
+    let mut scores: HashMap<u32, (f64, u32)> = HashMap::new();
+    let mut any_term_matched = false;
+    for (_, postings) in &matched {
+        let weight = (total_symbols / postings.len() as f64).ln() + 1.0;
+        for position in postings.iter().copied() {
+            any_term_matched = true;
+            if !considered(position) {
+                continue;
+            }
+            let room = scores.len() < CANDIDATE_BOUND;
+            match scores.get_mut(&position) {
+                Some(entry) => {
+                    entry.0 += weight;
+                    entry.1 += 1;
+                }
+                None if room => {
+                    scores.insert(position, (weight, 1));
+                }
+                None => {}
+            }
+        }
+    }
+    let mut ranked: Vec<(u32, f64, u32, String)> = scores
+        .into_iter()
+        .map(|(p, (score, count))| {
+            (
+                p,
+                score,
+                count,
+                snapshot
+                    .symbol(p as usize)
+                    .map(|s| s.key().to_string())
+                    .unwrap_or_default(),
+            )
+        })
+        .collect();
+    // Ties break on the stable key, so every page of one question sees one sequence.
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.3.cmp(&b.3)));
+
+    let guidance_truncated = |returned: usize, total: usize| {
+        format!(
+            "showing {returned} of {total}; narrow with keywords with the identifier words you would guess this code uses, or repo, kind or path_prefix, or pass the cursor for the next page"
+        )
+    };
+    let empty_guidance = if !any_term_matched {
+        Some("no word of this question appears in any name, qualified name, kind or path of the graph; the index holds no prose, so rephrase with the vocabulary the code would use, or pass keywords".to_string())
+    } else if ranked.is_empty() {
+        Some("the terms matched symbols, but every one of them was excluded by repo, kind or path_prefix; widen the narrowing".to_string())
+    } else {
+        None
+    };
+    let unmatched_value = json!(unmatched);
+    let (total, rows_value, returned, next) = if view == View::Files {
+        // Files in ranking order; `limit` and `total` count files.
+        let mut files: Vec<(usize, usize)> = Vec::new();
+        for (position, ..) in &ranked {
+            let file = snapshot
+                .symbol(*position as usize)
+                .map(|s| s.file().index)
+                .unwrap_or(0);
+            match files.iter_mut().find(|(f, _)| *f == file) {
+                Some((_, count)) => *count += 1,
+                None => files.push((file, 1)),
+            }
+        }
+        let page: Vec<Value> = files
+            .iter()
+            .skip(offset)
+            .take(limit)
+            .filter_map(|(file, count)| {
+                snapshot.file(*file).map(
+                    |f| json!({"file": f.path(), "repo": f.repository().name(), "symbols": count}),
+                )
+            })
+            .collect();
+        let returned = page.len();
+        (
+            files.len(),
+            json!({"files": page}),
+            returned,
+            offset + returned < files.len(),
+        )
+    } else {
+        let page: Vec<&(u32, f64, u32, String)> = ranked.iter().skip(offset).take(limit).collect();
+        let mut rows: Vec<Map<String, Value>> = page
+            .iter()
+            .filter_map(|(position, _, count, key)| {
+                let symbol = snapshot.symbol(*position as usize)?;
+                let span = symbol.span();
+                let mut row = Map::new();
+                row.insert("qualified_name".into(), json!(symbol.qualified_name()));
+                row.insert("kind".into(), json!(symbol.kind().as_str()));
+                row.insert(
+                    "repository".into(),
+                    json!(symbol.file().repository().name()),
+                );
+                row.insert("file_path".into(), json!(symbol.file().path()));
+                row.insert("start_line".into(), json!(span.start_line));
+                row.insert("end_line".into(), json!(span.end_line));
+                row.insert("terms".into(), json!(count));
+                // No call edges are published yet, so no candidate is credited for its callees.
+                row.insert("match".into(), json!("lexical"));
+                if view == View::Full && format == ResponseFormat::Detailed {
+                    row.insert("stable_key".into(), json!(key));
+                }
+                Some(row)
+            })
+            .collect();
+        let returned = rows.len();
+        let results = if view == View::Compact {
+            let header = hoist(&mut rows, &["kind", "repository", "match"]);
+            let mut results = header;
+            results.insert(
+                "symbols".into(),
+                Value::Array(rows.into_iter().map(Value::Object).collect()),
+            );
+            Value::Object(results)
+        } else {
+            json!({"symbols": rows})
+        };
+        (
+            ranked.len(),
+            results,
+            returned,
+            offset + returned < ranked.len(),
+        )
+    };
+    let mut results = match rows_value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    };
+    if !unmatched.is_empty() {
+        let mut with_terms = Map::new();
+        with_terms.insert("unmatched_terms".into(), unmatched_value);
+        with_terms.extend(results);
+        results = with_terms;
+    }
+    let next_cursor = next.then(|| identity.cursor(published.snapshot_id(), offset + returned));
+    let guidance = empty_guidance.or_else(|| {
+        next_cursor
+            .as_ref()
+            .map(|_| guidance_truncated(returned, total))
+    });
+    let page = Page {
+        total,
+        returned,
+        next_cursor,
+        coverage: Coverage::default(),
+        guidance,
+        completeness: None,
+        results: Value::Object(results),
+    };
+    Ok((page, view))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_split_into_stemmed_terms() {
+        assert_eq!(terms("parseHTTPRequest"), vec!["pars", "http", "request"]);
+        assert_eq!(
+            terms("retry_failed_requests"),
+            vec!["retry", "fail", "request"]
+        );
+        assert_eq!(
+            terms("src/cache/ttl_store.rs"),
+            vec!["src", "cach", "ttl", "stor", "rs"]
+        );
+        assert_eq!(
+            terms("retries caching Base64"),
+            vec!["retry", "cach", "bas"]
+        );
+        assert_eq!(terms("storing stores"), vec!["stor"]);
+    }
+}
