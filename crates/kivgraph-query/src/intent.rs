@@ -39,21 +39,22 @@ fn stem(word: &str) -> String {
 fn strip_suffix(word: &str) -> String {
     let w = word;
     let strip = |suffix: &str, min: usize| w.len() > min && w.ends_with(suffix);
-    if strip("ies", 4) {
-        format!("{}y", &w[..w.len() - 3])
+    let sibilant_plural = strip("es", 4)
+        && ["ches", "shes", "sses", "xes"]
+            .iter()
+            .any(|s| w.ends_with(s));
+    let cut = if strip("ies", 4) {
+        return format!("{}y", &w[..w.len() - 3]);
     } else if strip("ing", 5) {
-        w[..w.len() - 3].to_string()
-    } else if strip("ed", 4) {
-        w[..w.len() - 2].to_string()
-    } else if strip("es", 4)
-        && (w.ends_with("ches") || w.ends_with("shes") || w.ends_with("sses") || w.ends_with("xes"))
-    {
-        w[..w.len() - 2].to_string()
+        3
+    } else if strip("ed", 4) || sibilant_plural {
+        2
     } else if strip("s", 3) && !w.ends_with("ss") {
-        w[..w.len() - 1].to_string()
+        1
     } else {
-        w.to_string()
-    }
+        0
+    };
+    w[..w.len() - cut].to_string()
 }
 
 /// Splits identifiers and text into lowercase terms: on separators, on case changes
