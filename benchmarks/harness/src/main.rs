@@ -22,6 +22,7 @@ use kivgraph_store::GenerationStore;
 use serde_json::{Value, json};
 
 mod client;
+mod intent;
 mod navigate;
 mod serve;
 mod tokens;
@@ -32,9 +33,10 @@ fn main() -> anyhow::Result<()> {
         Some("index") => index_benchmark(&args[1..]),
         Some("serve") => serve::serve_benchmark(&args[1..]),
         Some("navigate") => navigate::navigate_benchmark(&args[1..]),
+        Some("intent") => intent::intent_benchmark(&args[1..]),
         Some("open-lookup") => open_lookup(&args[1..]),
         _ => bail!(
-            "usage: kivgraph-bench index|serve --kivgraph BIN [--corpus DIR] | navigate [--corpus DIR] | open-lookup SNAPSHOT NAME"
+            "usage: kivgraph-bench index|serve --kivgraph BIN [--corpus DIR] | navigate [--corpus DIR] | intent --kivgraph BIN | open-lookup SNAPSHOT NAME"
         ),
     }
 }

@@ -87,21 +87,48 @@ pub fn terms(text: &str) -> Vec<String> {
     out
 }
 
+/// A posting carries the symbol position, with this bit set when the term is in the symbol's
+/// own name rather than only its container, kind or path.
+const IN_NAME: u32 = 1 << 31;
+
+/// Words of a question's grammar: they separate nothing, and are reported unmatched.
+const STOPWORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "by", "do", "does", "for", "from", "how", "in",
+    "into", "is", "it", "its", "of", "on", "or", "our", "that", "the", "their", "then", "this",
+    "to", "we", "what", "when", "where", "which", "who", "why", "with",
+];
+
 impl TermIndex {
     pub fn build(published: &Published) -> Self {
+        let snapshot = &published.snapshot;
         let mut postings: HashMap<String, Vec<u32>> = HashMap::new();
-        for symbol in published.snapshot.symbols() {
-            let mut carried = terms(symbol.qualified_name());
-            for term in terms(symbol.kind().as_str())
-                .into_iter()
-                .chain(terms(symbol.file().path()))
-            {
-                if !carried.contains(&term) {
-                    carried.push(term);
+        let mut kind_terms: HashMap<&str, Vec<String>> = HashMap::new();
+        // Path terms are the same for every declaration of a file: computed once per file.
+        for file in snapshot.files() {
+            let path_terms = terms(file.path());
+            for symbol in file.symbols() {
+                let name_terms = terms(symbol.name());
+                let mut carried: Vec<(String, bool)> =
+                    name_terms.iter().map(|t| (t.clone(), true)).collect();
+                let context = terms(symbol.qualified_name())
+                    .into_iter()
+                    .chain(
+                        kind_terms
+                            .entry(symbol.kind().as_str())
+                            .or_insert_with_key(|k| terms(k))
+                            .iter()
+                            .cloned(),
+                    )
+                    .chain(path_terms.iter().cloned());
+                for term in context {
+                    if !carried.iter().any(|(t, _)| *t == term) {
+                        carried.push((term, false));
+                    }
                 }
-            }
-            for term in carried {
-                postings.entry(term).or_default().push(symbol.index as u32);
+                for (term, in_name) in carried {
+                    let position = symbol.index as u32 | if in_name { IN_NAME } else { 0 };
+                    postings.entry(term).or_default().push(position);
+                }
             }
         }
         TermIndex { postings }
@@ -187,7 +214,9 @@ pub fn find_by_intent(
 
     let index = published.terms.get_or_init(|| TermIndex::build(published));
     let snapshot = &published.snapshot;
-    let mut question = terms(intent);
+    let (mut question, grammar): (Vec<String>, Vec<String>) = terms(intent)
+        .into_iter()
+        .partition(|t| !STOPWORDS.contains(&t.as_str()));
     for keyword in &keywords {
         for term in terms(keyword) {
             if !question.contains(&term) {
@@ -195,9 +224,10 @@ pub fn find_by_intent(
             }
         }
     }
-    let unmatched: Vec<&String> = question
+    // Grammar words and words no name, kind or path spells: both matched nothing.
+    let unmatched: Vec<&String> = grammar
         .iter()
-        .filter(|t| !index.postings.contains_key(*t))
+        .chain(question.iter().filter(|t| !index.postings.contains_key(*t)))
         .collect();
     let considered = |position: u32| {
         let Some(symbol) = snapshot.symbol(position as usize) else {
@@ -218,9 +248,16 @@ pub fn find_by_intent(
     let mut scores: HashMap<u32, (f64, u32)> = HashMap::new();
     let mut any_term_matched = false;
     for (_, postings) in &matched {
-        let weight = (total_symbols / postings.len() as f64).ln() + 1.0;
-        for position in postings.iter().copied() {
+        let rarity = (total_symbols / postings.len() as f64).ln() + 1.0;
+        for posting in postings.iter().copied() {
             any_term_matched = true;
+            // A term the symbol's own name carries says more than one its path carries.
+            let weight = if posting & IN_NAME != 0 {
+                2.0 * rarity
+            } else {
+                rarity
+            };
+            let position = posting & !IN_NAME;
             if !considered(position) {
                 continue;
             }

@@ -51,6 +51,13 @@ impl Published {
         }
     }
 
+    /// Derives what the first `find_by_intent` would otherwise wait for. A server calls this
+    /// on a background thread right after mapping a generation.
+    pub fn prepare(&self) {
+        self.terms
+            .get_or_init(|| crate::intent::TermIndex::build(self));
+    }
+
     pub fn snapshot_id(&self) -> u64 {
         self.id.0
     }
