@@ -1,22 +1,15 @@
 //! End-to-end tests of the real `kivgraph` binary on the fixture repositories in `testdata/`.
 //! Every test works in its own temporary configuration, so nothing touches the user's state.
 
+#[path = "common/mod.rs"]
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use common::{binary, copy_tree, fixtures};
 use kivgraph_snapshot::Snapshot;
 use kivgraph_store::{GenerationId, GenerationStore};
-
-fn binary() -> &'static str {
-    env!("CARGO_BIN_EXE_kivgraph")
-}
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../testdata/repos")
-        .canonicalize()
-        .unwrap()
-}
 
 struct Workspace {
     dir: tempfile::TempDir,
@@ -533,21 +526,6 @@ fn fixture_declarations_are_exact() {
         "third_party/",
     ] {
         assert!(!actual.contains(forbidden), "{forbidden} was indexed");
-    }
-}
-
-/// Copies a fixture repository so a test can edit it.
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        let kind = entry.file_type().unwrap();
-        if kind.is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else if kind.is_file() {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
     }
 }
 

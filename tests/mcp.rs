@@ -1,21 +1,14 @@
 //! The MCP server driven over stdio JSON-RPC, as a client would, on the fixture repositories.
 
+#[path = "common/mod.rs"]
+mod common;
+
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
+use common::{binary, copy_tree, fixtures};
 use serde_json::{Value, json};
-
-fn binary() -> &'static str {
-    env!("CARGO_BIN_EXE_kivgraph")
-}
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../testdata/repos")
-        .canonicalize()
-        .unwrap()
-}
 
 /// A temporary configuration registering the four fixture repositories.
 fn workspace(index: bool) -> tempfile::TempDir {
@@ -71,12 +64,17 @@ impl Client {
 
     /// Starts a server with the given client capabilities.
     fn start_with(dir: &Path, capabilities: Value) -> Self {
+        Self::spawn(dir, capabilities, Stdio::null())
+    }
+
+    /// Starts a server whose log goes to `stderr`.
+    fn spawn(dir: &Path, capabilities: Value, stderr: Stdio) -> Self {
         let mut child = Command::new(binary())
             .args(["serve", "--config"])
             .arg(dir.join("config.yaml"))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .unwrap();
         let stdin = child.stdin.take().unwrap();
@@ -672,20 +670,6 @@ fn get_file_outline_views() {
     );
 }
 
-/// Copies a fixture repository so a test can edit it after indexing.
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else if entry.file_type().unwrap().is_file() {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
 #[test]
 fn get_source_reads_once_reanchors_and_refuses() {
     let dir = tempfile::tempdir().unwrap();
@@ -948,24 +932,11 @@ fn index_not_ready_snapshot_unavailable_and_a_rewound_store() {
     std::fs::write(&snapshot, &bytes).unwrap();
     reindex(dir.path());
     let log = dir.path().join("serve.log");
-    let mut child = Command::new(binary())
-        .args(["serve", "--config"])
-        .arg(dir.path().join("config.yaml"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(std::fs::File::create(&log).unwrap())
-        .spawn()
-        .unwrap();
-    let stdin = child.stdin.take().unwrap();
-    let stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut client = Client {
-        child,
-        stdin,
-        stdout,
-        next_id: 1,
-        instructions: String::new(),
-    };
-    client.request("initialize", json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}));
+    let mut client = Client::spawn(
+        dir.path(),
+        json!({}),
+        Stdio::from(std::fs::File::create(&log).unwrap()),
+    );
     assert_eq!(
         client.ok("find_symbol", json!({"name": "Server"}))["snapshot_id"],
         2

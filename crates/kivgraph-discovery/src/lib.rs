@@ -15,5 +15,4 @@ pub use manifests::FileUnit;
 pub use manifests::PackageAssigner;
 pub use walk::{
     DiscoveredFile, DiscoveredRepository, DiscoveryError, discover_repository, enabled_languages,
-    language_for_path,
 };

@@ -39,19 +39,6 @@ pub struct DiscoveredRepository {
     pub skipped: Vec<(String, String)>,
 }
 
-/// The language of a source path, by extension.
-pub fn language_for_path(path: &str) -> Option<Language> {
-    let extension = path.rsplit_once('.').map(|(_, e)| e)?;
-    Some(match extension {
-        "go" => Language::Go,
-        "ts" | "tsx" | "mts" | "cts" => Language::TypeScript,
-        "js" | "jsx" | "mjs" | "cjs" => Language::JavaScript,
-        "rs" => Language::Rust,
-        "py" | "pyi" => Language::Python,
-        _ => return None,
-    })
-}
-
 /// The source languages a registry entry enables. `typescript` covers JavaScript too, since a
 /// TypeScript program may include it; `dart` has no extractor in this build.
 pub fn enabled_languages(tokens: &[LanguageToken]) -> Vec<Language> {
@@ -146,7 +133,7 @@ pub fn discover_repository(
         if PackageAssigner::is_manifest(file_name) {
             manifests.push(relative.clone());
         }
-        if let Some(language) = language_for_path(&relative)
+        if let Some(language) = Language::from_path(&relative)
             && languages.contains(&language)
         {
             sources.push((relative, language));

@@ -204,6 +204,21 @@ vocabulary! {
     }
 }
 
+impl Language {
+    /// The language of a source path, by its extension.
+    pub fn from_path(path: &str) -> Option<Language> {
+        let extension = path.rsplit_once('.').map(|(_, e)| e)?;
+        Some(match extension {
+            "go" => Language::Go,
+            "ts" | "tsx" | "mts" | "cts" => Language::TypeScript,
+            "js" | "jsx" | "mjs" | "cjs" => Language::JavaScript,
+            "rs" => Language::Rust,
+            "py" | "pyi" => Language::Python,
+            _ => return None,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -26,18 +26,6 @@ struct OpenFile {
     fingerprint: Fingerprint,
 }
 
-fn language_of(path: &str) -> Option<Language> {
-    let extension = path.rsplit_once('.').map(|(_, e)| e)?;
-    Some(match extension {
-        "go" => Language::Go,
-        "ts" | "tsx" | "mts" | "cts" => Language::TypeScript,
-        "js" | "jsx" | "mjs" | "cjs" => Language::JavaScript,
-        "rs" => Language::Rust,
-        "py" | "pyi" => Language::Python,
-        _ => return None,
-    })
-}
-
 /// Resolves `file` (absolute, or relative to a registered repository) and reads it, with the
 /// same boundary and symlink rules as `get_source`.
 fn open(roots: &Roots, file: &str, repository: Option<&str>) -> Result<OpenFile, QueryError> {
@@ -87,7 +75,7 @@ fn open(roots: &Roots, file: &str, repository: Option<&str>) -> Result<OpenFile,
             )));
         }
     };
-    let language = language_of(&relative).ok_or_else(|| {
+    let language = Language::from_path(&relative).ok_or_else(|| {
         QueryError::invalid(format!(
             "{relative:?} is not a Go, TypeScript, JavaScript, Rust or Python file"
         ))

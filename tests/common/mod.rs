@@ -1,0 +1,29 @@
+//! What the end-to-end tests share: the binary under test and the fixture repositories.
+
+use std::path::{Path, PathBuf};
+
+pub fn binary() -> &'static str {
+    env!("CARGO_BIN_EXE_kivgraph")
+}
+
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/repos")
+        .canonicalize()
+        .unwrap()
+}
+
+/// Copies a fixture repository so a test can edit it.
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        let kind = entry.file_type().unwrap();
+        if kind.is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
