@@ -1246,3 +1246,35 @@ fn find_by_intent_ranks_candidates_and_explains_empty_answers() {
             .starts_with("INVALID_ARGUMENT: limit must be between 1 and 50")
     );
 }
+
+#[test]
+fn page_limits_come_from_the_configuration() {
+    let dir = workspace(true);
+    let config = dir.path().join("config.yaml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        format!("{text}mcp:\n  default_limit: 2\n  maximum_limit: 3\n"),
+    )
+    .unwrap();
+    let mut client = Client::start(dir.path());
+    let page = client.ok("find_symbol", json!({"name": "e", "mode": "substring"}));
+    assert_eq!(page["returned"], 2);
+    assert_eq!(
+        client.refused(
+            "find_symbol",
+            json!({"name": "e", "mode": "substring", "limit": 4})
+        ),
+        "INVALID_ARGUMENT: limit must be between 1 and 3, got 4"
+    );
+    assert_eq!(
+        client.ok(
+            "get_file_outline",
+            json!({"repository": "go", "path": "server"})
+        )["returned"]
+            .as_u64()
+            .unwrap()
+            <= 3,
+        true
+    );
+}

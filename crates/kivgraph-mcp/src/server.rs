@@ -31,6 +31,8 @@ pub struct ServeOptions {
     pub config_path: PathBuf,
     /// The `kivgraph` executable that runs a pass.
     pub executable: PathBuf,
+    /// `mcp.default_limit` and `mcp.maximum_limit`.
+    pub limits: kivgraph_query::PageLimits,
 }
 
 #[derive(Clone)]
@@ -75,6 +77,7 @@ impl KivgraphServer {
     ) -> Result<String, QueryError> {
         let follower = self.follower.clone();
         let config_path = self.options.config_path.clone();
+        let limits = self.options.limits;
         // Mapping and validating a new generation, and walking a large snapshot, are
         // blocking work: keep them off the protocol's threads.
         tokio::task::spawn_blocking(move || {
@@ -87,6 +90,7 @@ impl KivgraphServer {
                 &Context {
                     published: published.as_deref(),
                     config_path: &config_path,
+                    limits,
                 },
                 arguments,
             )

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use kivgraph_config::{LoadedConfig, Registry};
 use kivgraph_query::{
     FileOutlineArgs, FindByIntentArgs, FindSymbolArgs, GetSourceArgs, GetSymbolArgs,
-    GraphStatusArgs, ListRepositoriesArgs, ModuleReportArgs, Page, Published, QueryError,
-    ReadSymbolArgs, Roots, View,
+    GraphStatusArgs, ListRepositoriesArgs, ModuleReportArgs, Page, PageLimits, Published,
+    QueryError, ReadSymbolArgs, Roots, View,
 };
 use rmcp::model::{Tool, ToolAnnotations};
 use serde::de::DeserializeOwned;
@@ -21,6 +21,7 @@ type Runner = fn(&Context, Map<String, Value>) -> Result<String, QueryError>;
 pub struct Context<'a> {
     pub published: Option<&'a Published>,
     pub config_path: &'a Path,
+    pub limits: PageLimits,
 }
 
 impl Context<'_> {
@@ -147,7 +148,11 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
             let published = graph(context.published)?;
             render(
                 published,
-                kivgraph_query::find_symbol(published, &parse::<FindSymbolArgs>(arguments)?),
+                kivgraph_query::find_symbol(
+                    published,
+                    &parse::<FindSymbolArgs>(arguments)?,
+                    &context.limits,
+                ),
             )
         },
     },
@@ -221,7 +226,11 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
             let published = graph(context.published)?;
             render(
                 published,
-                kivgraph_query::get_file_outline(published, &parse::<FileOutlineArgs>(arguments)?),
+                kivgraph_query::get_file_outline(
+                    published,
+                    &parse::<FileOutlineArgs>(arguments)?,
+                    &context.limits,
+                ),
             )
         },
     },
@@ -317,6 +326,7 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
                 kivgraph_query::list_repositories(
                     published,
                     &parse::<ListRepositoriesArgs>(arguments)?,
+                    &context.limits,
                 ),
             )
         },

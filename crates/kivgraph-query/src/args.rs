@@ -46,20 +46,39 @@ impl ResponseFormat {
     }
 }
 
-/// Rows per page: 1 to 500, rejected rather than clamped.
+/// The page sizes a deployment allows: `mcp.default_limit` and `mcp.maximum_limit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageLimits {
+    pub default: usize,
+    pub maximum: usize,
+}
+
+impl Default for PageLimits {
+    fn default() -> Self {
+        PageLimits {
+            default: 50,
+            maximum: 500,
+        }
+    }
+}
+
+/// Rows per page: 1 to the configured maximum, rejected rather than clamped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limit(pub usize);
 
 impl Limit {
-    pub const MAXIMUM: i64 = 500;
-
-    pub fn parse(value: Option<i64>, default: usize) -> Result<Self, QueryError> {
+    /// `default` overrides the configured default for tools with their own (an outline's 200).
+    pub fn parse(
+        value: Option<i64>,
+        limits: &PageLimits,
+        default: Option<usize>,
+    ) -> Result<Self, QueryError> {
+        let maximum = limits.maximum as i64;
         match value {
-            None => Ok(Limit(default)),
-            Some(n) if (1..=Self::MAXIMUM).contains(&n) => Ok(Limit(n as usize)),
+            None => Ok(Limit(default.unwrap_or(limits.default).min(limits.maximum))),
+            Some(n) if (1..=maximum).contains(&n) => Ok(Limit(n as usize)),
             Some(n) => Err(QueryError::invalid(format!(
-                "limit must be between 1 and {}, got {n}",
-                Self::MAXIMUM
+                "limit must be between 1 and {maximum}, got {n}"
             ))),
         }
     }

@@ -5,7 +5,7 @@ use serde_json::{Map, Value, json};
 
 use kivgraph_snapshot::SymbolView;
 
-use crate::args::{Limit, ResponseFormat, View, trimmed};
+use crate::args::{Limit, PageLimits, ResponseFormat, View, trimmed};
 use crate::cursor::QueryIdentity;
 use crate::envelope::{Coverage, Page, flat_or_grouped, hoist};
 use crate::error::QueryError;
@@ -13,7 +13,6 @@ use crate::published::{Published, canonical_identity};
 use crate::scopes::{completeness, invisible_scopes};
 
 const SORTING: &str = "stable-key-v1";
-const DEFAULT_LIMIT: usize = 50;
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -72,13 +71,14 @@ fn callable(kind: &str) -> bool {
 pub fn find_symbol(
     published: &Published,
     args: &FindSymbolArgs,
+    limits: &PageLimits,
 ) -> Result<(Page, View), QueryError> {
     let name = trimmed("name", args.name.as_deref())?
         .ok_or_else(|| QueryError::invalid("name is required"))?;
     let mode = Mode::parse(args.mode.as_deref())?;
     let view = View::parse(args.view.as_deref(), false)?;
     let format = ResponseFormat::parse(args.response_format.as_deref())?;
-    let limit = Limit::parse(args.limit, DEFAULT_LIMIT)?;
+    let limit = Limit::parse(args.limit, limits, None)?;
     let kind = args.kind.as_deref();
     let repo = args.repo.as_deref();
     let path_prefix = args.path_prefix.as_deref();

@@ -23,7 +23,7 @@ mod selector;
 mod source;
 mod status;
 
-pub use args::{Limit, ResponseFormat, View};
+pub use args::{Limit, PageLimits, ResponseFormat, View};
 pub use cursor::QueryIdentity;
 pub use envelope::{Coverage, Page};
 pub use error::{ErrorCode, QueryError};

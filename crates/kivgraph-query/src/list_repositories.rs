@@ -7,7 +7,7 @@ use kivgraph_store::read_git_position;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::args::{Limit, View};
+use crate::args::{Limit, PageLimits, View};
 use crate::cursor::QueryIdentity;
 use crate::envelope::{Coverage, Page};
 use crate::error::QueryError;
@@ -23,8 +23,9 @@ pub struct ListRepositoriesArgs {
 pub fn list_repositories(
     published: &Published,
     args: &ListRepositoriesArgs,
+    limits: &PageLimits,
 ) -> Result<(Page, View), QueryError> {
-    let limit = Limit::parse(args.limit, 50)?;
+    let limit = Limit::parse(args.limit, limits, None)?;
     let identity = QueryIdentity::new("list_repositories", "name-v1", &[]);
     let offset = match &args.cursor {
         Some(cursor) => identity.resume(cursor, published.snapshot_id())?,

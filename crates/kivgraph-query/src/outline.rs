@@ -7,7 +7,7 @@ use kivgraph_snapshot::{FileView, SymbolView};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::args::{Limit, ResponseFormat, View, relative_path, trimmed};
+use crate::args::{Limit, PageLimits, ResponseFormat, View, relative_path, trimmed};
 use crate::cursor::QueryIdentity;
 use crate::envelope::{Coverage, Page};
 use crate::error::{ErrorCode, QueryError};
@@ -58,6 +58,7 @@ fn label(symbol: &SymbolView) -> String {
 pub fn get_file_outline(
     published: &Published,
     args: &FileOutlineArgs,
+    limits: &PageLimits,
 ) -> Result<(Page, View), QueryError> {
     let repository = trimmed("repository", args.repository.as_deref())?
         .ok_or_else(|| QueryError::invalid("repository is required"))?;
@@ -65,7 +66,7 @@ pub fn get_file_outline(
         .ok_or_else(|| QueryError::invalid("path is required"))?;
     let view = View::parse(args.view.as_deref(), true)?;
     let format = ResponseFormat::parse(args.response_format.as_deref())?;
-    let limit = Limit::parse(args.limit, 200)?;
+    let limit = Limit::parse(args.limit, limits, Some(200))?;
     let include_members = args.include_members.unwrap_or(false);
     let kind = args.kind.as_deref();
     let snapshot = &published.snapshot;

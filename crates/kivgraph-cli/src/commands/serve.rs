@@ -29,6 +29,10 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         store_root: config.generation_store(),
         config_path: config.paths.config_file.clone(),
         executable: std::env::current_exe().context("cannot locate the kivgraph executable")?,
+        limits: kivgraph_query::PageLimits {
+            default: config.config.mcp.default_limit as usize,
+            maximum: config.config.mcp.maximum_limit as usize,
+        },
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
