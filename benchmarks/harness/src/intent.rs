@@ -1,5 +1,6 @@
 //! `find_by_intent` quality: plain-language questions whose answers are known and whose
 //! wording never spells the answer's identifier, against `grep -rliw` on the same words.
+//! Session tokens are the answer plus reading the first file it lists, on both routes.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -245,7 +246,8 @@ pub fn intent_benchmark(args: &[String]) -> anyhow::Result<()> {
     let mut rows = Vec::new();
     let mut totals = json!({});
     for config_name in ["phrase", "keywords", "repo"] {
-        let (mut k_hits, mut g_hits, mut k_tokens, mut g_tokens) = (0, 0, 0, 0);
+        let (mut k_hits, mut g_hits, mut k_tokens, mut g_tokens, mut k_session, mut g_session) =
+            (0, 0, 0, 0, 0, 0);
         for question in QUESTIONS {
             let mut arguments = json!({"intent": question.intent, "view": "files", "limit": PAGE});
             if config_name == "keywords" {
@@ -287,14 +289,37 @@ pub fn intent_benchmark(args: &[String]) -> anyhow::Result<()> {
             )?;
             let grep_hit = listing.iter().take(PAGE).any(|f| *f == wanted);
             let grep_text = listing.join("\n");
-            let (kt, gt) = (tokens(&text), tokens(&grep_text));
+            // A session opens the first file its answer lists, to see whether it is the one.
+            let read_first = |file: Option<&String>| -> usize {
+                file.and_then(|f| f.split_once(':'))
+                    .and_then(|(repo, path)| {
+                        roots
+                            .iter()
+                            .find(|(n, _)| n == repo)
+                            .map(|(_, root)| root.join(path))
+                    })
+                    .and_then(|path| std::fs::read_to_string(path).ok())
+                    .map(|text| tokens(&text))
+                    .unwrap_or(0)
+            };
+            let (ka, ga) = (tokens(&text), tokens(&grep_text));
+            let (ks, gs) = (
+                ka + read_first(files.first()),
+                ga + read_first(listing.first()),
+            );
             k_hits += usize::from(kivgraph_hit);
             g_hits += usize::from(grep_hit);
-            k_tokens += kt;
-            g_tokens += gt;
-            rows.push(json!({"config": config_name, "intent": question.intent, "answer": wanted, "kivgraph_hit": kivgraph_hit, "grep_hit": grep_hit, "kivgraph_tokens": kt, "grep_tokens": gt, "grep_files": listing.len()}));
+            k_tokens += ka;
+            g_tokens += ga;
+            k_session += ks;
+            g_session += gs;
+            rows.push(json!({"config": config_name, "intent": question.intent, "answer": wanted, "kivgraph_hit": kivgraph_hit, "grep_hit": grep_hit, "kivgraph_answer_tokens": ka, "grep_answer_tokens": ga, "kivgraph_session_tokens": ks, "grep_session_tokens": gs, "grep_files": listing.len()}));
         }
-        totals[config_name] = json!({"questions": QUESTIONS.len(), "kivgraph_first_page": k_hits, "grep_first_page": g_hits, "kivgraph_tokens": k_tokens, "grep_tokens": g_tokens});
+        totals[config_name] = json!({
+            "questions": QUESTIONS.len(), "kivgraph_first_page": k_hits, "grep_first_page": g_hits,
+            "kivgraph_answer_tokens": k_tokens, "grep_answer_tokens": g_tokens,
+            "kivgraph_session_tokens": k_session, "grep_session_tokens": g_session,
+        });
     }
     drop(client);
     let _ = std::fs::remove_dir_all(&work);
