@@ -57,6 +57,21 @@ fn strip_suffix(word: &str) -> String {
     w[..w.len() - cut].to_string()
 }
 
+/// Test code, by the conventions of the five languages' ecosystems.
+fn is_test_path(path: &str) -> bool {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    path.split('/').any(|segment| {
+        matches!(
+            segment,
+            "test" | "tests" | "testdata" | "testing" | "__tests__" | "spec"
+        )
+    }) || file.starts_with("test_")
+        || file.ends_with("_test.go")
+        || file.ends_with("_test.py")
+        || file.contains(".test.")
+        || file.contains(".spec.")
+}
+
 /// Splits identifiers and text into lowercase terms: on separators, on case changes
 /// (`parseHTTPRequest` → parse, http, request) and between letters and digits.
 pub fn terms(text: &str) -> Vec<String> {
@@ -274,17 +289,24 @@ pub fn find_by_intent(
             }
         }
     }
+    // Tests and generated bindings name everything; unless the question is about tests, code
+    // that does the thing outranks code that exercises it.
+    let asks_for_tests = question.iter().any(|t| t.starts_with("test"));
     let mut ranked: Vec<(u32, f64, u32, String)> = scores
         .into_iter()
         .map(|(p, (score, count))| {
+            let symbol = snapshot.symbol(p as usize);
+            let path = symbol.map(|s| s.file().path()).unwrap_or("");
+            let discount = if !asks_for_tests && is_test_path(path) {
+                0.5
+            } else {
+                1.0
+            };
             (
                 p,
-                score,
+                score * discount,
                 count,
-                snapshot
-                    .symbol(p as usize)
-                    .map(|s| s.key().to_string())
-                    .unwrap_or_default(),
+                symbol.map(|s| s.key().to_string()).unwrap_or_default(),
             )
         })
         .collect();
@@ -305,18 +327,40 @@ pub fn find_by_intent(
     };
     let unmatched_value = json!(unmatched);
     let (total, rows_value, returned, next) = if view == View::Files {
-        // Files in ranking order; `limit` and `total` count files.
-        let mut files: Vec<(usize, usize)> = Vec::new();
-        for (position, ..) in &ranked {
+        // Files ranked by the sum of their three best candidates (a file that answers the
+        // question usually declares several of its terms); `limit` and `total` count files.
+        let mut by_file: HashMap<usize, (usize, Vec<f64>, usize)> = HashMap::new();
+        for (order, (position, score, ..)) in ranked.iter().enumerate() {
             let file = snapshot
                 .symbol(*position as usize)
                 .map(|s| s.file().index)
                 .unwrap_or(0);
-            match files.iter_mut().find(|(f, _)| *f == file) {
-                Some((_, count)) => *count += 1,
-                None => files.push((file, 1)),
+            let entry = by_file.entry(file).or_insert((order, Vec::new(), 0));
+            entry.2 += 1;
+            if entry.1.len() < 3 {
+                entry.1.push(*score);
             }
         }
+        // A file declaring thousands of symbols (generated bindings) matches every question a
+        // little; its score is damped by how much it declares.
+        let damping = |file: usize| {
+            let declared = snapshot
+                .file(file)
+                .map(|f| f.symbols().count())
+                .unwrap_or(1) as f64;
+            1.0 + 0.5 * (1.0_f64 + declared / 200.0).ln()
+        };
+        let mut files: Vec<(usize, f64, usize, usize)> = by_file
+            .into_iter()
+            .map(|(file, (first, best, count))| {
+                (file, best.iter().sum::<f64>() / damping(file), first, count)
+            })
+            .collect();
+        files.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.2.cmp(&b.2)));
+        let files: Vec<(usize, usize)> = files
+            .into_iter()
+            .map(|(file, _, _, count)| (file, count))
+            .collect();
         let page: Vec<Value> = files
             .iter()
             .skip(offset)
@@ -427,5 +471,27 @@ mod tests {
             vec!["retry", "cach", "bas"]
         );
         assert_eq!(terms("storing stores"), vec!["stor"]);
+    }
+
+    #[test]
+    fn test_code_is_recognised_by_each_ecosystem_convention() {
+        for path in [
+            "pkg/server_test.go",
+            "tests/test_client.py",
+            "src/__tests__/cache.ts",
+            "lib/router.spec.ts",
+            "crate/tests/smoke.rs",
+            "web/button.test.tsx",
+        ] {
+            assert!(is_test_path(path), "{path}");
+        }
+        for path in [
+            "pkg/server.go",
+            "src/contest.py",
+            "lib/testament.ts",
+            "src/spectrum.rs",
+        ] {
+            assert!(!is_test_path(path), "{path}");
+        }
     }
 }
