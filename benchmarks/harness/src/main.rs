@@ -25,6 +25,7 @@ mod client;
 mod intent;
 mod navigate;
 mod serve;
+mod sites;
 mod tokens;
 
 fn main() -> anyhow::Result<()> {
@@ -34,9 +35,10 @@ fn main() -> anyhow::Result<()> {
         Some("serve") => serve::serve_benchmark(&args[1..]),
         Some("navigate") => navigate::navigate_benchmark(&args[1..]),
         Some("intent") => intent::intent_benchmark(&args[1..]),
+        Some("sites") => sites::sites_benchmark(&args[1..]),
         Some("open-lookup") => open_lookup(&args[1..]),
         _ => bail!(
-            "usage: kivgraph-bench index|serve --kivgraph BIN [--corpus DIR] | navigate [--corpus DIR] | intent --kivgraph BIN | open-lookup SNAPSHOT NAME"
+            "usage: kivgraph-bench index|serve --kivgraph BIN [--corpus DIR] | navigate [--corpus DIR] | intent --kivgraph BIN | sites [--corpus DIR] | open-lookup SNAPSHOT NAME"
         ),
     }
 }

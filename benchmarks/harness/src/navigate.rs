@@ -12,7 +12,7 @@ use crate::flag;
 
 const PER_SHAPE: [(&str, usize); 2] = [("many small symbols", 7), ("one giant function", 3)];
 
-fn source_files(root: &Path, extension: &str, out: &mut Vec<PathBuf>) {
+pub(crate) fn source_files(root: &Path, extension: &str, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(root) else {
         return;
     };

@@ -3,7 +3,8 @@
 //! Owns: parsing Go, TypeScript/TSX, JavaScript, Rust and Python, and turning each file into
 //! its declarations — kind, name, file-local qualified name, signature as spelled, visibility,
 //! line and byte range, first sentence of the attached doc comment, containment — plus where
-//! tree-sitter had to recover from errors. One file in, facts out: a pure function.
+//! tree-sitter had to recover from errors, and the reference sites that use names (what a site
+//! denotes is resolution's job, not this crate's). One file in, facts out: a pure function.
 //!
 //! Must not know about: packages, repositories, stable keys, salsa or storage. Qualification
 //! beyond the file (Go package, Rust module path) is the engine's job.
@@ -11,12 +12,14 @@
 mod common;
 mod go;
 mod python;
+mod references;
 mod rust;
 mod shape;
 mod typescript;
 
 use std::cell::RefCell;
 
+pub use references::{ReferenceSite, WHOLE_MODULE};
 pub use shape::{FileShape, SymbolMetrics, shape};
 
 use kivgraph_facts::{Language, LineSpan, ParseIssue, SymbolKind};
@@ -78,6 +81,21 @@ thread_local! {
 /// reported in `issues`.
 pub fn extract(language: Language, path: &str, source: &str) -> SyntaxFacts {
     extract_with_tree(language, path, source).0
+}
+
+/// [`extract`], plus every reference site of the file in source order, each with its
+/// innermost enclosing declaration (an index into `declarations`).
+pub fn extract_with_references(
+    language: Language,
+    path: &str,
+    source: &str,
+) -> (SyntaxFacts, Vec<ReferenceSite>) {
+    let (facts, tree) = extract_with_tree(language, path, source);
+    let sites = match &tree {
+        Some(tree) => references::collect(language, source, tree.root_node(), &facts.declarations),
+        None => Vec::new(),
+    };
+    (facts, sites)
 }
 
 /// [`extract`], keeping the tree for callers that look further.

@@ -202,3 +202,120 @@ fn broken_files_are_extracted_as_far_as_recovered() {
     assert!(!facts.issues.is_empty());
     assert_eq!(facts.declarations[0].kind, SymbolKind::Function);
 }
+
+/// `KIND name [via qualifier] [as alias] @line in enclosing-qualified-name` per site.
+fn sites(language: Language, path: &str, src: &str) -> Vec<String> {
+    let (facts, sites) = crate::extract_with_references(language, path, src);
+    sites
+        .iter()
+        .map(|s| {
+            let mut line = format!("{} {}", s.kind, s.name);
+            if let Some(q) = &s.qualifier {
+                line.push_str(&format!(" via {q}"));
+            }
+            if let Some(a) = &s.alias {
+                line.push_str(&format!(" as {a}"));
+            }
+            let enclosing = s
+                .enclosing
+                .map(|e| facts.declarations[e as usize].qualified_name.as_str())
+                .unwrap_or("-");
+            line.push_str(&format!(" @{} in {enclosing}", s.span.start_line));
+            line
+        })
+        .collect()
+}
+
+#[test]
+fn go_reference_sites() {
+    let src = "package api\n\nimport (\n\t\"fmt\"\n\tcache \"example.com/store/cache\"\n)\n\ntype Server struct {\n\tstore cache.Store\n}\n\nfunc (s *Server) Start() error {\n\ts.store.Open()\n\tfmt.Println(helper(1))\n\treturn nil\n}\n\nfunc helper(n int) Server { return Server{} }\n";
+    assert_eq!(
+        sites(Language::Go, "api.go", src),
+        vec![
+            "IMPORTS_SYMBOL * via fmt @4 in -",
+            "IMPORTS_SYMBOL * via example.com/store/cache as cache @5 in -",
+            "TYPE_USES Store via cache @9 in Server.store",
+            "TYPE_USES Server @12 in Server.Start",
+            "TYPE_USES error @12 in Server.Start",
+            "CALLS_DIRECT Open via s.store @13 in Server.Start",
+            "CALLS_DIRECT Println via fmt @14 in Server.Start",
+            "CALLS_DIRECT helper @14 in Server.Start",
+            "TYPE_USES int @18 in helper",
+            "TYPE_USES Server @18 in helper",
+            "TYPE_USES Server @18 in helper",
+        ]
+    );
+}
+
+#[test]
+fn typescript_reference_sites() {
+    let src = "import Cache, { load as fetchAll, Entry } from \"./cache\";\nimport * as path from \"node:path\";\nimport \"./polyfill\";\nexport { Entry as Row } from \"./cache\";\nexport * from \"./all\";\n\nexport class Store extends Base implements Reader<Entry> {\n  read(key: string): Entry {\n    this.cache.get(key);\n    return new Cache().get(path.join(key));\n  }\n}\n\nconst boot = () => fetchAll();\n";
+    assert_eq!(
+        sites(Language::TypeScript, "store.ts", src),
+        vec![
+            "IMPORTS_SYMBOL default via ./cache as Cache @1 in -",
+            "IMPORTS_SYMBOL load via ./cache as fetchAll @1 in -",
+            "IMPORTS_SYMBOL Entry via ./cache @1 in -",
+            "IMPORTS_SYMBOL * via node:path as path @2 in -",
+            "IMPORTS_SYMBOL * via ./polyfill @3 in -",
+            "REEXPORTS Entry via ./cache as Row @4 in -",
+            "REEXPORTS * via ./all @5 in -",
+            "EXTENDS Base @7 in Store",
+            "IMPLEMENTS Reader @7 in Store",
+            "TYPE_USES Entry @7 in Store",
+            "TYPE_USES Entry @8 in Store.read",
+            "CALLS_DIRECT get via this.cache @9 in Store.read",
+            "CALLS_DIRECT get via new Cache() @10 in Store.read",
+            "CALLS_DIRECT Cache @10 in Store.read",
+            "CALLS_DIRECT join via path @10 in Store.read",
+            "CALLS_DIRECT fetchAll @14 in boot",
+        ]
+    );
+}
+
+#[test]
+fn rust_reference_sites() {
+    let src = "use crate::store::{self, Cache as Memo, disk::*};\nuse std::sync::Arc;\n\npub struct Pool {\n    inner: Arc<Memo>,\n}\n\nimpl Drop for Pool {\n    fn drop(&mut self) {\n        self.inner.flush();\n        store::close::<u8>(Vec::new());\n    }\n}\n\nimpl Pool {\n    fn open() -> Self { helper(); Pool { inner: Arc::new(Memo::default()) } }\n}\n";
+    assert_eq!(
+        sites(Language::Rust, "src/pool.rs", src),
+        vec![
+            "IMPORTS_SYMBOL self via crate::store @1 in -",
+            "IMPORTS_SYMBOL Cache via crate::store as Memo @1 in -",
+            "IMPORTS_SYMBOL * via crate::store::disk @1 in -",
+            "IMPORTS_SYMBOL Arc via std::sync @2 in -",
+            "TYPE_USES Arc @5 in Pool::inner",
+            "TYPE_USES Memo @5 in Pool::inner",
+            "IMPLEMENTS Drop @8 in -",
+            "CALLS_DIRECT flush via self.inner @10 in Pool::drop",
+            "CALLS_DIRECT close via store @11 in Pool::drop",
+            "CALLS_DIRECT new via Vec @11 in Pool::drop",
+            "CALLS_DIRECT helper @16 in Pool::open",
+            "CALLS_DIRECT new via Arc @16 in Pool::open",
+            "CALLS_DIRECT default via Memo @16 in Pool::open",
+        ]
+    );
+}
+
+#[test]
+fn python_reference_sites() {
+    let src = "import os.path as osp, json\nfrom ..models import User as Account, load\nfrom .util import *\n\nclass Repo(Base, abc.ABC):\n    def get(self, key: str) -> Optional[Account]:\n        self.cache.clear()\n        return load(osp.join(key))\n\nrun()\n";
+    assert_eq!(
+        sites(Language::Python, "pkg/repo.py", src),
+        vec![
+            "IMPORTS_SYMBOL * via os.path as osp @1 in -",
+            "IMPORTS_SYMBOL * via json @1 in -",
+            "IMPORTS_SYMBOL User via ..models as Account @2 in -",
+            "IMPORTS_SYMBOL load via ..models @2 in -",
+            "IMPORTS_SYMBOL * via .util @3 in -",
+            "EXTENDS Base @5 in Repo",
+            "EXTENDS ABC via abc @5 in Repo",
+            "TYPE_USES str @6 in Repo.get",
+            "TYPE_USES Optional @6 in Repo.get",
+            "TYPE_USES Account @6 in Repo.get",
+            "CALLS_DIRECT clear via self.cache @7 in Repo.get",
+            "CALLS_DIRECT load @8 in Repo.get",
+            "CALLS_DIRECT join via osp @8 in Repo.get",
+            "CALLS_DIRECT run @10 in -",
+        ]
+    );
+}

@@ -1,0 +1,661 @@
+//! Reference sites: where a file uses a name, as the syntax spells it.
+//!
+//! A site says *how* a name is used (called, used as a type, imported, extended) and *through
+//! what* (`pkg` in `pkg.Run()`, `self` in `self.save()`, the module specifier of an import).
+//! It never says what the name denotes: binding a site to a declaration is resolution's job,
+//! which alone may decide a confidence. Call sites whose callee has no name (a call of a call,
+//! of a closure, of an index) are not sites: there is no name to resolve.
+
+use kivgraph_facts::{EdgeKind, Language, LineSpan};
+use serde::{Deserialize, Serialize};
+use tree_sitter::Node;
+
+use crate::Declaration;
+use crate::common::{collapse, span, text, truncate};
+
+/// Longest qualifier kept, in bytes: a receiver spelled as a long chain is cut, not dropped.
+const MAX_QUALIFIER: usize = 120;
+
+/// The whole module, for imports that bind a module rather than one of its names.
+pub const WHOLE_MODULE: &str = "*";
+
+/// One use of a name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReferenceSite {
+    /// `CALLS_DIRECT`, `TYPE_USES`, `IMPORTS_SYMBOL`, `REEXPORTS`, `EXTENDS` or `IMPLEMENTS`.
+    pub kind: EdgeKind,
+    /// The name used, as spelled: the last segment of a path; for imports the imported name,
+    /// `default`, or [`WHOLE_MODULE`].
+    pub name: String,
+    /// What the name is reached through, as spelled: a receiver or operand expression, a
+    /// path (`crate::store`), or an import's module specifier (`./cache`, `net/http`,
+    /// `..models`). `None` for a bare name.
+    pub qualifier: Option<String>,
+    /// The local name an import or re-export binds, when it renames.
+    pub alias: Option<String>,
+    pub span: LineSpan,
+    /// Index of the innermost declaration holding the site; `None` at the file's top level.
+    pub enclosing: Option<u32>,
+}
+
+/// The reference sites of one parsed file, in source order.
+pub(crate) fn collect(
+    language: Language,
+    src: &str,
+    root: Node,
+    declarations: &[Declaration],
+) -> Vec<ReferenceSite> {
+    let mut sites = Sites {
+        src,
+        found: Vec::new(),
+    };
+    // Preorder over the tree, iteratively: generated files nest deeper than a thread's stack.
+    let mut cursor = root.walk();
+    'walk: loop {
+        let node = cursor.node();
+        let descend = match language {
+            Language::Go => sites.go(node),
+            Language::TypeScript | Language::JavaScript => sites.typescript(node),
+            Language::Rust => sites.rust(node),
+            Language::Python => sites.python(node),
+        };
+        if descend && cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
+        }
+    }
+    let mut found = sites.found;
+    // Outer before inner where two sites start together (`new C().get()`), as a preorder.
+    found.sort_by_key(|site| (site.span.start_byte, std::cmp::Reverse(site.span.end_byte)));
+    assign_enclosing(&mut found, declarations);
+    found
+}
+
+/// Sets each site's innermost enclosing declaration in one sweep over both lists in byte
+/// order, keeping the chain of declarations open at the current position on a stack.
+fn assign_enclosing(sites: &mut [ReferenceSite], declarations: &[Declaration]) {
+    let mut order: Vec<usize> = (0..declarations.len()).collect();
+    order.sort_by_key(|&i| {
+        let span = declarations[i].span;
+        (span.start_byte, std::cmp::Reverse(span.end_byte))
+    });
+    let mut open: Vec<usize> = Vec::new();
+    let mut next = 0;
+    for site in sites {
+        let at = site.span.start_byte;
+        while next < order.len() && declarations[order[next]].span.start_byte <= at {
+            let start = declarations[order[next]].span.start_byte;
+            while open
+                .last()
+                .is_some_and(|&top| declarations[top].span.end_byte <= start)
+            {
+                open.pop();
+            }
+            open.push(order[next]);
+            next += 1;
+        }
+        while open
+            .last()
+            .is_some_and(|&top| declarations[top].span.end_byte <= at)
+        {
+            open.pop();
+        }
+        site.enclosing = open.last().map(|&i| i as u32);
+    }
+}
+
+struct Sites<'s> {
+    src: &'s str,
+    found: Vec<ReferenceSite>,
+}
+
+impl<'s> Sites<'s> {
+    fn text(&self, node: Node) -> &'s str {
+        text(self.src, node)
+    }
+
+    fn push(&mut self, kind: EdgeKind, at: Node, name: &str, qualifier: Option<Node>) {
+        let qualifier = qualifier.map(|q| truncate(collapse(self.text(q)), MAX_QUALIFIER));
+        self.push_spelled(kind, at, name, qualifier, None);
+    }
+
+    fn push_spelled(
+        &mut self,
+        kind: EdgeKind,
+        at: Node,
+        name: &str,
+        qualifier: Option<String>,
+        alias: Option<String>,
+    ) {
+        if name.is_empty() {
+            return;
+        }
+        self.found.push(ReferenceSite {
+            kind,
+            name: name.to_string(),
+            qualifier,
+            alias,
+            span: span(at),
+            enclosing: None,
+        });
+    }
+
+    /// A call's callee: a bare name, or a name reached through an operand.
+    fn callee(
+        &mut self,
+        call: Node,
+        callee: Option<Node>,
+        bare: &[&str],
+        reached: &[(&str, &str, &str)],
+    ) {
+        let Some(callee) = callee else { return };
+        if bare.contains(&callee.kind()) {
+            let name = self.text(callee);
+            self.push(EdgeKind::CallsDirect, call, name, None);
+            return;
+        }
+        for (kind, operand, field) in reached {
+            if callee.kind() == *kind {
+                let operand = callee.child_by_field_name(operand);
+                if let Some(field) = callee.child_by_field_name(field) {
+                    let name = self.text(field);
+                    self.push(EdgeKind::CallsDirect, call, name, operand);
+                }
+            }
+        }
+    }
+
+    /// A type name where it is used, not where it is declared.
+    fn type_name(&mut self, node: Node) {
+        let declared_here = node
+            .parent()
+            .and_then(|parent| parent.child_by_field_name("name"))
+            .is_some_and(|name| name == node);
+        let name = self.text(node);
+        if !declared_here && name != "Self" {
+            self.push(EdgeKind::TypeUses, node, name, None);
+        }
+    }
+
+    fn go(&mut self, node: Node) -> bool {
+        match node.kind() {
+            "call_expression" => {
+                let callee = node.child_by_field_name("function");
+                self.callee(
+                    node,
+                    callee,
+                    &["identifier"],
+                    &[("selector_expression", "operand", "field")],
+                );
+            }
+            "import_spec" => {
+                if let Some(path) = node.child_by_field_name("path") {
+                    let module = unquote(self.text(path));
+                    let alias = node
+                        .child_by_field_name("name")
+                        .map(|n| self.text(n).to_string());
+                    self.push_spelled(
+                        EdgeKind::ImportsSymbol,
+                        node,
+                        WHOLE_MODULE,
+                        Some(module),
+                        alias,
+                    );
+                }
+                return false;
+            }
+            "qualified_type" => {
+                if let Some(name) = node.child_by_field_name("name") {
+                    let name = self.text(name);
+                    self.push(
+                        EdgeKind::TypeUses,
+                        node,
+                        name,
+                        node.child_by_field_name("package"),
+                    );
+                }
+                return false;
+            }
+            "type_identifier" => self.type_name(node),
+            _ => {}
+        }
+        true
+    }
+
+    fn typescript(&mut self, node: Node) -> bool {
+        match node.kind() {
+            "call_expression" => {
+                let callee = node.child_by_field_name("function");
+                self.callee(
+                    node,
+                    callee,
+                    &["identifier"],
+                    &[("member_expression", "object", "property")],
+                );
+            }
+            "new_expression" => {
+                let callee = node.child_by_field_name("constructor");
+                self.callee(
+                    node,
+                    callee,
+                    &["identifier"],
+                    &[("member_expression", "object", "property")],
+                );
+            }
+            "import_statement" => {
+                self.typescript_import(node, EdgeKind::ImportsSymbol);
+                return false;
+            }
+            "export_statement" if node.child_by_field_name("source").is_some() => {
+                self.typescript_import(node, EdgeKind::Reexports);
+                return false;
+            }
+            "extends_clause" => {
+                let mut cursor = node.walk();
+                for value in node.children_by_field_name("value", &mut cursor) {
+                    self.heritage(EdgeKind::Extends, value);
+                }
+                return false;
+            }
+            "implements_clause" | "extends_type_clause" => {
+                let kind = if node.kind() == "implements_clause" {
+                    EdgeKind::Implements
+                } else {
+                    EdgeKind::Extends
+                };
+                for child in crate::common::named_children(node) {
+                    self.heritage(kind, child);
+                }
+                return false;
+            }
+            "nested_type_identifier" => {
+                if let Some(name) = node.child_by_field_name("name") {
+                    let name = self.text(name);
+                    self.push(
+                        EdgeKind::TypeUses,
+                        node,
+                        name,
+                        node.child_by_field_name("module"),
+                    );
+                }
+                return false;
+            }
+            "type_identifier" => self.type_name(node),
+            _ => {}
+        }
+        true
+    }
+
+    /// A class's `extends`/`implements` entry: a name, a dotted name, or a generic of either.
+    fn heritage(&mut self, kind: EdgeKind, node: Node) {
+        let node = match node.kind() {
+            "generic_type" => {
+                // `Reader<Entry>`: the arguments are type uses of the class.
+                if let Some(arguments) = node.child_by_field_name("type_arguments") {
+                    self.descend_into(arguments, Self::typescript);
+                }
+                match node.child_by_field_name("name") {
+                    Some(inner) => inner,
+                    None => return,
+                }
+            }
+            _ => node,
+        };
+        match node.kind() {
+            "identifier" | "type_identifier" => {
+                let name = self.text(node);
+                self.push(kind, node, name, None);
+            }
+            "member_expression" => {
+                if let Some(property) = node.child_by_field_name("property") {
+                    let name = self.text(property);
+                    self.push(kind, node, name, node.child_by_field_name("object"));
+                }
+            }
+            "nested_type_identifier" => {
+                if let Some(name) = node.child_by_field_name("name") {
+                    let name = self.text(name);
+                    self.push(kind, node, name, node.child_by_field_name("module"));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `import … from "m"` and `export … from "m"`: one site per bound name, or one for the
+    /// module when nothing is bound by name.
+    fn typescript_import(&mut self, statement: Node, kind: EdgeKind) {
+        let Some(source) = statement.child_by_field_name("source") else {
+            return;
+        };
+        let module = unquote(self.text(source));
+        let before = self.found.len();
+        let mut stack = crate::common::named_children(statement);
+        stack.reverse();
+        while let Some(node) = stack.pop() {
+            match node.kind() {
+                "import_clause" | "named_imports" | "export_clause" => {
+                    let mut children = crate::common::named_children(node);
+                    children.reverse();
+                    stack.extend(children);
+                }
+                // The default import: `import Cache from "./cache"`.
+                "identifier" if node.parent().is_some_and(|p| p.kind() == "import_clause") => {
+                    let alias = Some(self.text(node).to_string());
+                    self.push_spelled(kind, node, "default", Some(module.clone()), alias);
+                }
+                "namespace_import" | "namespace_export" => {
+                    let alias = crate::common::named_children(node)
+                        .last()
+                        .map(|n| unquote(self.text(*n)));
+                    self.push_spelled(kind, node, WHOLE_MODULE, Some(module.clone()), alias);
+                }
+                "import_specifier" | "export_specifier" => {
+                    let Some(name) = node.child_by_field_name("name") else {
+                        continue;
+                    };
+                    let alias = node
+                        .child_by_field_name("alias")
+                        .map(|a| unquote(self.text(a)));
+                    let name = unquote(self.text(name));
+                    self.push_spelled(kind, node, &name, Some(module.clone()), alias);
+                }
+                _ => {}
+            }
+        }
+        // `import "./polyfill"`, `export * from "./all"`: the module itself.
+        if self.found.len() == before {
+            self.push_spelled(kind, statement, WHOLE_MODULE, Some(module), None);
+        }
+    }
+
+    fn rust(&mut self, node: Node) -> bool {
+        match node.kind() {
+            "call_expression" => {
+                let mut callee = node.child_by_field_name("function");
+                // `parse::<u32>(…)`: the generic's function is the callee.
+                if let Some(generic) = callee.filter(|c| c.kind() == "generic_function") {
+                    callee = generic.child_by_field_name("function");
+                }
+                self.callee(
+                    node,
+                    callee,
+                    &["identifier"],
+                    &[
+                        ("scoped_identifier", "path", "name"),
+                        ("field_expression", "value", "field"),
+                    ],
+                );
+            }
+            "use_declaration" => {
+                if let Some(argument) = node.child_by_field_name("argument") {
+                    self.rust_use(argument, None);
+                }
+                return false;
+            }
+            "impl_item" => {
+                if let Some(lead) = node.child_by_field_name("trait") {
+                    self.rust_type_path(EdgeKind::Implements, lead);
+                }
+                // The implementing type is the impl's container, not a use: skip it.
+                if let Some(body) = node.child_by_field_name("body") {
+                    self.descend_into(body, Self::rust);
+                }
+                return false;
+            }
+            "scoped_type_identifier" => {
+                self.rust_type_path(EdgeKind::TypeUses, node);
+                return false;
+            }
+            "type_identifier" => self.type_name(node),
+            _ => {}
+        }
+        true
+    }
+
+    /// Walks `node`'s subtree with `visit`, for a construct whose other children are skipped.
+    fn descend_into(&mut self, node: Node, visit: fn(&mut Self, Node) -> bool) {
+        let mut stack = vec![node];
+        while let Some(node) = stack.pop() {
+            if visit(self, node) {
+                let mut children = crate::common::named_children(node);
+                children.reverse();
+                stack.extend(children);
+            }
+        }
+    }
+
+    fn rust_type_path(&mut self, kind: EdgeKind, node: Node) {
+        let node = match node.kind() {
+            "generic_type" => match node.child_by_field_name("type") {
+                Some(inner) => inner,
+                None => return,
+            },
+            _ => node,
+        };
+        match node.kind() {
+            "type_identifier" => {
+                let name = self.text(node);
+                self.push(kind, node, name, None);
+            }
+            "scoped_type_identifier" => {
+                if let Some(name) = node.child_by_field_name("name") {
+                    let name = self.text(name);
+                    self.push(kind, node, name, node.child_by_field_name("path"));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// One `use` tree, flattened to one site per imported name with its full path.
+    fn rust_use(&mut self, node: Node, prefix: Option<&str>) {
+        let join = |rest: &str| match prefix {
+            Some(prefix) => format!("{prefix}::{rest}"),
+            None => rest.to_string(),
+        };
+        match node.kind() {
+            "identifier" | "self" | "crate" | "super" => {
+                let name = self.text(node);
+                self.push_spelled(
+                    EdgeKind::ImportsSymbol,
+                    node,
+                    name,
+                    prefix.map(str::to_string),
+                    None,
+                );
+            }
+            "scoped_identifier" => {
+                let path = node.child_by_field_name("path").map(|p| join(self.text(p)));
+                if let Some(name) = node.child_by_field_name("name") {
+                    let name = self.text(name);
+                    let qualifier = path.or_else(|| prefix.map(str::to_string));
+                    self.push_spelled(EdgeKind::ImportsSymbol, node, name, qualifier, None);
+                }
+            }
+            "use_as_clause" => {
+                let before = self.found.len();
+                if let Some(path) = node.child_by_field_name("path") {
+                    self.rust_use(path, prefix);
+                }
+                let alias = node
+                    .child_by_field_name("alias")
+                    .map(|a| self.text(a).to_string());
+                if let Some(site) = self.found[before..].last_mut() {
+                    site.alias = alias;
+                }
+            }
+            "use_wildcard" => {
+                let path = crate::common::named_children(node)
+                    .first()
+                    .map(|p| join(self.text(*p)))
+                    .or_else(|| prefix.map(str::to_string));
+                self.push_spelled(EdgeKind::ImportsSymbol, node, WHOLE_MODULE, path, None);
+            }
+            "use_list" => {
+                for child in crate::common::named_children(node) {
+                    self.rust_use(child, prefix);
+                }
+            }
+            "scoped_use_list" => {
+                let path = node.child_by_field_name("path").map(|p| join(self.text(p)));
+                let prefix = path.as_deref().or(prefix);
+                if let Some(list) = node.child_by_field_name("list") {
+                    self.rust_use(list, prefix);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn python(&mut self, node: Node) -> bool {
+        match node.kind() {
+            "call" => {
+                let callee = node.child_by_field_name("function");
+                self.callee(
+                    node,
+                    callee,
+                    &["identifier"],
+                    &[("attribute", "object", "attribute")],
+                );
+            }
+            "import_statement" => {
+                let mut cursor = node.walk();
+                for imported in node.children_by_field_name("name", &mut cursor) {
+                    let (module, alias) = self.python_aliased(imported);
+                    self.push_spelled(
+                        EdgeKind::ImportsSymbol,
+                        imported,
+                        WHOLE_MODULE,
+                        Some(module),
+                        alias,
+                    );
+                }
+                return false;
+            }
+            "import_from_statement" => {
+                let Some(module) = node.child_by_field_name("module_name") else {
+                    return false;
+                };
+                let module = self.text(module).to_string();
+                let mut cursor = node.walk();
+                let names: Vec<Node> = node.children_by_field_name("name", &mut cursor).collect();
+                for imported in &names {
+                    let (name, alias) = self.python_aliased(*imported);
+                    self.push_spelled(
+                        EdgeKind::ImportsSymbol,
+                        *imported,
+                        &name,
+                        Some(module.clone()),
+                        alias,
+                    );
+                }
+                if names.is_empty() {
+                    // `from m import *`.
+                    self.push_spelled(
+                        EdgeKind::ImportsSymbol,
+                        node,
+                        WHOLE_MODULE,
+                        Some(module),
+                        None,
+                    );
+                }
+                return false;
+            }
+            "class_definition" => {
+                if let Some(bases) = node.child_by_field_name("superclasses") {
+                    for base in crate::common::named_children(bases) {
+                        match base.kind() {
+                            "identifier" => {
+                                let name = self.text(base);
+                                self.push(EdgeKind::Extends, base, name, None);
+                            }
+                            "attribute" => {
+                                if let Some(attribute) = base.child_by_field_name("attribute") {
+                                    let name = self.text(attribute);
+                                    self.push(
+                                        EdgeKind::Extends,
+                                        base,
+                                        name,
+                                        base.child_by_field_name("object"),
+                                    );
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                if let Some(body) = node.child_by_field_name("body") {
+                    self.descend_into(body, Self::python);
+                }
+                return false;
+            }
+            "type" => {
+                // An annotation: every name in it is a type use (`Optional[Session]`).
+                self.python_annotation(node);
+                return false;
+            }
+            _ => {}
+        }
+        true
+    }
+
+    fn python_aliased(&self, node: Node) -> (String, Option<String>) {
+        match node.kind() {
+            "aliased_import" => {
+                let name = node
+                    .child_by_field_name("name")
+                    .map(|n| self.text(n).to_string())
+                    .unwrap_or_default();
+                let alias = node
+                    .child_by_field_name("alias")
+                    .map(|a| self.text(a).to_string());
+                (name, alias)
+            }
+            _ => (self.text(node).to_string(), None),
+        }
+    }
+
+    fn python_annotation(&mut self, node: Node) {
+        let mut stack = vec![node];
+        while let Some(node) = stack.pop() {
+            match node.kind() {
+                "identifier" => {
+                    let name = self.text(node);
+                    if !matches!(name, "None") {
+                        self.push(EdgeKind::TypeUses, node, name, None);
+                    }
+                }
+                "attribute" => {
+                    if let Some(attribute) = node.child_by_field_name("attribute") {
+                        let name = self.text(attribute);
+                        self.push(
+                            EdgeKind::TypeUses,
+                            node,
+                            name,
+                            node.child_by_field_name("object"),
+                        );
+                    }
+                }
+                // A string annotation is a forward reference the syntax does not read.
+                "string" => {}
+                _ => {
+                    let mut children = crate::common::named_children(node);
+                    children.reverse();
+                    stack.extend(children);
+                }
+            }
+        }
+    }
+}
+
+/// A string literal's contents: quotes and backticks removed.
+fn unquote(literal: &str) -> String {
+    literal
+        .trim_matches(|c| c == '"' || c == '\'' || c == '`')
+        .to_string()
+}
