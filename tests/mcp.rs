@@ -36,6 +36,18 @@ fn workspace(index: bool) -> tempfile::TempDir {
     dir
 }
 
+/// A workspace of one Go repository, indexed once.
+fn init_and_index(dir: &Path, name: &str, repository: &Path) {
+    let out = Command::new(binary())
+        .args(["init", "--languages=go", "--config"])
+        .arg(dir.join("config.yaml"))
+        .arg(format!("--repository={name}={}", repository.display()))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    reindex(dir);
+}
+
 fn reindex(dir: &Path) {
     let out = Command::new(binary())
         .args(["index", "--full", "--config"])
@@ -675,14 +687,7 @@ fn get_source_reads_once_reanchors_and_refuses() {
     let dir = tempfile::tempdir().unwrap();
     let repository = dir.path().join("gosvc");
     copy_tree(&fixtures().join("gosvc"), &repository);
-    let out = Command::new(binary())
-        .args(["init", "--languages=go", "--config"])
-        .arg(dir.path().join("config.yaml"))
-        .arg(format!("--repository=go={}", repository.display()))
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    reindex(dir.path());
+    init_and_index(dir.path(), "go", &repository);
     let mut client = Client::start(dir.path());
     let select = |qualified: &str, path: &str| json!({"repository": "go", "path": path, "qualified_name": qualified});
     let (text, error) = client.call(
@@ -759,6 +764,30 @@ fn get_source_reads_once_reanchors_and_refuses() {
     ] {
         assert_eq!(client.refused("get_source", arguments), expected);
     }
+}
+
+#[test]
+fn graph_status_counts_resolved_calls_and_declared_holes() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = fixtures().join("../resolution/gocalls");
+    init_and_index(dir.path(), "gocalls", &fixture);
+    let mut client = Client::start(dir.path());
+    let results = client.ok("graph_status", json!({}))["results"].clone();
+    assert_eq!(
+        results["edges_by_kind"],
+        json!([
+            {"key": "CALLS_DIRECT", "count": 6},
+            {"key": "CONTAINS_FILE", "count": 4},
+            {"key": "CONTAINS_PACKAGE", "count": 2},
+            {"key": "DEFINES", "count": 15},
+            {"key": "METHOD_OF", "count": 1}
+        ])
+    );
+    assert_eq!(results["evidence"], 6, "one observation per call site");
+    assert_eq!(
+        results["unresolved_by_reason"],
+        json!([{"key": "NAME_NOT_RESOLVED", "count": 1}])
+    );
 }
 
 #[test]

@@ -4,7 +4,8 @@
 //! Owns: the salsa database (source files as inputs keyed by repository and path, fingerprinted
 //! with BLAKE3), the tracked queries (per-file facts, per-repository merge, workspace merge),
 //! the fact cache (salsa's memoization persisted between processes, `off`/`on`/`verify`), and
-//! the pass driver that discovers, reads, analyses in parallel and merges in unit order.
+//! the pass driver that discovers, reads, analyses in parallel and merges in unit order, and
+//! the syntax-level resolution that binds reference sites where the language decides it.
 //!
 //! Must not know about: generations, snapshot formats or serving. It hands a canonical
 //! `FactSet` to whoever publishes it.
@@ -13,6 +14,7 @@ mod cache;
 mod database;
 mod pass;
 mod queries;
+mod resolve;
 
 pub use cache::{CacheIdentity, CacheLoad};
 pub use database::{EngineDatabase, ExecutionLog};
@@ -22,5 +24,6 @@ pub use pass::{
 };
 pub use queries::{
     FileFacts, FileInput, LocalSymbol, PackageInput, RepositoryFacts, RepositoryInput, Workspace,
-    WorkspaceFacts, file_facts, package_facts, repository_facts, workspace_facts,
+    WorkspaceFacts, evidence_key, file_facts, package_facts, repository_facts, workspace_facts,
 };
+pub use resolve::BareCall;

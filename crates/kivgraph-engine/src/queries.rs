@@ -14,6 +14,7 @@ use kivgraph_syntax::Declaration;
 use serde::{Deserialize, Serialize};
 
 use crate::database::Db;
+use crate::resolve::{BareCall, FileCalls, bare_calls, resolve_go_bare_calls};
 
 /// Which package a file belongs to, as discovery assigned it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -88,6 +89,11 @@ pub struct FileFacts {
     pub key_module: String,
     pub file: FileFact,
     pub symbols: Vec<LocalSymbol>,
+    /// Bare-name calls, for the languages whose scopes the syntax layer reads (Go).
+    pub bare_calls: Vec<BareCall>,
+    /// Go's `package` clause: files of one directory can belong to different packages
+    /// (`foo` and `foo_test`, a build-ignored `main`).
+    pub package_clause: Option<String>,
     /// `false` when the source text could not be read.
     pub readable: bool,
 }
@@ -146,7 +152,7 @@ impl WorkspaceFacts {
     }
 }
 
-fn key(identity: StableKeyIdentity) -> StableKey {
+fn stable_key(identity: StableKeyIdentity) -> StableKey {
     identity
         .key()
         .expect("identity fields are non-empty by construction")
@@ -154,7 +160,7 @@ fn key(identity: StableKeyIdentity) -> StableKey {
 
 /// Node keys share the symbol key algorithm, with the node table as the kind.
 pub fn repository_key(name: &str) -> StableKey {
-    key(StableKeyIdentity {
+    stable_key(StableKeyIdentity {
         language: "*",
         repository: name,
         package: name,
@@ -166,7 +172,7 @@ pub fn repository_key(name: &str) -> StableKey {
 }
 
 pub fn package_key(language: Language, repository: &str, package: &str) -> StableKey {
-    key(StableKeyIdentity {
+    stable_key(StableKeyIdentity {
         language: language.as_str(),
         repository,
         package,
@@ -178,14 +184,25 @@ pub fn package_key(language: Language, repository: &str, package: &str) -> Stabl
 }
 
 pub fn file_key(repository: &str, path: &str) -> StableKey {
-    key(StableKeyIdentity {
+    path_key(repository, path, "file", "none")
+}
+
+/// An observation's key: the file and the byte range it was seen at.
+pub fn evidence_key(repository: &str, path: &str, span: LineSpan) -> StableKey {
+    let range = format!("{}-{}", span.start_byte, span.end_byte);
+    path_key(repository, path, "evidence", &range)
+}
+
+/// Keys of what a repository-relative path identifies, outside any language or package.
+fn path_key(repository: &str, path: &str, kind: &str, discriminator: &str) -> StableKey {
+    stable_key(StableKeyIdentity {
         language: "*",
         repository,
         package: "*",
         module: "",
         qualified_name: path,
-        kind: "file",
-        discriminator: "none",
+        kind,
+        discriminator,
     })
 }
 
@@ -224,7 +241,7 @@ fn symbol_key(
     discriminator: &str,
 ) -> StableKey {
     let (package, module) = key_scope(language, unit);
-    key(StableKeyIdentity {
+    stable_key(StableKeyIdentity {
         language: language.as_str(),
         repository,
         package,
@@ -245,17 +262,25 @@ pub fn file_facts(db: &dyn Db, file: FileInput) -> FileFacts {
     let fingerprint = file.fingerprint(db);
     let text = db.source_text(fingerprint);
     let readable = text.is_some();
-    let syntax = match &text {
-        Some(text) => kivgraph_syntax::extract(language, path, text),
-        None => kivgraph_syntax::SyntaxFacts {
-            issues: vec![ParseIssue {
-                line: 1,
-                column: 1,
-                message: "source text unavailable".into(),
-                hidden_names: Vec::new(),
-            }],
-            ..Default::default()
-        },
+    let (syntax, bare_calls) = match &text {
+        // Only Go's sites are resolved yet; other languages skip the walk that reads them.
+        Some(text) if language == Language::Go => {
+            let (syntax, sites) = kivgraph_syntax::extract_with_references(language, path, text);
+            (syntax, bare_calls(sites))
+        }
+        Some(text) => (kivgraph_syntax::extract(language, path, text), Vec::new()),
+        None => (
+            kivgraph_syntax::SyntaxFacts {
+                issues: vec![ParseIssue {
+                    line: 1,
+                    column: 1,
+                    message: "source text unavailable".into(),
+                    hidden_names: Vec::new(),
+                }],
+                ..Default::default()
+            },
+            Vec::new(),
+        ),
     };
     let package_key = package_key(language, repository, &unit.package);
     let module_prefix = if language == Language::Rust && !unit.module.is_empty() {
@@ -326,6 +351,8 @@ pub fn file_facts(db: &dyn Db, file: FileInput) -> FileFacts {
             parse_issues: syntax.issues,
         },
         symbols,
+        bare_calls,
+        package_clause: syntax.package_clause,
         readable,
     }
 }
@@ -336,8 +363,12 @@ pub fn file_facts(db: &dyn Db, file: FileInput) -> FileFacts {
 pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
     let mut facts = FactSet::default();
     let mut pending: Vec<(usize, String)> = Vec::new();
+    let mut calls: Vec<(usize, &FileFacts)> = Vec::new();
     for file in package.files(db) {
         let file_facts = file_facts(db, *file);
+        if file_facts.file.language == Language::Go {
+            calls.push((facts.symbols.len(), file_facts));
+        }
         if facts.packages.is_empty() {
             facts.packages.push(file_facts.package.clone());
         }
@@ -383,6 +414,17 @@ pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
     rekey_package_duplicates(&mut facts);
     link_receivers(&mut facts, &pending);
     symbol_edges(&mut facts);
+    let calls: Vec<FileCalls> = calls
+        .into_iter()
+        .map(|(first_symbol, file_facts)| FileCalls {
+            file: &file_facts.file,
+            first_symbol,
+            symbol_count: file_facts.symbols.len(),
+            package_clause: file_facts.package_clause.as_deref().unwrap_or(""),
+            calls: &file_facts.bare_calls,
+        })
+        .collect();
+    resolve_go_bare_calls(&mut facts, &calls);
     Arc::new(facts)
 }
 
@@ -494,7 +536,7 @@ fn rekey_package_duplicates(facts: &mut FactSet) {
                 kind: symbol.kind.as_str(),
                 discriminator: &original,
             };
-            renamed.insert((symbol.file_path.clone(), symbol.key), key(identity));
+            renamed.insert((symbol.file_path.clone(), symbol.key), stable_key(identity));
         }
     }
     if renamed.is_empty() {

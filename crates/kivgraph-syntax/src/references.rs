@@ -7,6 +7,8 @@
 //! of a closure, of an index) are not sites: there is no name to resolve.
 
 use kivgraph_facts::{EdgeKind, Language, LineSpan};
+use std::collections::HashSet;
+
 use serde::{Deserialize, Serialize};
 use tree_sitter::Node;
 
@@ -36,6 +38,12 @@ pub struct ReferenceSite {
     pub span: LineSpan,
     /// Index of the innermost declaration holding the site; `None` at the file's top level.
     pub enclosing: Option<u32>,
+    /// For a bare name: whether the top-level declaration holding the site binds that name
+    /// locally anywhere (a parameter or type parameter, a local variable, constant or type, a
+    /// range or type-switch variable), so the syntax cannot prove it denotes a package-level
+    /// declaration. Over-approximated on purpose: a binding in a sibling block counts too.
+    /// `None` where the language's scopes are not read yet (every language but Go).
+    pub locally_bound: Option<bool>,
 }
 
 /// The reference sites of one parsed file, in source order.
@@ -72,7 +80,76 @@ pub(crate) fn collect(
     // Outer before inner where two sites start together (`new C().get()`), as a preorder.
     found.sort_by_key(|site| (site.span.start_byte, std::cmp::Reverse(site.span.end_byte)));
     assign_enclosing(&mut found, declarations);
+    if language == Language::Go {
+        mark_go_local_bindings(src, root, &mut found);
+    }
     found
+}
+
+/// Sets `locally_bound` on Go's bare-name sites from the names each top-level declaration
+/// binds inside itself.
+fn mark_go_local_bindings(src: &str, root: Node, sites: &mut [ReferenceSite]) {
+    let units: Vec<(u32, u32, HashSet<&str>)> = crate::common::named_children(root)
+        .into_iter()
+        .map(|unit| {
+            (
+                unit.start_byte() as u32,
+                unit.end_byte() as u32,
+                go_local_names(src, unit),
+            )
+        })
+        .collect();
+    for site in sites.iter_mut().filter(|s| s.qualifier.is_none()) {
+        let at = site.span.start_byte;
+        let unit = units
+            .partition_point(|(start, ..)| *start <= at)
+            .checked_sub(1)
+            .map(|i| &units[i])
+            .filter(|(_, end, _)| at < *end);
+        site.locally_bound =
+            Some(unit.is_some_and(|(.., names)| names.contains(site.name.as_str())));
+    }
+}
+
+/// The names one top-level Go declaration binds locally. A top-level `var`, `const` or `type`
+/// spec binds at package level, so specs count only inside a block (a function body).
+fn go_local_names<'s>(src: &'s str, unit: Node) -> HashSet<&'s str> {
+    let mut names = HashSet::new();
+    let mut stack = vec![(unit, false)];
+    while let Some((node, in_block)) = stack.pop() {
+        let bound: &[&str] = match node.kind() {
+            "parameter_declaration"
+            | "variadic_parameter_declaration"
+            | "type_parameter_declaration" => &["name"],
+            "short_var_declaration" | "range_clause" | "receive_statement" => &["left"],
+            "type_switch_statement" => &["alias"],
+            "var_spec" | "const_spec" | "type_spec" | "type_alias" if in_block => &["name"],
+            _ => &[],
+        };
+        for field in bound {
+            let mut cursor = node.walk();
+            for target in node.children_by_field_name(field, &mut cursor) {
+                match target.kind() {
+                    "expression_list" => names.extend(
+                        crate::common::named_children(target)
+                            .into_iter()
+                            .filter(|n| n.kind() == "identifier")
+                            .map(|n| text(src, n)),
+                    ),
+                    _ => {
+                        names.insert(text(src, target));
+                    }
+                }
+            }
+        }
+        let in_block = in_block || node.kind() == "block";
+        stack.extend(
+            crate::common::named_children(node)
+                .into_iter()
+                .map(|n| (n, in_block)),
+        );
+    }
+    names
 }
 
 /// Sets each site's innermost enclosing declaration in one sweep over both lists in byte
@@ -141,6 +218,7 @@ impl<'s> Sites<'s> {
             alias,
             span: span(at),
             enclosing: None,
+            locally_bound: None,
         });
     }
 

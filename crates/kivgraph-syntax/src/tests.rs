@@ -319,3 +319,28 @@ fn python_reference_sites() {
         ]
     );
 }
+
+#[test]
+fn go_sites_know_which_bare_names_a_declaration_binds_locally() {
+    let src = "package p\n\nvar build = func(parse func()) { parse(); setup() }\n\nfunc run(log func(string)) {\n\tlog(\"x\")\n\tsetup()\n\tif ok := check(); ok {\n\t\tvar check = 1\n\t\t_ = check\n\t}\n\tfor _, step := range steps() {\n\t\tstep()\n\t}\n\tfmt.Println()\n}\n";
+    let (_, sites) = crate::extract_with_references(Language::Go, "p.go", src);
+    let bound: Vec<String> = sites
+        .iter()
+        .filter(|s| s.kind == kivgraph_facts::EdgeKind::CallsDirect)
+        .map(|s| format!("{} {:?}", s.name, s.locally_bound))
+        .collect();
+    assert_eq!(
+        bound,
+        vec![
+            "parse Some(true)",
+            "setup Some(false)",
+            "log Some(true)",
+            "setup Some(false)",
+            // Bound in a nested block only, still counted: certainty is never over-claimed.
+            "check Some(true)",
+            "steps Some(false)",
+            "step Some(true)",
+            "Println None",
+        ]
+    );
+}
