@@ -26,4 +26,4 @@ pub use queries::{
     FileFacts, FileInput, LocalSymbol, PackageInput, RepositoryFacts, RepositoryInput, Workspace,
     WorkspaceFacts, evidence_key, file_facts, package_facts, repository_facts, workspace_facts,
 };
-pub use resolve::BareCall;
+pub use resolve::{Call, GoImport, GoPackageNames, GoSites};

@@ -2,7 +2,7 @@
 //! merges are recomputed from them, per package, and shared by `Arc` above that, so that a
 //! one-file edit costs one parse and one package merge.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use kivgraph_facts::{
@@ -14,7 +14,9 @@ use kivgraph_syntax::Declaration;
 use serde::{Deserialize, Serialize};
 
 use crate::database::Db;
-use crate::resolve::{BareCall, FileCalls, bare_calls, resolve_go_bare_calls};
+use crate::resolve::{
+    self, GoFile, GoPackageNames, GoProvider, GoSites, go_sites, is_go_standard_path, resolve_go,
+};
 
 /// Which package a file belongs to, as discovery assigned it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -89,8 +91,8 @@ pub struct FileFacts {
     pub key_module: String,
     pub file: FileFact,
     pub symbols: Vec<LocalSymbol>,
-    /// Bare-name calls, for the languages whose scopes the syntax layer reads (Go).
-    pub bare_calls: Vec<BareCall>,
+    /// The calls and imports the resolver reads (Go only, so far; empty elsewhere).
+    pub go_sites: GoSites,
     /// Go's `package` clause: files of one directory can belong to different packages
     /// (`foo` and `foo_test`, a build-ignored `main`).
     pub package_clause: Option<String>,
@@ -262,13 +264,16 @@ pub fn file_facts(db: &dyn Db, file: FileInput) -> FileFacts {
     let fingerprint = file.fingerprint(db);
     let text = db.source_text(fingerprint);
     let readable = text.is_some();
-    let (syntax, bare_calls) = match &text {
+    let (syntax, go_sites) = match &text {
         // Only Go's sites are resolved yet; other languages skip the walk that reads them.
         Some(text) if language == Language::Go => {
             let (syntax, sites) = kivgraph_syntax::extract_with_references(language, path, text);
-            (syntax, bare_calls(sites))
+            (syntax, go_sites(sites))
         }
-        Some(text) => (kivgraph_syntax::extract(language, path, text), Vec::new()),
+        Some(text) => (
+            kivgraph_syntax::extract(language, path, text),
+            GoSites::default(),
+        ),
         None => (
             kivgraph_syntax::SyntaxFacts {
                 issues: vec![ParseIssue {
@@ -279,7 +284,7 @@ pub fn file_facts(db: &dyn Db, file: FileInput) -> FileFacts {
                 }],
                 ..Default::default()
             },
-            Vec::new(),
+            GoSites::default(),
         ),
     };
     let package_key = package_key(language, repository, &unit.package);
@@ -351,7 +356,7 @@ pub fn file_facts(db: &dyn Db, file: FileInput) -> FileFacts {
             parse_issues: syntax.issues,
         },
         symbols,
-        bare_calls,
+        go_sites,
         package_clause: syntax.package_clause,
         readable,
     }
@@ -360,15 +365,11 @@ pub fn file_facts(db: &dyn Db, file: FileInput) -> FileFacts {
 /// Merges one package's files in path order: receivers declared in another file of the
 /// package, keys two files of the package both claim, containment edges, parse failures.
 #[salsa::tracked(returns(clone))]
-pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
+pub fn package_symbols(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
     let mut facts = FactSet::default();
     let mut pending: Vec<(usize, String)> = Vec::new();
-    let mut calls: Vec<(usize, &FileFacts)> = Vec::new();
     for file in package.files(db) {
         let file_facts = file_facts(db, *file);
-        if file_facts.file.language == Language::Go {
-            calls.push((facts.symbols.len(), file_facts));
-        }
         if facts.packages.is_empty() {
             facts.packages.push(file_facts.package.clone());
         }
@@ -414,18 +415,91 @@ pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
     rekey_package_duplicates(&mut facts);
     link_receivers(&mut facts, &pending);
     symbol_edges(&mut facts);
-    let calls: Vec<FileCalls> = calls
-        .into_iter()
-        .map(|(first_symbol, file_facts)| FileCalls {
-            file: &file_facts.file,
-            first_symbol,
-            symbol_count: file_facts.symbols.len(),
-            package_clause: file_facts.package_clause.as_deref().unwrap_or(""),
-            calls: &file_facts.bare_calls,
-        })
-        .collect();
-    resolve_go_bare_calls(&mut facts, &calls);
     Arc::new(facts)
+}
+
+/// A package's facts: its declarations merged, and its reference sites resolved against
+/// its own names and those of the packages it imports. Depends on another package only
+/// through that package's name table, so an edit to a function body elsewhere reaches no
+/// importer.
+#[salsa::tracked(returns(clone))]
+pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
+    let declared = package_symbols(db, package);
+    let files = go_files(db, package, &declared);
+    if files.iter().all(|f| f.sites.calls.is_empty()) {
+        return declared;
+    }
+    let own = go_package_names(db, package);
+    let providers = go_providers(db, Workspace::get(db));
+    let provider = |path: &str| match providers.get(path).map(Vec::as_slice) {
+        _ if is_go_standard_path(path) => GoProvider::Standard,
+        None | Some([]) => GoProvider::Missing,
+        Some([only]) => GoProvider::Found(go_package_names(db, *only)),
+        Some(several) => GoProvider::Ambiguous(several.len()),
+    };
+    let mut facts = FactSet::clone(&declared);
+    resolve_go(&mut facts, &files, &own, &provider);
+    Arc::new(facts)
+}
+
+/// The Go files of a package with where their symbols sit in `declared`, in merge order.
+fn go_files<'db>(
+    db: &'db dyn Db,
+    package: PackageInput,
+    declared: &'db FactSet,
+) -> Vec<GoFile<'db>> {
+    let mut first_symbol = 0;
+    let mut files = Vec::new();
+    for (file, merged) in package.files(db).iter().zip(&declared.files) {
+        let file_facts = file_facts(db, *file);
+        let symbol_count = file_facts.symbols.len();
+        if file_facts.file.language == Language::Go {
+            files.push(GoFile {
+                file: merged,
+                first_symbol,
+                symbol_count,
+                package_clause: file_facts.package_clause.as_deref().unwrap_or(""),
+                sites: &file_facts.go_sites,
+            });
+        }
+        first_symbol += symbol_count;
+    }
+    files
+}
+
+/// A Go package's package-level names: what an importer, or the package's own bare calls,
+/// can reach. Unchanged by edits inside function bodies, so salsa stops there.
+#[salsa::tracked(returns(clone))]
+pub fn go_package_names(db: &dyn Db, package: PackageInput) -> Arc<GoPackageNames> {
+    let declared = package_symbols(db, package);
+    let files = go_files(db, package, &declared);
+    Arc::new(resolve::go_package_names(&files, &declared.symbols))
+}
+
+/// Which registered packages provide each Go import path. Two claimants make the path
+/// ambiguous; none is chosen.
+#[salsa::tracked(returns(clone))]
+pub fn go_providers(db: &dyn Db, workspace: Workspace) -> Arc<BTreeMap<String, Vec<PackageInput>>> {
+    let mut providers: BTreeMap<String, Vec<PackageInput>> = BTreeMap::new();
+    for repository in workspace.repositories(db) {
+        for package in repository.packages(db) {
+            let Some(first) = package.files(db).first() else {
+                continue;
+            };
+            if first.language(db) == Language::Go {
+                // Discovery names a Go package `MODULE IMPORT_PATH`.
+                let name = &first.unit(db).package;
+                let import_path = name
+                    .rsplit_once(' ')
+                    .map_or(name.as_str(), |(_, path)| path);
+                providers
+                    .entry(import_path.to_string())
+                    .or_default()
+                    .push(*package);
+            }
+        }
+    }
+    Arc::new(providers)
 }
 
 /// What a file tree-sitter had to recover leaves unread, declared rather than hidden: one row

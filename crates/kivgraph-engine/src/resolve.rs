@@ -3,54 +3,139 @@
 //! binds stays unbound or becomes an `UNRESOLVED` row with its reason — never an edge from a
 //! matching name.
 //!
-//! Resolved so far: Go calls of a bare name within the package.
+//! Resolved so far (rules G1–G7): Go calls of a bare name within the package block, and Go
+//! calls of an imported package's function (`pkg.F()`) across packages and repositories.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use kivgraph_facts::{
     Confidence, Edge, EdgeKind, Evidence, FactSet, FileFact, LineSpan, Provenance, StableKey,
-    SymbolKind, UnresolvedReference,
+    SymbolFact, SymbolKind, UnresolvedReference,
 };
 use kivgraph_syntax::ReferenceSite;
 use serde::{Deserialize, Serialize};
 
 use crate::queries::evidence_key;
 
-/// A call of a bare name (`helper(x)`), as one file's memo keeps it.
+/// A call the resolver reads, as one file's memo keeps it: `name(…)` or `operand.name(…)`
+/// where the operand is a single identifier.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BareCall {
+pub struct Call {
+    pub operand: Option<String>,
     pub name: String,
     pub span: LineSpan,
     /// Index of the enclosing declaration among the file's symbols.
     pub enclosing: Option<u32>,
-    /// The enclosing top-level declaration binds the name locally somewhere.
+    /// The enclosing top-level declaration binds the bare name (or the operand) locally.
     pub locally_bound: bool,
 }
 
-/// The sites the resolver reads: bare-name calls whose scopes the syntax layer read.
-pub fn bare_calls(sites: Vec<ReferenceSite>) -> Vec<BareCall> {
-    sites
-        .into_iter()
-        .filter(|site| site.kind == EdgeKind::CallsDirect && site.qualifier.is_none())
-        .filter_map(|site| {
-            Some(BareCall {
-                locally_bound: site.locally_bound?,
-                name: site.name,
-                span: site.span,
-                enclosing: site.enclosing,
-            })
-        })
-        .collect()
+/// A Go import spec: `alias "path"`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GoImport {
+    pub path: String,
+    pub alias: Option<String>,
+    pub span: LineSpan,
 }
 
-/// One Go file of the package: its bare calls and where its symbols sit in the package's
-/// symbol table.
-pub struct FileCalls<'a> {
+/// What one Go file gives the resolver.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct GoSites {
+    pub calls: Vec<Call>,
+    pub imports: Vec<GoImport>,
+}
+
+/// Keeps the sites the resolver reads: calls whose scopes the syntax layer read, and imports.
+pub fn go_sites(sites: Vec<ReferenceSite>) -> GoSites {
+    let mut kept = GoSites::default();
+    for site in sites {
+        match site.kind {
+            EdgeKind::ImportsSymbol => kept.imports.push(GoImport {
+                path: site.qualifier.unwrap_or_default(),
+                alias: site.alias,
+                span: site.span,
+            }),
+            EdgeKind::CallsDirect => {
+                let Some(locally_bound) = site.locally_bound else {
+                    continue;
+                };
+                kept.calls.push(Call {
+                    operand: site.qualifier,
+                    name: site.name,
+                    span: site.span,
+                    enclosing: site.enclosing,
+                    locally_bound,
+                });
+            }
+            _ => {}
+        }
+    }
+    kept
+}
+
+/// What a package-level name of one package block denotes.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct GoName {
+    /// The functions of that name (several only across build-constrained files).
+    pub functions: Vec<StableKey>,
+    /// Also declared as a type, variable or constant.
+    pub other: bool,
+}
+
+/// The package-level names of one Go package directory, per package clause.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct GoPackageNames {
+    /// Keyed by (package clause, name).
+    pub names: BTreeMap<(String, String), GoName>,
+    /// The clause another package imports: the one that is neither `main` nor `*_test`, when
+    /// exactly one is.
+    pub importable: Option<String>,
+}
+
+/// One Go file of a package: where its symbols sit in the package's symbol table.
+pub struct GoFile<'a> {
     pub file: &'a FileFact,
     pub first_symbol: usize,
     pub symbol_count: usize,
     pub package_clause: &'a str,
-    pub calls: &'a [BareCall],
+    pub sites: &'a GoSites,
+}
+
+pub fn go_package_names(files: &[GoFile], symbols: &[SymbolFact]) -> GoPackageNames {
+    let mut table = GoPackageNames::default();
+    let mut importable: Vec<&str> = Vec::new();
+    for file in files {
+        let clause = file.package_clause;
+        if clause != "main" && !clause.ends_with("_test") && !importable.contains(&clause) {
+            importable.push(clause);
+        }
+        let declared = &symbols[file.first_symbol..file.first_symbol + file.symbol_count];
+        for symbol in declared.iter().filter(|s| s.parent.is_none()) {
+            let entry = table
+                .names
+                .entry((clause.to_string(), symbol.name.clone()))
+                .or_default();
+            if symbol.kind == SymbolKind::Func {
+                entry.functions.push(symbol.key);
+            } else {
+                entry.other = true;
+            }
+        }
+    }
+    if let [only] = importable.as_slice() {
+        table.importable = Some(only.to_string());
+    }
+    table
+}
+
+/// Who provides an import path, as the workspace's registered repositories say.
+pub enum GoProvider {
+    /// The standard library: not indexed, never charged as a failure.
+    Standard,
+    Missing,
+    Ambiguous(usize),
+    Found(Arc<GoPackageNames>),
 }
 
 /// Go's predeclared functions and types (a conversion `int(x)` is spelled as a call): one
@@ -98,93 +183,243 @@ const GO_UNIVERSE: &[&str] = &[
     "uintptr",
 ];
 
-/// Go's package block spans every file of the package, and a package-level name cannot be
-/// declared twice in one build. So a bare call `f()` that no enclosing scope rebinds denotes
-/// the package's function `f`: `STRUCTURAL_CERTAIN`. Where the enclosing declaration binds
-/// `f` somewhere, or where several files declare `f` (build-constrained variants), each
-/// package function `f` is only a `CANDIDATE`. A name that is not a package function is
-/// another kind of value (a conversion, a function variable, a builtin, a local closure) and
-/// yields no call edge; a name declared nowhere the pass can see is `NAME_NOT_RESOLVED`.
-pub fn resolve_go_bare_calls(facts: &mut FactSet, files: &[FileCalls]) {
-    // Keyed by package clause: one directory can hold `foo`, `foo_test` and a build-ignored
-    // `main`, and a bare name only reaches its own package's block.
-    let mut functions: HashMap<(&str, &str), Vec<StableKey>> = HashMap::new();
-    let mut package_names: HashSet<(&str, &str)> = HashSet::new();
-    for file in files {
-        let declared = &facts.symbols[file.first_symbol..file.first_symbol + file.symbol_count];
-        for symbol in declared.iter().filter(|s| s.parent.is_none()) {
-            let name = (file.package_clause, symbol.name.as_str());
-            package_names.insert(name);
-            if symbol.kind == SymbolKind::Func {
-                functions.entry(name).or_default().push(symbol.key);
-            }
-        }
+/// The standard library's import paths have no dot in their first element.
+pub fn is_go_standard_path(path: &str) -> bool {
+    !path.split('/').next().unwrap_or("").contains('.')
+}
+
+/// Output of one package's resolution, appended to its facts.
+#[derive(Default)]
+struct Resolved {
+    edges: Vec<Edge>,
+    evidence: Vec<Evidence>,
+    unresolved: Vec<UnresolvedReference>,
+}
+
+impl Resolved {
+    /// One edge per target, all observed at one site.
+    fn calls(
+        &mut self,
+        file: &FileFact,
+        source: StableKey,
+        call: &Call,
+        targets: &[StableKey],
+        certain: bool,
+    ) {
+        let observed = evidence_key(&file.repository, &file.path, call.span);
+        self.evidence.push(Evidence {
+            key: observed,
+            repository: file.repository.clone(),
+            file_path: file.path.clone(),
+            span: call.span,
+        });
+        let confidence = if certain && targets.len() == 1 {
+            Confidence::StructuralCertain
+        } else {
+            Confidence::Candidate
+        };
+        self.edges.extend(targets.iter().map(|target| Edge {
+            kind: EdgeKind::CallsDirect,
+            source,
+            target: *target,
+            confidence,
+            provenance: Provenance::TreeSitterSyntax,
+            evidence: Some(observed),
+        }));
     }
-    let package_path = facts
-        .packages
-        .first()
-        .map(|p| p.name.clone())
-        .unwrap_or_default();
-    let mut edges = Vec::new();
-    let mut evidence = Vec::new();
-    let mut unresolved = Vec::new();
-    for FileCalls {
-        file,
-        first_symbol,
-        package_clause,
-        calls,
-        ..
-    } in files
-    {
-        for call in calls.iter() {
-            let name = (*package_clause, call.name.as_str());
+
+    fn hole(
+        &mut self,
+        file: &FileFact,
+        reason: &str,
+        span: LineSpan,
+        symbol: Option<&str>,
+        package: Option<&str>,
+        detail: String,
+    ) {
+        self.unresolved.push(UnresolvedReference {
+            repository: file.repository.clone(),
+            language: file.language,
+            reason: reason.into(),
+            file_path: Some(file.path.clone()),
+            span: Some(span),
+            requested_symbol: symbol.map(str::to_string),
+            requested_package: package.map(str::to_string),
+            detail,
+        });
+    }
+}
+
+/// Resolves a Go package's calls (rules G1–G7 of `docs/resolution.md`).
+///
+/// Bare calls (G1–G4): Go's package block spans the files sharing a package clause, a
+/// package-level name is declared once per build, and only a local binding can hide it.
+/// Selector calls on an import name (G5–G7): an identifier the file imports, and that the
+/// enclosing declaration does not rebind, denotes that package, so `pkg.F()` calls the
+/// provider's package-level function `F`.
+pub fn resolve_go(
+    facts: &mut FactSet,
+    files: &[GoFile],
+    own: &GoPackageNames,
+    provider: &dyn Fn(&str) -> GoProvider,
+) {
+    let mut out = Resolved::default();
+    for file in files {
+        let imports = file_imports(file, provider, &mut out);
+        for call in &file.sites.calls {
             let Some(enclosing) = call.enclosing else {
                 continue;
             };
-            let source = facts.symbols[first_symbol + enclosing as usize].key;
-            match functions.get(&name) {
-                Some(targets) => {
-                    let certain = targets.len() == 1 && !call.locally_bound;
-                    let observed = evidence_key(&file.repository, &file.path, call.span);
-                    evidence.push(Evidence {
-                        key: observed,
-                        repository: file.repository.clone(),
-                        file_path: file.path.clone(),
-                        span: call.span,
-                    });
-                    edges.extend(targets.iter().map(|target| Edge {
-                        kind: EdgeKind::CallsDirect,
-                        source,
-                        target: *target,
-                        confidence: if certain {
-                            Confidence::StructuralCertain
-                        } else {
-                            Confidence::Candidate
-                        },
-                        provenance: Provenance::TreeSitterSyntax,
-                        evidence: Some(observed),
-                    }));
+            let source = facts.symbols[file.first_symbol + enclosing as usize].key;
+            match &call.operand {
+                None => resolve_bare(file, source, call, own, &imports, &mut out),
+                Some(operand) if !call.locally_bound => {
+                    let Some(imported) = imports.iter().find(|(name, _, _)| name == operand) else {
+                        continue;
+                    };
+                    resolve_imported(file, source, call, imported, &mut out);
                 }
-                None if call.locally_bound
-                    || package_names.contains(&name)
-                    || GO_UNIVERSE.contains(&call.name.as_str()) => {}
-                None => unresolved.push(UnresolvedReference {
-                    repository: file.repository.clone(),
-                    language: file.language,
-                    reason: "NAME_NOT_RESOLVED".into(),
-                    file_path: Some(file.path.clone()),
-                    span: Some(call.span),
-                    requested_symbol: Some(call.name.clone()),
-                    requested_package: None,
-                    detail: format!(
-                        "`{}` is declared nowhere in package {package_clause} ({package_path}) that this pass read, and is neither predeclared nor local; it may come from a dot import or a file the pass did not index",
-                        call.name
-                    ),
-                }),
+                Some(_) => {}
             }
         }
     }
-    facts.edges.extend(edges);
-    facts.evidence.extend(evidence);
-    facts.unresolved.extend(unresolved);
+    facts.edges.extend(out.edges);
+    facts.evidence.extend(out.evidence);
+    facts.unresolved.extend(out.unresolved);
+}
+
+fn resolve_bare(
+    file: &GoFile,
+    source: StableKey,
+    call: &Call,
+    own: &GoPackageNames,
+    imports: &[ImportBinding],
+    out: &mut Resolved,
+) {
+    let key = (file.package_clause.to_string(), call.name.clone());
+    // A dot import puts the provider's exported names in the file block; Go rejects a clash
+    // with the package block, so at most one of the two declares the name.
+    let dot_imported = || {
+        imports
+            .iter()
+            .filter(|(name, ..)| name == ".")
+            .filter_map(|(_, _, names)| {
+                let names = names.as_ref()?;
+                names
+                    .names
+                    .get(&(names.importable.clone()?, call.name.clone()))
+            })
+            .fold(None, |found: Option<GoName>, name| {
+                let mut found = found.unwrap_or_default();
+                found.functions.extend(&name.functions);
+                found.other |= name.other;
+                Some(found)
+            })
+    };
+    let declared = own.names.get(&key).cloned().or_else(dot_imported);
+    match declared {
+        Some(name) if !name.functions.is_empty() => {
+            out.calls(file.file, source, call, &name.functions, !call.locally_bound);
+        }
+        Some(_) => {}
+        None if call.locally_bound || GO_UNIVERSE.contains(&call.name.as_str()) => {}
+        None => out.hole(
+            file.file,
+            "NAME_NOT_RESOLVED",
+            call.span,
+            Some(&call.name),
+            None,
+            format!(
+                "`{}` is declared nowhere in package {} that this pass read, and is neither predeclared nor local; it may come from a dot import or a file the pass did not index",
+                call.name, file.package_clause
+            ),
+        ),
+    }
+}
+
+/// The names a file's imports bind, each with its path and what provides it.
+type ImportBinding = (String, String, Option<Arc<GoPackageNames>>);
+
+/// Binds each import of a file to its provider; charges the imports nobody (or several)
+/// provides, once per import spec.
+fn file_imports(
+    file: &GoFile,
+    provider: &dyn Fn(&str) -> GoProvider,
+    out: &mut Resolved,
+) -> Vec<ImportBinding> {
+    let mut bound = Vec::new();
+    for import in &file.sites.imports {
+        let alias = import.alias.as_deref();
+        if alias == Some("_") {
+            continue;
+        }
+        match provider(&import.path) {
+            GoProvider::Standard => {}
+            GoProvider::Missing => out.hole(
+                file.file,
+                "MODULE_PROVIDER_NOT_FOUND",
+                import.span,
+                None,
+                Some(&import.path),
+                format!(
+                    "no registered repository provides the Go package {}",
+                    import.path
+                ),
+            ),
+            GoProvider::Ambiguous(count) => out.hole(
+                file.file,
+                "AMBIGUOUS_MODULE_PROVIDER",
+                import.span,
+                None,
+                Some(&import.path),
+                format!(
+                    "{count} registered packages claim the import path {}; none is chosen",
+                    import.path
+                ),
+            ),
+            GoProvider::Found(names) => {
+                // Without an alias the file binds the provider's package clause; `.` binds
+                // its exported names one by one, looked up by `resolve_bare`.
+                let name = alias
+                    .map(str::to_string)
+                    .or_else(|| names.importable.clone());
+                if let Some(name) = name {
+                    bound.push((name, import.path.clone(), Some(names)));
+                }
+            }
+        }
+    }
+    bound
+}
+
+fn resolve_imported(
+    file: &GoFile,
+    source: StableKey,
+    call: &Call,
+    imported: &ImportBinding,
+    out: &mut Resolved,
+) {
+    let (_, path, Some(names)) = imported else {
+        return;
+    };
+    let Some(clause) = &names.importable else {
+        return;
+    };
+    match names.names.get(&(clause.clone(), call.name.clone())) {
+        Some(name) if !name.functions.is_empty() => {
+            out.calls(file.file, source, call, &name.functions, true);
+        }
+        Some(_) => {}
+        None => out.hole(
+            file.file,
+            "NAME_NOT_RESOLVED",
+            call.span,
+            Some(&call.name),
+            Some(path),
+            format!(
+                "package {path} declares no package-level `{}` in any file this pass read",
+                call.name
+            ),
+        ),
+    }
 }

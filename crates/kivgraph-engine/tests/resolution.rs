@@ -1,29 +1,32 @@
 //! Syntax-level resolution on the fixtures under `testdata/resolution`: every edge and every
 //! unresolved row, exactly.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use kivgraph_config::{FactCacheMode, LanguageToken, RepositoryEntry};
-use kivgraph_engine::{CacheIdentity, PassOptions, run_pass};
+use kivgraph_engine::{CacheIdentity, Engine, PassOptions, load_repository, run_pass};
 use kivgraph_facts::{EdgeKind, FactSet};
 
-fn index(fixture: &str, language: LanguageToken) -> FactSet {
+fn index(fixtures: &[&str], language: LanguageToken) -> FactSet {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/resolution");
-    let entry = RepositoryEntry {
-        name: fixture.into(),
-        path: root.join(fixture),
-        languages: vec![language],
-        manifests: vec![],
-        roots: vec![],
-        exclusions: vec![],
-    };
+    let entries: Vec<RepositoryEntry> = fixtures
+        .iter()
+        .map(|fixture| RepositoryEntry {
+            name: fixture.to_string(),
+            path: root.join(fixture),
+            languages: vec![language],
+            manifests: vec![],
+            roots: vec![],
+            exclusions: vec![],
+        })
+        .collect();
     let cache = tempfile::tempdir().unwrap();
     let options = PassOptions {
         fact_cache: FactCacheMode::Off,
         cache_directory: cache.path().join("cache"),
         identity: CacheIdentity("test".into()),
     };
-    run_pass(&[entry], &options, &|_| {}).unwrap().facts
+    run_pass(&entries, &options, &|_| {}).unwrap().facts
 }
 
 /// `source-file#qualified-name -> target-file#qualified-name CONFIDENCE file:line` per call edge.
@@ -57,36 +60,126 @@ fn calls(facts: &FactSet) -> Vec<String> {
 }
 
 #[test]
-fn go_bare_calls_bind_within_the_package_and_nowhere_else() {
-    let facts = index("gocalls", LanguageToken::Go);
+fn go_calls_bind_by_package_block_and_imports_and_nowhere_else() {
+    let facts = index(&["gocalls", "goconsumer"], LanguageToken::Go);
     facts.validate().unwrap();
     assert_eq!(
         calls(&facts),
         vec![
-            "client/client.go#Dial -> client/client.go#NewServer STRUCTURAL_CERTAIN client/client.go:7",
+            // Another repository, through the provider's import path and package clause.
+            "app/dot.go#dotted -> server/server.go#Run STRUCTURAL_CERTAIN app/dot.go:6",
+            "app/main.go#main -> server/server.go#Run STRUCTURAL_CERTAIN app/main.go:8",
+            "client/client.go#Dial -> client/client.go#NewServer STRUCTURAL_CERTAIN client/client.go:14",
+            // Through the alias `srv`; the homonym client.NewServer is never the target.
+            "client/client.go#Start -> server/server.go#NewServer STRUCTURAL_CERTAIN client/client.go:19",
+            "client/client.go#Start -> server/server.go#Run STRUCTURAL_CERTAIN client/client.go:22",
+            // `shadowed` calls srv.NewServer on a parameter named `srv`: no edge.
             "server/report.go#report -> server/report.go#cleanup STRUCTURAL_CERTAIN server/report.go:6",
             "server/server.go#Run -> server/report.go#report STRUCTURAL_CERTAIN server/server.go:17",
             "server/server.go#Run -> server/server.go#NewServer STRUCTURAL_CERTAIN server/server.go:13",
             "server/server.go#retry -> server/report.go#report CANDIDATE server/server.go:28",
             // `package server_test` shares the directory, not the package block.
             "server/server_ext_test.go#TestRun -> server/server_ext_test.go#report STRUCTURAL_CERTAIN server/server_ext_test.go:6",
+            "util/util.go#a -> util/util.go#b STRUCTURAL_CERTAIN util/util.go:4",
         ]
     );
-    let unresolved: Vec<String> = facts
+    let mut unresolved: Vec<String> = facts
         .unresolved
         .iter()
         .map(|u| {
             format!(
-                "{} {} {}:{}",
+                "{} {} {} {}:{}",
                 u.reason,
                 u.requested_symbol.as_deref().unwrap_or("-"),
+                u.requested_package.as_deref().unwrap_or("-"),
                 u.file_path.as_deref().unwrap_or("-"),
                 u.span.map_or(0, |s| s.start_line)
             )
         })
         .collect();
+    unresolved.sort();
     assert_eq!(
         unresolved,
-        vec!["NAME_NOT_RESOLVED missing server/server.go:19"]
+        vec![
+            // Charged once, to the import, not to every call through it; `strings` is the
+            // standard library and charged nothing.
+            "MODULE_PROVIDER_NOT_FOUND - example.com/nobody/pkg client/client.go:7",
+            "NAME_NOT_RESOLVED Gone example.com/gocalls/server client/client.go:21",
+            "NAME_NOT_RESOLVED missing - server/server.go:19",
+        ]
     );
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// A body edit re-resolves its own package only; an exported declaration added re-resolves
+/// its package and its importers, and no one else (salsa's execution log).
+#[test]
+fn resolution_reruns_only_where_the_names_it_read_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/resolution");
+    let entries: Vec<RepositoryEntry> = ["gocalls", "goconsumer"]
+        .iter()
+        .map(|name| {
+            copy_tree(&root.join(name), &dir.path().join(name));
+            RepositoryEntry {
+                name: name.to_string(),
+                path: dir.path().join(name),
+                languages: vec![LanguageToken::Go],
+                manifests: vec![],
+                roots: vec![],
+                exclusions: vec![],
+            }
+        })
+        .collect();
+    let load = || -> Vec<_> {
+        entries
+            .iter()
+            .map(|e| load_repository(kivgraph_discovery::discover_repository(e).unwrap()))
+            .collect()
+    };
+    let mut engine = Engine::new();
+    engine.update(&load());
+    engine.facts(&|_| {});
+    engine.execution_log().take();
+
+    let report = dir.path().join("gocalls/server/report.go");
+    let text = std::fs::read_to_string(&report).unwrap();
+    std::fs::write(
+        &report,
+        text.replace("validate(addr)", "validate(addr + \"!\")"),
+    )
+    .unwrap();
+    engine.update(&load());
+    engine.facts(&|_| {});
+    let log = engine.execution_log();
+    assert_eq!(log.count("file_facts"), 1);
+    assert_eq!(
+        log.count("go_package_names"),
+        1,
+        "recomputed, found unchanged"
+    );
+    assert_eq!(log.count("package_facts"), 1, "the edited package only");
+    log.take();
+
+    let server = dir.path().join("gocalls/server/server.go");
+    let text = std::fs::read_to_string(&server).unwrap();
+    std::fs::write(&server, format!("{text}\nfunc Extra() {{}}\n")).unwrap();
+    engine.update(&load());
+    engine.facts(&|_| {});
+    let log = engine.execution_log();
+    // server itself, client (imports it) and app (another repository, imports it); util
+    // imports nothing and is not re-resolved.
+    assert_eq!(log.count("package_facts"), 3);
 }

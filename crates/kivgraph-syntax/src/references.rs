@@ -38,8 +38,8 @@ pub struct ReferenceSite {
     pub span: LineSpan,
     /// Index of the innermost declaration holding the site; `None` at the file's top level.
     pub enclosing: Option<u32>,
-    /// For a bare name: whether the top-level declaration holding the site binds that name
-    /// locally anywhere (a parameter or type parameter, a local variable, constant or type, a
+    /// For a bare name, or for `x.name` with `x` an identifier, whether the top-level
+    /// declaration holding the site binds that name (or `x`) locally anywhere (a parameter or type parameter, a local variable, constant or type, a
     /// range or type-switch variable), so the syntax cannot prove it denotes a package-level
     /// declaration. Over-approximated on purpose: a binding in a sibling block counts too.
     /// `None` where the language's scopes are not read yet (every language but Go).
@@ -99,15 +99,22 @@ fn mark_go_local_bindings(src: &str, root: Node, sites: &mut [ReferenceSite]) {
             )
         })
         .collect();
-    for site in sites.iter_mut().filter(|s| s.qualifier.is_none()) {
+    let uses =
+        |s: &&mut ReferenceSite| matches!(s.kind, EdgeKind::CallsDirect | EdgeKind::TypeUses);
+    for site in sites.iter_mut().filter(uses) {
+        // The name a scope can rebind: the bare name, or the operand of `operand.name`.
+        let bindable = match &site.qualifier {
+            None => site.name.as_str(),
+            Some(operand) if is_identifier(operand) => operand.as_str(),
+            Some(_) => continue,
+        };
         let at = site.span.start_byte;
         let unit = units
             .partition_point(|(start, ..)| *start <= at)
             .checked_sub(1)
             .map(|i| &units[i])
             .filter(|(_, end, _)| at < *end);
-        site.locally_bound =
-            Some(unit.is_some_and(|(.., names)| names.contains(site.name.as_str())));
+        site.locally_bound = Some(unit.is_some_and(|(.., names)| names.contains(bindable)));
     }
 }
 
@@ -729,6 +736,11 @@ impl<'s> Sites<'s> {
             }
         }
     }
+}
+
+fn is_identifier(text: &str) -> bool {
+    text.chars().all(|c| c.is_alphanumeric() || c == '_')
+        && !text.starts_with(|c: char| c.is_ascii_digit())
 }
 
 /// A string literal's contents: quotes and backticks removed.

@@ -340,7 +340,7 @@ fn go_sites_know_which_bare_names_a_declaration_binds_locally() {
             "check Some(true)",
             "steps Some(false)",
             "step Some(true)",
-            "Println None",
+            "Println Some(false)",
         ]
     );
 }

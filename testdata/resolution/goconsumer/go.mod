@@ -1,0 +1,3 @@
+module example.com/goconsumer
+
+go 1.22
