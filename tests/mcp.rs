@@ -776,19 +776,19 @@ fn graph_status_counts_resolved_calls_and_declared_holes() {
     assert_eq!(
         results["edges_by_kind"],
         json!([
-            {"key": "CALLS_DIRECT", "count": 8},
-            {"key": "CONTAINS_FILE", "count": 4},
+            {"key": "CALLS_DIRECT", "count": 9},
+            {"key": "CONTAINS_FILE", "count": 5},
             {"key": "CONTAINS_PACKAGE", "count": 2},
-            {"key": "DEFINES", "count": 19},
-            {"key": "METHOD_OF", "count": 2}
+            {"key": "DEFINES", "count": 24},
+            {"key": "METHOD_OF", "count": 4}
         ])
     );
-    assert_eq!(results["evidence"], 8, "one observation per call site");
+    assert_eq!(results["evidence"], 9, "one observation per call site");
     assert_eq!(
         results["unresolved_by_reason"],
         json!([
             {"key": "MODULE_PROVIDER_NOT_FOUND", "count": 1},
-            {"key": "NAME_NOT_RESOLVED", "count": 2}
+            {"key": "NAME_NOT_RESOLVED", "count": 3}
         ])
     );
 }

@@ -3,10 +3,11 @@
 //! binds stays unbound or becomes an `UNRESOLVED` row with its reason — never an edge from a
 //! matching name.
 //!
-//! Resolved so far (rules G1–G7): Go calls of a bare name within the package block, and Go
-//! calls of an imported package's function (`pkg.F()`) across packages and repositories.
+//! Resolved so far (rules G1–G8): Go calls of a bare name within the package block, of an
+//! imported package's function (`pkg.F()`) across packages and repositories, and of a
+//! method through the enclosing method's receiver.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use kivgraph_facts::{
@@ -29,6 +30,8 @@ pub struct Call {
     pub enclosing: Option<u32>,
     /// The enclosing top-level declaration binds the bare name (or the operand) locally.
     pub locally_bound: bool,
+    /// The operand is the enclosing method's receiver, bound nowhere else.
+    pub through_receiver: bool,
 }
 
 /// A Go import spec: `alias "path"`.
@@ -66,6 +69,7 @@ pub fn go_sites(sites: Vec<ReferenceSite>) -> GoSites {
                     span: site.span,
                     enclosing: site.enclosing,
                     locally_bound,
+                    through_receiver: site.through_receiver,
                 });
             }
             _ => {}
@@ -263,6 +267,7 @@ pub fn resolve_go(
     own: &GoPackageNames,
     provider: &dyn Fn(&str) -> GoProvider,
 ) {
+    let members = Members::of(&facts.symbols);
     let mut out = Resolved::default();
     for file in files {
         let imports = file_imports(file, provider, &mut out);
@@ -270,9 +275,17 @@ pub fn resolve_go(
             let Some(enclosing) = call.enclosing else {
                 continue;
             };
-            let source = facts.symbols[file.first_symbol + enclosing as usize].key;
+            let caller = &facts.symbols[file.first_symbol + enclosing as usize];
+            let source = caller.key;
             match &call.operand {
                 None => resolve_bare(file, source, call, own, &imports, &mut out),
+                Some(_) if call.through_receiver => {
+                    if let Some(receiver) =
+                        caller.parent.filter(|_| caller.kind == SymbolKind::Method)
+                    {
+                        members.resolve(file, source, receiver, call, &mut out);
+                    }
+                }
                 Some(operand) if !call.locally_bound => {
                     let Some(imported) = imports.iter().find(|(name, _, _)| name == operand) else {
                         continue;
@@ -334,6 +347,68 @@ fn resolve_bare(
                 call.name, file.package_clause
             ),
         ),
+    }
+}
+
+/// The methods and fields a package declares on its types, by (type, name).
+struct Members {
+    methods: BTreeMap<(StableKey, String), Vec<StableKey>>,
+    fields: BTreeSet<(StableKey, String)>,
+    type_names: BTreeMap<StableKey, String>,
+}
+
+impl Members {
+    fn of(symbols: &[SymbolFact]) -> Self {
+        let mut members = Members {
+            methods: BTreeMap::new(),
+            fields: BTreeSet::new(),
+            type_names: BTreeMap::new(),
+        };
+        for symbol in symbols {
+            let Some(parent) = symbol.parent else {
+                members.type_names.insert(symbol.key, symbol.name.clone());
+                continue;
+            };
+            let member = (parent, symbol.name.clone());
+            if symbol.kind == SymbolKind::Method {
+                members.methods.entry(member).or_default().push(symbol.key);
+            } else {
+                members.fields.insert(member);
+            }
+        }
+        members
+    }
+
+    /// Rule G8: a call through the method's own receiver. The receiver's type is its method's
+    /// container, and a method declared on that type shadows any promoted one, so a declared
+    /// method of that name is the target. Calling a field of function type is not a method
+    /// call; a name neither declared is promoted from an embedded type, which syntax does not
+    /// follow: a declared hole.
+    fn resolve(
+        &self,
+        file: &GoFile,
+        source: StableKey,
+        receiver: StableKey,
+        call: &Call,
+        out: &mut Resolved,
+    ) {
+        let member = (receiver, call.name.clone());
+        if let Some(methods) = self.methods.get(&member) {
+            out.calls(file.file, source, call, methods, true);
+        } else if !self.fields.contains(&member) {
+            let type_name = self.type_names.get(&receiver).map_or("?", String::as_str);
+            out.hole(
+                file.file,
+                "NAME_NOT_RESOLVED",
+                call.span,
+                Some(&format!("{type_name}.{}", call.name)),
+                None,
+                format!(
+                    "{type_name} declares no method or field `{}` in this package; it is promoted from an embedded type, which the syntax layer does not follow",
+                    call.name
+                ),
+            );
+        }
     }
 }
 

@@ -74,6 +74,9 @@ fn go_calls_bind_by_package_block_and_imports_and_nowhere_else() {
             "client/client.go#Start -> server/server.go#NewServer STRUCTURAL_CERTAIN client/client.go:19",
             "client/client.go#Start -> server/server.go#Run STRUCTURAL_CERTAIN client/client.go:22",
             // `shadowed` calls srv.NewServer on a parameter named `srv`: no edge.
+            // Through the method's own receiver; `p.hook()` calls a field, `p.Lock()` a
+            // promoted method (a row below).
+            "server/pool.go#Pool.Drain -> server/pool.go#Pool.reset STRUCTURAL_CERTAIN server/pool.go:14",
             "server/report.go#report -> server/report.go#cleanup STRUCTURAL_CERTAIN server/report.go:6",
             "server/server.go#Run -> server/report.go#report STRUCTURAL_CERTAIN server/server.go:17",
             "server/server.go#Run -> server/server.go#NewServer STRUCTURAL_CERTAIN server/server.go:13",
@@ -105,6 +108,7 @@ fn go_calls_bind_by_package_block_and_imports_and_nowhere_else() {
             // standard library and charged nothing.
             "MODULE_PROVIDER_NOT_FOUND - example.com/nobody/pkg client/client.go:7",
             "NAME_NOT_RESOLVED Gone example.com/gocalls/server client/client.go:21",
+            "NAME_NOT_RESOLVED Pool.Lock - server/pool.go:12",
             "NAME_NOT_RESOLVED missing - server/server.go:19",
         ]
     );

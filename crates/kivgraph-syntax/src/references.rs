@@ -7,7 +7,7 @@
 //! of a closure, of an index) are not sites: there is no name to resolve.
 
 use kivgraph_facts::{EdgeKind, Language, LineSpan};
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 use tree_sitter::Node;
@@ -44,6 +44,9 @@ pub struct ReferenceSite {
     /// declaration. Over-approximated on purpose: a binding in a sibling block counts too.
     /// `None` where the language's scopes are not read yet (every language but Go).
     pub locally_bound: Option<bool>,
+    /// `x.name` where `x` is the enclosing method's receiver and nothing else in the method
+    /// binds `x`: the syntax proves the operand's type (Go's receiver; later `self`/`this`).
+    pub through_receiver: bool,
 }
 
 /// The reference sites of one parsed file, in source order.
@@ -86,16 +89,16 @@ pub(crate) fn collect(
     found
 }
 
-/// Sets `locally_bound` on Go's bare-name sites from the names each top-level declaration
-/// binds inside itself.
+/// Sets `locally_bound` (and `through_receiver`) on Go's sites from the names each top-level
+/// declaration binds inside itself.
 fn mark_go_local_bindings(src: &str, root: Node, sites: &mut [ReferenceSite]) {
-    let units: Vec<(u32, u32, HashSet<&str>)> = crate::common::named_children(root)
+    let units: Vec<(u32, u32, GoScope)> = crate::common::named_children(root)
         .into_iter()
         .map(|unit| {
             (
                 unit.start_byte() as u32,
                 unit.end_byte() as u32,
-                go_local_names(src, unit),
+                GoScope::of(src, unit),
             )
         })
         .collect();
@@ -109,54 +112,75 @@ fn mark_go_local_bindings(src: &str, root: Node, sites: &mut [ReferenceSite]) {
             Some(_) => continue,
         };
         let at = site.span.start_byte;
-        let unit = units
+        let scope = units
             .partition_point(|(start, ..)| *start <= at)
             .checked_sub(1)
             .map(|i| &units[i])
-            .filter(|(_, end, _)| at < *end);
-        site.locally_bound = Some(unit.is_some_and(|(.., names)| names.contains(bindable)));
+            .filter(|(_, end, _)| at < *end)
+            .map(|(.., scope)| scope);
+        let bindings = scope.map_or(0, |scope| scope.bindings(bindable));
+        site.locally_bound = Some(bindings > 0);
+        site.through_receiver = site.qualifier.is_some()
+            && bindings == 1
+            && scope.is_some_and(|scope| scope.receiver == Some(bindable));
     }
 }
 
-/// The names one top-level Go declaration binds locally. A top-level `var`, `const` or `type`
-/// spec binds at package level, so specs count only inside a block (a function body).
-fn go_local_names<'s>(src: &'s str, unit: Node) -> HashSet<&'s str> {
-    let mut names = HashSet::new();
-    let mut stack = vec![(unit, false)];
-    while let Some((node, in_block)) = stack.pop() {
-        let bound: &[&str] = match node.kind() {
-            "parameter_declaration"
-            | "variadic_parameter_declaration"
-            | "type_parameter_declaration" => &["name"],
-            "short_var_declaration" | "range_clause" | "receive_statement" => &["left"],
-            "type_switch_statement" => &["alias"],
-            "var_spec" | "const_spec" | "type_spec" | "type_alias" if in_block => &["name"],
-            _ => &[],
-        };
-        for field in bound {
-            let mut cursor = node.walk();
-            for target in node.children_by_field_name(field, &mut cursor) {
-                match target.kind() {
-                    "expression_list" => names.extend(
-                        crate::common::named_children(target)
+/// The names one top-level Go declaration binds locally, counted, and a method's receiver.
+struct GoScope<'s> {
+    names: HashMap<&'s str, u32>,
+    receiver: Option<&'s str>,
+}
+
+impl<'s> GoScope<'s> {
+    /// A top-level `var`, `const` or `type` spec binds at package level, so specs count only
+    /// inside a block (a function body).
+    fn of(src: &'s str, unit: Node) -> Self {
+        let mut names: HashMap<&str, u32> = HashMap::new();
+        let mut stack = vec![(unit, false)];
+        while let Some((node, in_block)) = stack.pop() {
+            let bound: &[&str] = match node.kind() {
+                "parameter_declaration"
+                | "variadic_parameter_declaration"
+                | "type_parameter_declaration" => &["name"],
+                "short_var_declaration" | "range_clause" | "receive_statement" => &["left"],
+                "type_switch_statement" => &["alias"],
+                "var_spec" | "const_spec" | "type_spec" | "type_alias" if in_block => &["name"],
+                _ => &[],
+            };
+            for field in bound {
+                let mut cursor = node.walk();
+                for target in node.children_by_field_name(field, &mut cursor) {
+                    let targets = match target.kind() {
+                        "expression_list" => crate::common::named_children(target)
                             .into_iter()
                             .filter(|n| n.kind() == "identifier")
-                            .map(|n| text(src, n)),
-                    ),
-                    _ => {
-                        names.insert(text(src, target));
+                            .collect(),
+                        _ => vec![target],
+                    };
+                    for target in targets {
+                        *names.entry(text(src, target)).or_default() += 1;
                     }
                 }
             }
+            let in_block = in_block || node.kind() == "block";
+            stack.extend(
+                crate::common::named_children(node)
+                    .into_iter()
+                    .map(|n| (n, in_block)),
+            );
         }
-        let in_block = in_block || node.kind() == "block";
-        stack.extend(
-            crate::common::named_children(node)
-                .into_iter()
-                .map(|n| (n, in_block)),
-        );
+        let receiver = unit
+            .child_by_field_name("receiver")
+            .and_then(|list| crate::common::named_children(list).into_iter().next())
+            .and_then(|parameter| parameter.child_by_field_name("name"))
+            .map(|name| text(src, name));
+        GoScope { names, receiver }
     }
-    names
+
+    fn bindings(&self, name: &str) -> u32 {
+        self.names.get(name).copied().unwrap_or(0)
+    }
 }
 
 /// Sets each site's innermost enclosing declaration in one sweep over both lists in byte
@@ -226,6 +250,7 @@ impl<'s> Sites<'s> {
             span: span(at),
             enclosing: None,
             locally_bound: None,
+            through_receiver: false,
         });
     }
 

@@ -344,3 +344,25 @@ fn go_sites_know_which_bare_names_a_declaration_binds_locally() {
         ]
     );
 }
+
+#[test]
+fn go_sites_through_the_receiver_are_marked_unless_rebound() {
+    let src = "package p\n\nfunc (s *Server) Start() {\n\ts.listen()\n\tother.listen()\n}\n\nfunc (s *Server) Stop() {\n\ts.close()\n\tif s := next(); s != nil {\n\t\ts.close()\n\t}\n}\n";
+    let (_, sites) = crate::extract_with_references(Language::Go, "p.go", src);
+    let marked: Vec<String> = sites
+        .iter()
+        .filter(|s| s.kind == kivgraph_facts::EdgeKind::CallsDirect)
+        .map(|s| format!("{}@{} {}", s.name, s.span.start_line, s.through_receiver))
+        .collect();
+    assert_eq!(
+        marked,
+        vec![
+            "listen@4 true",
+            "listen@5 false",
+            // `Stop` rebinds `s` in a nested block: no call through it is proven.
+            "close@9 false",
+            "next@10 false",
+            "close@11 false",
+        ]
+    );
+}
