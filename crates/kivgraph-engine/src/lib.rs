@@ -26,4 +26,5 @@ pub use queries::{
     FileFacts, FileInput, LocalSymbol, PackageInput, RepositoryFacts, RepositoryInput, Workspace,
     WorkspaceFacts, evidence_key, file_facts, package_facts, repository_facts, workspace_facts,
 };
-pub use resolve::{Call, GoImport, GoPackageNames, GoSites};
+pub use resolve::go::{Call, GoImport, GoPackageNames, GoSites};
+pub use resolve::typescript::{ModuleSite, PackageExports};

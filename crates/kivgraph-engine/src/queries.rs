@@ -14,8 +14,13 @@ use kivgraph_syntax::Declaration;
 use serde::{Deserialize, Serialize};
 
 use crate::database::Db;
-use crate::resolve::{
+use crate::resolve::Resolved;
+use crate::resolve::go::{
     self, GoFile, GoPackageNames, GoProvider, GoSites, go_sites, is_go_standard_path, resolve_go,
+};
+use crate::resolve::typescript::{
+    self, Module, ModuleFile, ModuleSite, PackageExports, candidate_paths,
+    module_sites as module_sites_of, resolve_modules,
 };
 
 /// Which package a file belongs to, as discovery assigned it.
@@ -93,6 +98,8 @@ pub struct FileFacts {
     pub symbols: Vec<LocalSymbol>,
     /// The calls and imports the resolver reads (Go only, so far; empty elsewhere).
     pub go_sites: GoSites,
+    /// Imports, re-exports and export clauses (TypeScript and JavaScript).
+    pub module_sites: Vec<ModuleSite>,
     /// Go's `package` clause: files of one directory can belong to different packages
     /// (`foo` and `foo_test`, a build-ignored `main`).
     pub package_clause: Option<String>,
@@ -264,11 +271,17 @@ pub fn file_facts(db: &dyn Db, file: FileInput) -> FileFacts {
     let fingerprint = file.fingerprint(db);
     let text = db.source_text(fingerprint);
     let readable = text.is_some();
+    let mut module_sites = Vec::new();
     let (syntax, go_sites) = match &text {
-        // Only Go's sites are resolved yet; other languages skip the walk that reads them.
+        // Only Go's and TS/JS's sites are resolved yet; other languages skip the walk.
         Some(text) if language == Language::Go => {
             let (syntax, sites) = kivgraph_syntax::extract_with_references(language, path, text);
             (syntax, go_sites(sites))
+        }
+        Some(text) if matches!(language, Language::TypeScript | Language::JavaScript) => {
+            let (syntax, sites) = kivgraph_syntax::extract_with_references(language, path, text);
+            module_sites = module_sites_of(sites);
+            (syntax, GoSites::default())
         }
         Some(text) => (
             kivgraph_syntax::extract(language, path, text),
@@ -357,6 +370,7 @@ pub fn file_facts(db: &dyn Db, file: FileInput) -> FileFacts {
         },
         symbols,
         go_sites,
+        module_sites,
         package_clause: syntax.package_clause,
         readable,
     }
@@ -426,8 +440,39 @@ pub fn package_symbols(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
 pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
     let declared = package_symbols(db, package);
     let files = go_files(db, package, &declared);
-    if files.iter().all(|f| f.sites.calls.is_empty()) {
+    let modules = module_files(db, package, &declared);
+    let imports_modules = modules
+        .iter()
+        .any(|m| m.sites.iter().any(|s| s.kind == EdgeKind::ImportsSymbol));
+    if files.iter().all(|f| f.sites.calls.is_empty()) && !imports_modules {
         return declared;
+    }
+    let mut facts = FactSet::clone(&declared);
+    let mut resolved = Resolved::default();
+    if imports_modules {
+        let index = module_index(db, Workspace::get(db));
+        let repository = declared
+            .packages
+            .first()
+            .map(|p| p.repository.clone())
+            .unwrap_or_default();
+        let lookup = |importer: &str, specifier: &str| {
+            candidate_paths(importer, specifier)
+                .into_iter()
+                .find_map(|path| {
+                    let package = *index.get(&(repository.clone(), path.clone()))?;
+                    Some(Module {
+                        directory: path.contains("/index.") && !specifier.contains("index"),
+                        path,
+                        exports: package_exports(db, package),
+                    })
+                })
+        };
+        resolve_modules(&modules, &lookup, &mut resolved);
+    }
+    resolved.append_to(&mut facts);
+    if files.iter().all(|f| f.sites.calls.is_empty()) {
+        return Arc::new(facts);
     }
     let own = go_package_names(db, package);
     let providers = go_providers(db, Workspace::get(db));
@@ -437,9 +482,82 @@ pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
         Some([only]) => GoProvider::Found(go_package_names(db, *only)),
         Some(several) => GoProvider::Ambiguous(several.len()),
     };
-    let mut facts = FactSet::clone(&declared);
     resolve_go(&mut facts, &files, &own, &provider);
     Arc::new(facts)
+}
+
+/// The TypeScript/JavaScript files of a package with where their symbols sit in `declared`.
+fn module_files<'db>(
+    db: &'db dyn Db,
+    package: PackageInput,
+    declared: &'db FactSet,
+) -> Vec<ModuleFile<'db>> {
+    placed_files(db, package, declared)
+        .filter(|(_, merged, _)| {
+            matches!(merged.language, Language::TypeScript | Language::JavaScript)
+        })
+        .map(|(file_facts, merged, first_symbol)| ModuleFile {
+            file: merged,
+            first_symbol,
+            symbol_count: file_facts.symbols.len(),
+            sites: &file_facts.module_sites,
+        })
+        .collect()
+}
+
+/// A package's module export tables: all an importer reads of it, so an edit inside a
+/// function body stops here.
+#[salsa::tracked(returns(clone))]
+pub fn package_exports(db: &dyn Db, package: PackageInput) -> Arc<PackageExports> {
+    let declared = package_symbols(db, package);
+    let modules = module_files(db, package, &declared);
+    Arc::new(typescript::package_exports(&modules, &declared.symbols))
+}
+
+/// Which package holds each TypeScript/JavaScript file, by (repository, path): where a
+/// relative specifier can land.
+#[salsa::tracked(returns(clone))]
+pub fn module_index(
+    db: &dyn Db,
+    workspace: Workspace,
+) -> Arc<BTreeMap<(String, String), PackageInput>> {
+    let mut index = BTreeMap::new();
+    for repository in workspace.repositories(db) {
+        for package in repository.packages(db) {
+            for file in package.files(db) {
+                if matches!(
+                    file.language(db),
+                    Language::TypeScript | Language::JavaScript
+                ) {
+                    index.insert(
+                        (file.repository(db).clone(), file.path(db).clone()),
+                        *package,
+                    );
+                }
+            }
+        }
+    }
+    Arc::new(index)
+}
+
+/// Each file of a package with its memo, its merged fact and where its symbols start in
+/// `declared`, in merge order.
+fn placed_files<'db>(
+    db: &'db dyn Db,
+    package: PackageInput,
+    declared: &'db FactSet,
+) -> impl Iterator<Item = (&'db FileFacts, &'db FileFact, usize)> {
+    let mut first_symbol = 0;
+    package
+        .files(db)
+        .iter()
+        .zip(&declared.files)
+        .map(move |(file, merged)| {
+            let file_facts = file_facts(db, *file);
+            let placed = (file_facts, merged, first_symbol);
+            first_symbol += file_facts.symbols.len();
+            placed
+        })
 }
 
 /// The Go files of a package with where their symbols sit in `declared`, in merge order.
@@ -448,23 +566,16 @@ fn go_files<'db>(
     package: PackageInput,
     declared: &'db FactSet,
 ) -> Vec<GoFile<'db>> {
-    let mut first_symbol = 0;
-    let mut files = Vec::new();
-    for (file, merged) in package.files(db).iter().zip(&declared.files) {
-        let file_facts = file_facts(db, *file);
-        let symbol_count = file_facts.symbols.len();
-        if file_facts.file.language == Language::Go {
-            files.push(GoFile {
-                file: merged,
-                first_symbol,
-                symbol_count,
-                package_clause: file_facts.package_clause.as_deref().unwrap_or(""),
-                sites: &file_facts.go_sites,
-            });
-        }
-        first_symbol += symbol_count;
-    }
-    files
+    placed_files(db, package, declared)
+        .filter(|(_, merged, _)| merged.language == Language::Go)
+        .map(|(file_facts, merged, first_symbol)| GoFile {
+            file: merged,
+            first_symbol,
+            symbol_count: file_facts.symbols.len(),
+            package_clause: file_facts.package_clause.as_deref().unwrap_or(""),
+            sites: &file_facts.go_sites,
+        })
+        .collect()
 }
 
 /// A Go package's package-level names: what an importer, or the package's own bare calls,
@@ -473,7 +584,7 @@ fn go_files<'db>(
 pub fn go_package_names(db: &dyn Db, package: PackageInput) -> Arc<GoPackageNames> {
     let declared = package_symbols(db, package);
     let files = go_files(db, package, &declared);
-    Arc::new(resolve::go_package_names(&files, &declared.symbols))
+    Arc::new(go::go_package_names(&files, &declared.symbols))
 }
 
 /// Which registered packages provide each Go import path. Two claimants make the path

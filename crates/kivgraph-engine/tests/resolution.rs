@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use kivgraph_config::{FactCacheMode, LanguageToken, RepositoryEntry};
 use kivgraph_engine::{CacheIdentity, Engine, PassOptions, load_repository, run_pass};
-use kivgraph_facts::{EdgeKind, FactSet};
+use kivgraph_facts::{Edge, EdgeKind, Evidence, FactSet};
 
 fn index(fixtures: &[&str], language: LanguageToken) -> FactSet {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/resolution");
@@ -40,11 +40,7 @@ fn calls(facts: &FactSet) -> Vec<String> {
         .iter()
         .filter(|e| e.kind == EdgeKind::CallsDirect)
         .map(|e| {
-            let evidence = facts
-                .evidence
-                .iter()
-                .find(|v| Some(v.key) == e.evidence)
-                .unwrap();
+            let evidence = evidence_of(facts, e);
             format!(
                 "{} -> {} {} {}:{}",
                 symbol(e.source),
@@ -86,21 +82,7 @@ fn go_calls_bind_by_package_block_and_imports_and_nowhere_else() {
             "util/util.go#a -> util/util.go#b STRUCTURAL_CERTAIN util/util.go:4",
         ]
     );
-    let mut unresolved: Vec<String> = facts
-        .unresolved
-        .iter()
-        .map(|u| {
-            format!(
-                "{} {} {} {}:{}",
-                u.reason,
-                u.requested_symbol.as_deref().unwrap_or("-"),
-                u.requested_package.as_deref().unwrap_or("-"),
-                u.file_path.as_deref().unwrap_or("-"),
-                u.span.map_or(0, |s| s.start_line)
-            )
-        })
-        .collect();
-    unresolved.sort();
+    let unresolved = unresolved_rows(&facts);
     assert_eq!(
         unresolved,
         vec![
@@ -186,4 +168,85 @@ fn resolution_reruns_only_where_the_names_it_read_changed() {
     // server itself, client (imports it) and app (another repository, imports it); util
     // imports nothing and is not re-resolved.
     assert_eq!(log.count("package_facts"), 3);
+}
+
+/// `IMPORTS_SYMBOL` edges as `importing-file -> declaring-file#name CONFIDENCE line`.
+fn evidence_of<'f>(facts: &'f FactSet, edge: &Edge) -> &'f Evidence {
+    facts
+        .evidence
+        .iter()
+        .find(|v| Some(v.key) == edge.evidence)
+        .unwrap()
+}
+
+/// `REASON symbol package path:line` per unresolved row, sorted.
+fn unresolved_rows(facts: &FactSet) -> Vec<String> {
+    let mut rows: Vec<String> = facts
+        .unresolved
+        .iter()
+        .map(|u| {
+            format!(
+                "{} {} {} {}:{}",
+                u.reason,
+                u.requested_symbol.as_deref().unwrap_or("-"),
+                u.requested_package.as_deref().unwrap_or("-"),
+                u.file_path.as_deref().unwrap_or("-"),
+                u.span.map_or(0, |s| s.start_line)
+            )
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
+fn imports(facts: &FactSet) -> Vec<String> {
+    let mut rows: Vec<String> = facts
+        .edges
+        .iter()
+        .filter(|e| e.kind == EdgeKind::ImportsSymbol)
+        .map(|e| {
+            let file = facts.files.iter().find(|f| f.key == e.source).unwrap();
+            let target = facts.symbols.iter().find(|s| s.key == e.target).unwrap();
+            let evidence = evidence_of(facts, e);
+            format!(
+                "{} -> {}#{} {} {}",
+                file.path,
+                target.file_path,
+                target.qualified_name,
+                e.confidence,
+                evidence.span.start_line
+            )
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
+#[test]
+fn typescript_imports_bind_through_barrels_to_the_declaration() {
+    let facts = index(&["tsmodules"], LanguageToken::Typescript);
+    facts.validate().unwrap();
+    assert_eq!(
+        imports(&facts),
+        vec![
+            // `./cache.js` is the emitted name of cache.ts; `reveal` is `hidden` renamed;
+            // `Entry` is a class and a namespace merged, and the import binds both.
+            "src/app.ts -> src/cache.ts#Entry STRUCTURAL_CERTAIN 2",
+            "src/app.ts -> src/cache.ts#Entry STRUCTURAL_CERTAIN 2",
+            "src/app.ts -> src/cache.ts#hidden STRUCTURAL_CERTAIN 2",
+            // Through the barrel's renamed re-export and its `export *`: credited to the
+            // declarations, never to src/index.ts.
+            "src/app.ts -> src/cache.ts#load STRUCTURAL_CERTAIN 1",
+            "src/app.ts -> src/store.ts#save STRUCTURAL_CERTAIN 1",
+        ]
+    );
+    let unresolved = unresolved_rows(&facts);
+    // Default, namespace and package imports are not bound yet, and charged nothing.
+    assert_eq!(
+        unresolved,
+        vec![
+            "EXPORT_NOT_FOUND nothing ./cache src/app.ts:3",
+            "MODULE_NOT_RESOLVED - ./missing src/app.ts:4",
+        ]
+    );
 }

@@ -24,7 +24,8 @@ pub const WHOLE_MODULE: &str = "*";
 /// One use of a name.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReferenceSite {
-    /// `CALLS_DIRECT`, `TYPE_USES`, `IMPORTS_SYMBOL`, `REEXPORTS`, `EXTENDS` or `IMPLEMENTS`.
+    /// `CALLS_DIRECT`, `TYPE_USES`, `IMPORTS_SYMBOL`, `EXPORTS` (a local export clause),
+    /// `REEXPORTS`, `EXTENDS` or `IMPLEMENTS`.
     pub kind: EdgeKind,
     /// The name used, as spelled: the last segment of a path; for imports the imported name,
     /// `default`, or [`WHOLE_MODULE`].
@@ -362,6 +363,20 @@ impl<'s> Sites<'s> {
             }
             "export_statement" if node.child_by_field_name("source").is_some() => {
                 self.typescript_import(node, EdgeKind::Reexports);
+                return false;
+            }
+            // `export { a, b as c }`: module-level names exported, possibly under another name.
+            "export_clause" => {
+                for specifier in crate::common::named_children(node) {
+                    let Some(name) = specifier.child_by_field_name("name") else {
+                        continue;
+                    };
+                    let alias = specifier
+                        .child_by_field_name("alias")
+                        .map(|a| unquote(self.text(a)));
+                    let name = unquote(self.text(name));
+                    self.push_spelled(EdgeKind::Exports, specifier, &name, None, alias);
+                }
                 return false;
             }
             "extends_clause" => {

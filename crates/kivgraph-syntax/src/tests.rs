@@ -249,7 +249,7 @@ fn go_reference_sites() {
 
 #[test]
 fn typescript_reference_sites() {
-    let src = "import Cache, { load as fetchAll, Entry } from \"./cache\";\nimport * as path from \"node:path\";\nimport \"./polyfill\";\nexport { Entry as Row } from \"./cache\";\nexport * from \"./all\";\n\nexport class Store extends Base implements Reader<Entry> {\n  read(key: string): Entry {\n    this.cache.get(key);\n    return new Cache().get(path.join(key));\n  }\n}\n\nconst boot = () => fetchAll();\n";
+    let src = "import Cache, { load as fetchAll, Entry } from \"./cache\";\nimport * as path from \"node:path\";\nimport \"./polyfill\";\nexport { Entry as Row } from \"./cache\";\nexport * from \"./all\";\n\nexport class Store extends Base implements Reader<Entry> {\n  read(key: string): Entry {\n    this.cache.get(key);\n    return new Cache().get(path.join(key));\n  }\n}\n\nconst boot = () => fetchAll();\nexport { boot as start, Store };\n";
     assert_eq!(
         sites(Language::TypeScript, "store.ts", src),
         vec![
@@ -269,6 +269,8 @@ fn typescript_reference_sites() {
             "CALLS_DIRECT Cache @10 in Store.read",
             "CALLS_DIRECT join via path @10 in Store.read",
             "CALLS_DIRECT fetchAll @14 in boot",
+            "EXPORTS boot as start @15 in -",
+            "EXPORTS Store @15 in -",
         ]
     );
 }

@@ -1,23 +1,14 @@
-//! Binding reference sites to declarations from syntax alone, where the language's rules
-//! decide the binding. Each rule is written down in `docs/resolution.md`; a site no rule
-//! binds stays unbound or becomes an `UNRESOLVED` row with its reason — never an edge from a
-//! matching name.
-//!
-//! Resolved so far (rules G1–G8): Go calls of a bare name within the package block, of an
-//! imported package's function (`pkg.F()`) across packages and repositories, and of a
-//! method through the enclosing method's receiver.
+//! Go: calls bound by the package block, by imports and by the method's own receiver
+//! (rules G1–G8 of `docs/resolution.md`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use kivgraph_facts::{
-    Confidence, Edge, EdgeKind, Evidence, FactSet, FileFact, LineSpan, Provenance, StableKey,
-    SymbolFact, SymbolKind, UnresolvedReference,
-};
+use kivgraph_facts::{EdgeKind, FactSet, FileFact, LineSpan, StableKey, SymbolFact, SymbolKind};
 use kivgraph_syntax::ReferenceSite;
 use serde::{Deserialize, Serialize};
 
-use crate::queries::evidence_key;
+use super::Resolved;
 
 /// A call the resolver reads, as one file's memo keeps it: `name(…)` or `operand.name(…)`
 /// where the operand is a single identifier.
@@ -192,68 +183,6 @@ pub fn is_go_standard_path(path: &str) -> bool {
     !path.split('/').next().unwrap_or("").contains('.')
 }
 
-/// Output of one package's resolution, appended to its facts.
-#[derive(Default)]
-struct Resolved {
-    edges: Vec<Edge>,
-    evidence: Vec<Evidence>,
-    unresolved: Vec<UnresolvedReference>,
-}
-
-impl Resolved {
-    /// One edge per target, all observed at one site.
-    fn calls(
-        &mut self,
-        file: &FileFact,
-        source: StableKey,
-        call: &Call,
-        targets: &[StableKey],
-        certain: bool,
-    ) {
-        let observed = evidence_key(&file.repository, &file.path, call.span);
-        self.evidence.push(Evidence {
-            key: observed,
-            repository: file.repository.clone(),
-            file_path: file.path.clone(),
-            span: call.span,
-        });
-        let confidence = if certain && targets.len() == 1 {
-            Confidence::StructuralCertain
-        } else {
-            Confidence::Candidate
-        };
-        self.edges.extend(targets.iter().map(|target| Edge {
-            kind: EdgeKind::CallsDirect,
-            source,
-            target: *target,
-            confidence,
-            provenance: Provenance::TreeSitterSyntax,
-            evidence: Some(observed),
-        }));
-    }
-
-    fn hole(
-        &mut self,
-        file: &FileFact,
-        reason: &str,
-        span: LineSpan,
-        symbol: Option<&str>,
-        package: Option<&str>,
-        detail: String,
-    ) {
-        self.unresolved.push(UnresolvedReference {
-            repository: file.repository.clone(),
-            language: file.language,
-            reason: reason.into(),
-            file_path: Some(file.path.clone()),
-            span: Some(span),
-            requested_symbol: symbol.map(str::to_string),
-            requested_package: package.map(str::to_string),
-            detail,
-        });
-    }
-}
-
 /// Resolves a Go package's calls (rules G1–G7 of `docs/resolution.md`).
 ///
 /// Bare calls (G1–G4): Go's package block spans the files sharing a package clause, a
@@ -296,9 +225,7 @@ pub fn resolve_go(
             }
         }
     }
-    facts.edges.extend(out.edges);
-    facts.evidence.extend(out.evidence);
-    facts.unresolved.extend(out.unresolved);
+    out.append_to(facts);
 }
 
 fn resolve_bare(
@@ -332,7 +259,7 @@ fn resolve_bare(
     let declared = own.names.get(&key).cloned().or_else(dot_imported);
     match declared {
         Some(name) if !name.functions.is_empty() => {
-            out.calls(file.file, source, call, &name.functions, !call.locally_bound);
+            out.edges(EdgeKind::CallsDirect, file.file, source, call.span, &name.functions, !call.locally_bound && name.functions.len() == 1);
         }
         Some(_) => {}
         None if call.locally_bound || GO_UNIVERSE.contains(&call.name.as_str()) => {}
@@ -394,7 +321,14 @@ impl Members {
     ) {
         let member = (receiver, call.name.clone());
         if let Some(methods) = self.methods.get(&member) {
-            out.calls(file.file, source, call, methods, true);
+            out.edges(
+                EdgeKind::CallsDirect,
+                file.file,
+                source,
+                call.span,
+                methods,
+                methods.len() == 1,
+            );
         } else if !self.fields.contains(&member) {
             let type_name = self.type_names.get(&receiver).map_or("?", String::as_str);
             out.hole(
@@ -482,7 +416,14 @@ fn resolve_imported(
     };
     match names.names.get(&(clause.clone(), call.name.clone())) {
         Some(name) if !name.functions.is_empty() => {
-            out.calls(file.file, source, call, &name.functions, true);
+            out.edges(
+                EdgeKind::CallsDirect,
+                file.file,
+                source,
+                call.span,
+                &name.functions,
+                name.functions.len() == 1,
+            );
         }
         Some(_) => {}
         None => out.hole(

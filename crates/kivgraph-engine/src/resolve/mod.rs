@@ -1,0 +1,88 @@
+//! Binding reference sites to declarations from syntax alone, where the language's rules
+//! decide the binding. Each rule is written down in `docs/resolution.md`; a site no rule
+//! binds stays unbound or becomes an `UNRESOLVED` row with its reason — never an edge from a
+//! matching name.
+//!
+//! Resolved so far: Go calls (`go.rs`, rules G1–G8) and TypeScript/JavaScript imports of
+//! relative modules (`typescript.rs`, rules T1–T3).
+
+pub mod go;
+pub mod typescript;
+
+use kivgraph_facts::{
+    Confidence, Edge, EdgeKind, Evidence, FactSet, FileFact, LineSpan, Provenance, StableKey,
+    UnresolvedReference,
+};
+
+use crate::queries::evidence_key;
+
+/// What one package's resolution adds to its facts.
+#[derive(Default)]
+pub(crate) struct Resolved {
+    edges: Vec<Edge>,
+    evidence: Vec<Evidence>,
+    unresolved: Vec<UnresolvedReference>,
+}
+
+impl Resolved {
+    /// One edge per target, all observed at one site: `STRUCTURAL_CERTAIN` when the rule
+    /// proved every target bound, `CANDIDATE` otherwise.
+    pub(crate) fn edges(
+        &mut self,
+        kind: EdgeKind,
+        file: &FileFact,
+        source: StableKey,
+        span: LineSpan,
+        targets: &[StableKey],
+        certain: bool,
+    ) {
+        let observed = evidence_key(&file.repository, &file.path, span);
+        self.evidence.push(Evidence {
+            key: observed,
+            repository: file.repository.clone(),
+            file_path: file.path.clone(),
+            span,
+        });
+        let confidence = if certain {
+            Confidence::StructuralCertain
+        } else {
+            Confidence::Candidate
+        };
+        self.edges.extend(targets.iter().map(|target| Edge {
+            kind,
+            source,
+            target: *target,
+            confidence,
+            provenance: Provenance::TreeSitterSyntax,
+            evidence: Some(observed),
+        }));
+    }
+
+    /// A declared hole: a site no rule could bind, with its reason.
+    pub(crate) fn hole(
+        &mut self,
+        file: &FileFact,
+        reason: &str,
+        span: LineSpan,
+        symbol: Option<&str>,
+        package: Option<&str>,
+        detail: String,
+    ) {
+        self.unresolved.push(UnresolvedReference {
+            repository: file.repository.clone(),
+            language: file.language,
+            reason: reason.into(),
+            file_path: Some(file.path.clone()),
+            span: Some(span),
+            requested_symbol: symbol.map(str::to_string),
+            requested_package: package.map(str::to_string),
+            detail,
+        });
+    }
+
+    pub(crate) fn append_to(self, facts: &mut FactSet) {
+        facts.edges.extend(self.edges);
+        facts.evidence.extend(self.evidence);
+        facts.unresolved.extend(self.unresolved);
+    }
+}

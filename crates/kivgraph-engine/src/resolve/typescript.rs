@@ -1,0 +1,355 @@
+//! TypeScript and JavaScript: named imports of relative modules, followed through re-exports
+//! to the declaration (rules T1–T3 of `docs/resolution.md`).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use kivgraph_facts::{EdgeKind, FileFact, LineSpan, StableKey, SymbolFact};
+use kivgraph_syntax::{ReferenceSite, WHOLE_MODULE};
+use serde::{Deserialize, Serialize};
+
+use super::Resolved;
+
+/// An import, re-export or local export clause, as one file's memo keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModuleSite {
+    /// `IMPORTS_SYMBOL`, `REEXPORTS` or `EXPORTS`.
+    pub kind: EdgeKind,
+    /// The module specifier (`./cache`); `None` for a local export clause.
+    pub specifier: Option<String>,
+    pub name: String,
+    pub alias: Option<String>,
+    pub span: LineSpan,
+}
+
+pub fn module_sites(sites: Vec<ReferenceSite>) -> Vec<ModuleSite> {
+    sites
+        .into_iter()
+        .filter(|s| {
+            matches!(
+                s.kind,
+                EdgeKind::ImportsSymbol | EdgeKind::Reexports | EdgeKind::Exports
+            )
+        })
+        .map(|s| ModuleSite {
+            kind: s.kind,
+            specifier: s.qualifier,
+            name: s.name,
+            alias: s.alias,
+            span: s.span,
+        })
+        .collect()
+}
+
+/// What a module exports under one name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Exported {
+    /// Declared in the module. `certain` is false when an export clause also renames the
+    /// declaration, so the syntax cannot tell whether the original name is exported too.
+    /// Several keys where declarations merge (an interface and a namespace of one name,
+    /// overloads): the import binds them all.
+    Declared { keys: Vec<StableKey>, certain: bool },
+    /// `export { name as … } from "specifier"`.
+    From { specifier: String, name: String },
+    /// A namespace (`export * as ns from "…"`) or a binding the syntax cannot trace (an
+    /// exported default or namespace import): exported, but not a declaration to credit.
+    Namespace,
+}
+
+/// The exports of one module file.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FileExports {
+    pub names: BTreeMap<String, Exported>,
+    /// `export * from "specifier"`.
+    pub star: Vec<String>,
+    /// Part of the module's declaration level could not be read, so a name's absence from
+    /// `names` proves nothing.
+    pub unreadable: bool,
+}
+
+/// The export tables of one package's module files, by repository-relative path: all an
+/// importer's resolution reads of it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PackageExports {
+    pub files: BTreeMap<String, FileExports>,
+}
+
+/// One module file of a package and where its symbols sit in the package's symbol table.
+pub struct ModuleFile<'a> {
+    pub file: &'a FileFact,
+    pub first_symbol: usize,
+    pub symbol_count: usize,
+    pub sites: &'a [ModuleSite],
+}
+
+pub fn package_exports(files: &[ModuleFile], symbols: &[SymbolFact]) -> PackageExports {
+    let mut exports = PackageExports::default();
+    for file in files {
+        let declared = &symbols[file.first_symbol..file.first_symbol + file.symbol_count];
+        let top_level = |name: &str| {
+            let keys: Vec<StableKey> = declared
+                .iter()
+                .filter(|s| s.parent.is_none() && s.name == name)
+                .map(|s| s.key)
+                .collect();
+            (!keys.is_empty()).then_some(keys)
+        };
+        // The module's own import bindings, by the local name they bind.
+        let imported = |local: &str| {
+            file.sites.iter().find(|s| {
+                s.kind == EdgeKind::ImportsSymbol
+                    && s.alias.as_deref().unwrap_or(s.name.as_str()) == local
+            })
+        };
+        let renamed: Vec<&str> = file
+            .sites
+            .iter()
+            .filter(|s| {
+                s.kind == EdgeKind::Exports && s.alias.as_deref().is_some_and(|a| a != s.name)
+            })
+            .map(|s| s.name.as_str())
+            .collect();
+        let mut table = FileExports {
+            unreadable: file
+                .file
+                .parse_issues
+                .iter()
+                .any(|issue| !issue.hidden_names.is_empty()),
+            ..FileExports::default()
+        };
+        for symbol in declared.iter().filter(|s| s.parent.is_none() && s.exported) {
+            let certain = !renamed.contains(&symbol.name.as_str());
+            let entry =
+                table
+                    .names
+                    .entry(symbol.name.clone())
+                    .or_insert_with(|| Exported::Declared {
+                        keys: Vec::new(),
+                        certain,
+                    });
+            if let Exported::Declared { keys, .. } = entry {
+                keys.push(symbol.key);
+            }
+        }
+        for site in file.sites {
+            let exported_as = site.alias.clone().unwrap_or_else(|| site.name.clone());
+            match (site.kind, &site.specifier) {
+                (EdgeKind::Exports, None) => {
+                    let exported = match (top_level(&site.name), imported(&site.name)) {
+                        (Some(keys), _) => Exported::Declared {
+                            keys,
+                            certain: true,
+                        },
+                        // `import { a } from "./x"; export { a }`: a re-export, followed.
+                        (None, Some(import))
+                            if import.name != "default" && import.name != WHOLE_MODULE =>
+                        {
+                            Exported::From {
+                                specifier: import.specifier.clone().unwrap_or_default(),
+                                name: import.name.clone(),
+                            }
+                        }
+                        _ => Exported::Namespace,
+                    };
+                    table.names.insert(exported_as, exported);
+                }
+                (EdgeKind::Reexports, Some(specifier)) if site.name == WHOLE_MODULE => {
+                    match &site.alias {
+                        Some(namespace) => {
+                            table.names.insert(namespace.clone(), Exported::Namespace);
+                        }
+                        None => table.star.push(specifier.clone()),
+                    }
+                }
+                (EdgeKind::Reexports, Some(specifier)) => {
+                    table.names.insert(
+                        exported_as,
+                        Exported::From {
+                            specifier: specifier.clone(),
+                            name: site.name.clone(),
+                        },
+                    );
+                }
+                _ => {}
+            }
+        }
+        exports.files.insert(file.file.path.clone(), table);
+    }
+    exports
+}
+
+/// Where a relative specifier lands, and that module's exports.
+pub struct Module {
+    pub path: String,
+    pub exports: Arc<PackageExports>,
+    /// Reached as a directory's `index` file.
+    pub directory: bool,
+}
+
+/// Finds the module a relative specifier names, from the importing file's path, as
+/// TypeScript's and Node's resolution would among the indexed files of the repository.
+pub type ModuleLookup<'a> = dyn Fn(&str, &str) -> Option<Module> + 'a;
+
+/// The paths a relative specifier may name, in the order resolution tries them: a TypeScript
+/// importer prefers the sources and declarations behind an emitted `.js` name, a JavaScript
+/// importer the JavaScript file itself.
+pub fn candidate_paths(importer: &str, specifier: &str) -> Vec<String> {
+    const TYPESCRIPT: [&str; 7] = [".ts", ".tsx", ".d.ts", ".mts", ".d.mts", ".cts", ".d.cts"];
+    const JAVASCRIPT: [&str; 4] = [".js", ".jsx", ".mjs", ".cjs"];
+    const EMITTED: [(&str, &[&str]); 4] = [
+        (".js", &[".ts", ".tsx", ".d.ts"]),
+        (".mjs", &[".mts", ".d.mts"]),
+        (".cjs", &[".cts", ".d.cts"]),
+        (".jsx", &[".tsx"]),
+    ];
+    let directory = importer.rsplit_once('/').map_or("", |(dir, _)| dir);
+    let mut segments: Vec<&str> = directory.split('/').filter(|s| !s.is_empty()).collect();
+    for part in specifier.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                segments.pop();
+            }
+            part => segments.push(part),
+        }
+    }
+    let base = segments.join("/");
+    let with = |stem: &str, extensions: &[&str]| -> Vec<String> {
+        extensions
+            .iter()
+            .map(|ext| format!("{stem}{ext}"))
+            .collect()
+    };
+    let typescript_importer = TYPESCRIPT.iter().any(|ext| importer.ends_with(ext));
+    let (first, second) = if typescript_importer {
+        (&TYPESCRIPT[..], &JAVASCRIPT[..])
+    } else {
+        (&JAVASCRIPT[..], &TYPESCRIPT[..])
+    };
+    let mut paths = Vec::new();
+    if typescript_importer {
+        for (emitted, sources) in EMITTED {
+            if let Some(stem) = base.strip_suffix(emitted) {
+                paths.extend(with(stem, sources));
+            }
+        }
+    }
+    paths.push(base.clone());
+    paths.extend(with(&base, first));
+    paths.extend(with(&base, second));
+    paths.extend(with(&format!("{base}/index"), first));
+    paths.extend(with(&format!("{base}/index"), second));
+    paths
+}
+
+pub fn is_relative(specifier: &str) -> bool {
+    specifier.starts_with("./")
+        || specifier.starts_with("../")
+        || specifier == "."
+        || specifier == ".."
+}
+
+/// How following one imported name ended.
+enum Found {
+    Declaration(Vec<StableKey>, bool),
+    /// Not exported by the module or anything it re-exports, and no unreadable region of
+    /// theirs could hide it.
+    Missing,
+    /// A namespace, a module outside the index, several `export *` candidates or a cycle:
+    /// nothing to credit and nothing provably missing.
+    Undecided,
+}
+
+/// Follows `name` from `module` through re-exports to its declaration (identity is credited
+/// to the declaring symbol, never to a barrel).
+fn follow(module: &Module, name: &str, lookup: &ModuleLookup, depth: usize) -> Found {
+    if depth > 16 {
+        return Found::Undecided;
+    }
+    let Some(exports) = module.exports.files.get(&module.path) else {
+        return Found::Undecided;
+    };
+    match exports.names.get(name) {
+        Some(Exported::Declared { keys, certain }) => {
+            return Found::Declaration(keys.clone(), *certain);
+        }
+        Some(Exported::Namespace) => return Found::Undecided,
+        Some(Exported::From { specifier, name }) => {
+            return match lookup(&module.path, specifier) {
+                Some(next) => follow(&next, name, lookup, depth + 1),
+                None => Found::Undecided,
+            };
+        }
+        // A directory's `package.json` may point its types elsewhere than the index file.
+        None if exports.unreadable || module.directory => return Found::Undecided,
+        None => {}
+    }
+    let mut found = Vec::new();
+    for specifier in &exports.star {
+        match lookup(&module.path, specifier).map(|next| follow(&next, name, lookup, depth + 1)) {
+            Some(Found::Declaration(keys, certain)) => found.push((keys, certain)),
+            Some(Found::Missing) => {}
+            Some(Found::Undecided) | None => return Found::Undecided,
+        }
+    }
+    match found.as_slice() {
+        [] => Found::Missing,
+        [(keys, certain)] => Found::Declaration(keys.clone(), *certain),
+        _ => Found::Undecided,
+    }
+}
+
+/// Rules T1–T3: a named import of a relative module binds the declaration the module (or a
+/// module it re-exports, followed) exports under that name — ES modules are static, so the
+/// binding is `STRUCTURAL_CERTAIN`. A relative specifier that names no indexed file is
+/// `MODULE_NOT_RESOLVED`; a name the module provably does not export is `EXPORT_NOT_FOUND`.
+pub fn resolve_modules(files: &[ModuleFile], lookup: &ModuleLookup, out: &mut Resolved) {
+    for file in files {
+        for site in file
+            .sites
+            .iter()
+            .filter(|s| s.kind == EdgeKind::ImportsSymbol)
+        {
+            let Some(specifier) = site.specifier.as_deref().filter(|s| is_relative(s)) else {
+                continue;
+            };
+            let Some(module) = lookup(&file.file.path, specifier) else {
+                out.hole(
+                    file.file,
+                    "MODULE_NOT_RESOLVED",
+                    site.span,
+                    None,
+                    Some(specifier),
+                    format!("no indexed file of this repository is the module {specifier}"),
+                );
+                continue;
+            };
+            // `default` and namespace imports name no declaration the syntax can identify.
+            if site.name == "default" || site.name == WHOLE_MODULE {
+                continue;
+            }
+            match follow(&module, &site.name, lookup, 0) {
+                Found::Declaration(keys, certain) => out.edges(
+                    EdgeKind::ImportsSymbol,
+                    file.file,
+                    file.file.key,
+                    site.span,
+                    &keys,
+                    certain,
+                ),
+                Found::Missing => out.hole(
+                    file.file,
+                    "EXPORT_NOT_FOUND",
+                    site.span,
+                    Some(&site.name),
+                    Some(specifier),
+                    format!(
+                        "{} exports no `{}`, directly or through its re-exports",
+                        module.path, site.name
+                    ),
+                ),
+                Found::Undecided => {}
+            }
+        }
+    }
+}

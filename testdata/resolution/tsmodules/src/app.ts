@@ -1,0 +1,8 @@
+import { fetchAll, save } from "./index";
+import { reveal, Entry } from "./cache.js";
+import { nothing } from "./cache";
+import { x } from "./missing";
+import Default from "./cache";
+import * as ns from "./cache";
+import { z } from "zod";
+export function main(): string { return fetchAll("k"); }

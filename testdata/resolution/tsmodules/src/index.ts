@@ -1,0 +1,2 @@
+export { load as fetchAll } from "./cache";
+export * from "./store";
