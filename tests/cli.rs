@@ -576,7 +576,9 @@ fn warm_pass_after_an_edit_equals_a_cold_pass() {
     index_with(&warm, "2");
     std::fs::write(
         repository.join("server/lifecycle.go"),
-        "package server\n\n// Stop closes.\nfunc (s *Server) Stop() {}\n\nfunc Restart() {}\n",
+        // The new function calls across the package: resolution's edges and evidence are
+        // part of what must match.
+        "package server\n\n// Stop closes.\nfunc (s *Server) Stop() {}\n\nfunc Restart() { _ = NewServer(\"\") }\n",
     )
     .unwrap();
     let result = index_with(&warm, "2");
@@ -589,6 +591,14 @@ fn warm_pass_after_an_edit_equals_a_cold_pass() {
     );
     assert_eq!(published_facts(&warm), published_facts(&cold));
     let store = |config: &Path| GenerationStore::new(config.parent().unwrap().join("state"));
+    let warm_store = store(&warm);
+    let published =
+        Snapshot::open(&warm_store.snapshot_path(warm_store.current().unwrap().unwrap())).unwrap();
+    let calls = published
+        .edges()
+        .filter(|e| e.kind().as_str() == "CALLS_DIRECT")
+        .count();
+    assert_eq!(calls, 1, "Restart -> NewServer, resolved in the warm pass");
     let snapshot = |config: &Path| {
         let store = store(config);
         read(store.snapshot_path(store.current().unwrap().unwrap()))[64..].to_vec()
