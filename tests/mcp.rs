@@ -817,7 +817,13 @@ fn graph_status_reports_what_was_published() {
         .collect();
     assert_eq!(
         kinds,
-        vec!["CONTAINS_FILE", "CONTAINS_PACKAGE", "DEFINES", "METHOD_OF"]
+        vec![
+            "CONTAINS_FILE",
+            "CONTAINS_PACKAGE",
+            "DEFINES",
+            "IMPORTS_SYMBOL",
+            "METHOD_OF"
+        ]
     );
     let defines = &results["edges_by_kind"][2]["count"];
     assert_eq!(

@@ -10,7 +10,7 @@ use kivgraph_facts::{
     ParseIssue, Provenance, RepositoryFact, StableKey, StableKeyIdentity, SymbolFact, SymbolKind,
     UnresolvedReference,
 };
-use kivgraph_syntax::Declaration;
+use kivgraph_syntax::{Declaration, WHOLE_MODULE};
 use serde::{Deserialize, Serialize};
 
 use crate::database::Db;
@@ -18,6 +18,7 @@ use crate::resolve::Resolved;
 use crate::resolve::go::{
     self, GoFile, GoPackageNames, GoProvider, GoSites, go_sites, is_go_standard_path, resolve_go,
 };
+use crate::resolve::python::{self, PackageModules, PythonFile};
 use crate::resolve::typescript::{
     self, Module, ModuleFile, ModuleSite, PackageExports, candidate_paths,
     module_sites as module_sites_of, resolve_modules,
@@ -98,7 +99,7 @@ pub struct FileFacts {
     pub symbols: Vec<LocalSymbol>,
     /// The calls and imports the resolver reads (Go only, so far; empty elsewhere).
     pub go_sites: GoSites,
-    /// Imports, re-exports and export clauses (TypeScript and JavaScript).
+    /// Imports, re-exports and export clauses (TypeScript, JavaScript and Python).
     pub module_sites: Vec<ModuleSite>,
     /// Go's `package` clause: files of one directory can belong to different packages
     /// (`foo` and `foo_test`, a build-ignored `main`).
@@ -273,12 +274,17 @@ pub fn file_facts(db: &dyn Db, file: FileInput) -> FileFacts {
     let readable = text.is_some();
     let mut module_sites = Vec::new();
     let (syntax, go_sites) = match &text {
-        // Only Go's and TS/JS's sites are resolved yet; other languages skip the walk.
+        // Only Go's, TS/JS's and Python's sites are resolved yet; Rust skips the walk.
         Some(text) if language == Language::Go => {
             let (syntax, sites) = kivgraph_syntax::extract_with_references(language, path, text);
             (syntax, go_sites(sites))
         }
-        Some(text) if matches!(language, Language::TypeScript | Language::JavaScript) => {
+        Some(text)
+            if matches!(
+                language,
+                Language::TypeScript | Language::JavaScript | Language::Python
+            ) =>
+        {
             let (syntax, sites) = kivgraph_syntax::extract_with_references(language, path, text);
             module_sites = module_sites_of(sites);
             (syntax, GoSites::default())
@@ -444,7 +450,14 @@ pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
     let imports_modules = modules
         .iter()
         .any(|m| m.sites.iter().any(|s| s.kind == EdgeKind::ImportsSymbol));
-    if files.iter().all(|f| f.sites.calls.is_empty()) && !imports_modules {
+    let pythons = python_files(db, package, &declared);
+    let imports_python = pythons.iter().any(|p| {
+        p.placed
+            .sites
+            .iter()
+            .any(|s| s.kind == EdgeKind::ImportsSymbol && s.name != WHOLE_MODULE)
+    });
+    if files.iter().all(|f| f.sites.calls.is_empty()) && !imports_modules && !imports_python {
         return declared;
     }
     let mut facts = FactSet::clone(&declared);
@@ -469,6 +482,28 @@ pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
                 })
         };
         resolve_modules(&modules, &lookup, &mut resolved);
+    }
+    if imports_python {
+        let index = python_module_index(db, Workspace::get(db));
+        let repository = declared
+            .packages
+            .first()
+            .map(|p| p.repository.clone())
+            .unwrap_or_default();
+        // Within the importer's repository first; elsewhere only a module one repository
+        // alone provides.
+        let lookup = |module: &str| {
+            let holders = index.get(module)?;
+            let package = match holders.iter().find(|(repo, _)| *repo == repository) {
+                Some((_, package)) => *package,
+                None => match holders.as_slice() {
+                    [(_, only)] => *only,
+                    _ => return None,
+                },
+            };
+            Some(package_modules(db, package))
+        };
+        python::resolve_imports(&pythons, &lookup, &mut resolved);
     }
     resolved.append_to(&mut facts);
     if files.iter().all(|f| f.sites.calls.is_empty()) {
@@ -496,13 +531,21 @@ fn module_files<'db>(
         .filter(|(_, merged, _)| {
             matches!(merged.language, Language::TypeScript | Language::JavaScript)
         })
-        .map(|(file_facts, merged, first_symbol)| ModuleFile {
-            file: merged,
-            first_symbol,
-            symbol_count: file_facts.symbols.len(),
-            sites: &file_facts.module_sites,
-        })
+        .map(|(file_facts, merged, first_symbol)| module_file(file_facts, merged, first_symbol))
         .collect()
+}
+
+fn module_file<'db>(
+    file_facts: &'db FileFacts,
+    merged: &'db FileFact,
+    first_symbol: usize,
+) -> ModuleFile<'db> {
+    ModuleFile {
+        file: merged,
+        first_symbol,
+        symbol_count: file_facts.symbols.len(),
+        sites: &file_facts.module_sites,
+    }
 }
 
 /// A package's module export tables: all an importer reads of it, so an edit inside a
@@ -521,23 +564,36 @@ pub fn module_index(
     db: &dyn Db,
     workspace: Workspace,
 ) -> Arc<BTreeMap<(String, String), PackageInput>> {
-    let mut index = BTreeMap::new();
-    for repository in workspace.repositories(db) {
-        for package in repository.packages(db) {
-            for file in package.files(db) {
-                if matches!(
-                    file.language(db),
-                    Language::TypeScript | Language::JavaScript
-                ) {
-                    index.insert(
-                        (file.repository(db).clone(), file.path(db).clone()),
-                        *package,
-                    );
-                }
-            }
-        }
-    }
+    let modules = [Language::TypeScript, Language::JavaScript];
+    let index = workspace_files(db, workspace, &modules)
+        .map(|(_, package, file)| {
+            (
+                (file.repository(db).clone(), file.path(db).clone()),
+                package,
+            )
+        })
+        .collect();
     Arc::new(index)
+}
+
+/// Every file of the given languages in the workspace, with its repository and package.
+fn workspace_files<'db>(
+    db: &'db dyn Db,
+    workspace: Workspace,
+    languages: &'db [Language],
+) -> impl Iterator<Item = (&'db String, PackageInput, FileInput)> {
+    workspace
+        .repositories(db)
+        .iter()
+        .flat_map(move |repository| {
+            repository.packages(db).iter().flat_map(move |package| {
+                package
+                    .files(db)
+                    .iter()
+                    .filter(move |file| languages.contains(&file.language(db)))
+                    .map(move |file| (repository.name(db), *package, *file))
+            })
+        })
 }
 
 /// Each file of a package with its memo, its merged fact and where its symbols start in
@@ -558,6 +614,48 @@ fn placed_files<'db>(
             first_symbol += file_facts.symbols.len();
             placed
         })
+}
+
+/// The Python files of a package, each with its dotted module name.
+fn python_files<'db>(
+    db: &'db dyn Db,
+    package: PackageInput,
+    declared: &'db FactSet,
+) -> Vec<PythonFile<'db>> {
+    package
+        .files(db)
+        .iter()
+        .zip(placed_files(db, package, declared))
+        .filter(|(_, (_, merged, _))| merged.language == Language::Python)
+        .map(|(input, (file_facts, merged, first_symbol))| PythonFile {
+            module: input.unit(db).module.as_str(),
+            placed: module_file(file_facts, merged, first_symbol),
+        })
+        .collect()
+}
+
+/// A package's Python module tables: all an importer reads of it.
+#[salsa::tracked(returns(clone))]
+pub fn package_modules(db: &dyn Db, package: PackageInput) -> Arc<PackageModules> {
+    let declared = package_symbols(db, package);
+    let files = python_files(db, package, &declared);
+    Arc::new(python::package_modules(&files, &declared.symbols))
+}
+
+/// Which packages hold each dotted Python module, with their repositories.
+#[salsa::tracked(returns(clone))]
+pub fn python_module_index(
+    db: &dyn Db,
+    workspace: Workspace,
+) -> Arc<BTreeMap<String, Vec<(String, PackageInput)>>> {
+    let mut index: BTreeMap<String, Vec<(String, PackageInput)>> = BTreeMap::new();
+    for (repository, package, file) in workspace_files(db, workspace, &[Language::Python]) {
+        index
+            .entry(file.unit(db).module.clone())
+            .or_default()
+            .push((repository.clone(), package));
+    }
+    Arc::new(index)
 }
 
 /// The Go files of a package with where their symbols sit in `declared`, in merge order.

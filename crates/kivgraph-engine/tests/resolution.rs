@@ -250,3 +250,27 @@ fn typescript_imports_bind_through_barrels_to_the_declaration() {
         ]
     );
 }
+
+#[test]
+fn python_from_imports_are_candidates_to_module_level_declarations() {
+    let facts = index(&["pymodules"], LanguageToken::Python);
+    facts.validate().unwrap();
+    assert_eq!(
+        imports(&facts),
+        vec![
+            "shop/models/__init__.py -> shop/models/user.py#User CANDIDATE 1",
+            // `Account` is an import binding of shop.models, not a declaration: unbound.
+            "shop/views.py -> shop/models/user.py#load CANDIDATE 3",
+            // Absolute within the repository, renamed.
+            "shop/views.py -> shop/util.py#helper CANDIDATE 7",
+        ]
+    );
+    assert_eq!(
+        unresolved_rows(&facts),
+        vec![
+            // `save`, `user` (a submodule), `anything` (maybe through util's star import) and
+            // `os.path` (nobody's) are not charged: Python's bindings are not all declarations.
+            "IMPORT_NOT_RESOLVED - .missing shop/views.py:5",
+        ]
+    );
+}

@@ -34,7 +34,10 @@ pub struct ReferenceSite {
     /// path (`crate::store`), or an import's module specifier (`./cache`, `net/http`,
     /// `..models`). `None` for a bare name.
     pub qualifier: Option<String>,
-    /// The local name an import or re-export binds, when it renames.
+    /// The local name an import or re-export binds, when it renames; for a Python
+    /// `import a.b`, the name it binds (`a`). A whole module with no alias is a glob
+    /// (`from m import *`, `export * from`, `use m::*`) or, in TS/JS and Go, an import that
+    /// binds nothing the syntax can name.
     pub alias: Option<String>,
     pub span: LineSpan,
     /// Index of the innermost declaration holding the site; `None` at the file's top level.
@@ -652,6 +655,10 @@ impl<'s> Sites<'s> {
                 let mut cursor = node.walk();
                 for imported in node.children_by_field_name("name", &mut cursor) {
                     let (module, alias) = self.python_aliased(imported);
+                    // `import a.b` binds `a`: the bound name is always spelled, so a whole
+                    // module without one is a star import (`from m import *`).
+                    let bound = module.split('.').next().unwrap_or_default().to_string();
+                    let alias = alias.or(Some(bound));
                     self.push_spelled(
                         EdgeKind::ImportsSymbol,
                         imported,

@@ -305,7 +305,7 @@ fn python_reference_sites() {
         sites(Language::Python, "pkg/repo.py", src),
         vec![
             "IMPORTS_SYMBOL * via os.path as osp @1 in -",
-            "IMPORTS_SYMBOL * via json @1 in -",
+            "IMPORTS_SYMBOL * via json as json @1 in -",
             "IMPORTS_SYMBOL User via ..models as Account @2 in -",
             "IMPORTS_SYMBOL load via ..models @2 in -",
             "IMPORTS_SYMBOL * via .util @3 in -",

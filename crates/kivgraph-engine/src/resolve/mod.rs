@@ -3,10 +3,12 @@
 //! binds stays unbound or becomes an `UNRESOLVED` row with its reason — never an edge from a
 //! matching name.
 //!
-//! Resolved so far: Go calls (`go.rs`, rules G1–G8) and TypeScript/JavaScript imports of
-//! relative modules (`typescript.rs`, rules T1–T3).
+//! Resolved so far: Go calls (`go.rs`, rules G1–G8), TypeScript/JavaScript imports of
+//! relative modules (`typescript.rs`, rules T1–T3) and Python `from` imports (`python.rs`,
+//! rules P1–P2).
 
 pub mod go;
+pub mod python;
 pub mod typescript;
 
 use kivgraph_facts::{

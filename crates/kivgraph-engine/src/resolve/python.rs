@@ -1,0 +1,132 @@
+//! Python: `from module import name` bound to the module-level declaration it names (rules
+//! P1–P2 of `docs/resolution.md`). A Python module is a mutable namespace — any importer can
+//! rebind `module.name` before another reads it — so syntax proves no Python binding: every
+//! edge here is a `CANDIDATE`.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use kivgraph_facts::{EdgeKind, StableKey, SymbolFact};
+use kivgraph_syntax::WHOLE_MODULE;
+
+use super::Resolved;
+use super::typescript::ModuleFile;
+
+/// The module-level names of one Python module.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ModuleNames {
+    /// Declarations by name.
+    pub names: BTreeMap<String, Vec<StableKey>>,
+}
+
+/// The module-level names of a package's Python modules, by dotted module name.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PackageModules {
+    pub modules: BTreeMap<String, ModuleNames>,
+}
+
+/// One Python file of a package, with its dotted module name.
+pub struct PythonFile<'a> {
+    pub module: &'a str,
+    pub placed: ModuleFile<'a>,
+}
+
+pub fn package_modules(files: &[PythonFile], symbols: &[SymbolFact]) -> PackageModules {
+    let mut modules = PackageModules::default();
+    for file in files {
+        let placed = &file.placed;
+        let declared = &symbols[placed.first_symbol..placed.first_symbol + placed.symbol_count];
+        let mut names = ModuleNames::default();
+        for symbol in declared.iter().filter(|s| s.parent.is_none()) {
+            names
+                .names
+                .entry(symbol.name.clone())
+                .or_default()
+                .push(symbol.key);
+        }
+        modules.modules.insert(file.module.to_string(), names);
+    }
+    modules
+}
+
+/// The dotted module a `from` specifier names: `.m` is `m` in the importer's package, each
+/// further dot one package up.
+pub fn absolute_module(
+    importer: &str,
+    importer_is_package: bool,
+    specifier: &str,
+) -> Option<String> {
+    let dots = specifier.chars().take_while(|c| *c == '.').count();
+    let rest = &specifier[dots..];
+    if dots == 0 {
+        return Some(rest.to_string());
+    }
+    let mut package: Vec<&str> = importer.split('.').collect();
+    if !importer_is_package {
+        package.pop();
+    }
+    for _ in 1..dots {
+        package.pop()?;
+    }
+    if !rest.is_empty() {
+        package.push(rest);
+    }
+    Some(package.join("."))
+}
+
+/// Finds the indexed module of a dotted name, with its package's module tables.
+pub type ModuleLookup<'a> = dyn Fn(&str) -> Option<Arc<PackageModules>> + 'a;
+
+/// Rule P1: `from m import x` where `m` is an indexed module declaring `x` at module level is
+/// a `CANDIDATE` `IMPORTS_SYMBOL` edge from the importing file to each declaration of `x`.
+/// Rule P2: a relative `m` that no indexed module answers, inside a parent package that is
+/// indexed, is `IMPORT_NOT_RESOLVED`. Nothing else is charged: Python binds module-level
+/// names in more ways than declarations (tuple targets, conditional and loop bindings,
+/// `globals()`), so a name's absence from the declarations proves nothing, and a module
+/// outside a regular package may be a namespace package the index names differently.
+pub fn resolve_imports(files: &[PythonFile], lookup: &ModuleLookup, out: &mut Resolved) {
+    for file in files {
+        let placed = &file.placed;
+        let path = &placed.file.path;
+        let is_package = path.ends_with("__init__.py") || path.ends_with("__init__.pyi");
+        let named = placed
+            .sites
+            .iter()
+            .filter(|s| s.kind == EdgeKind::ImportsSymbol && s.name != WHOLE_MODULE);
+        for site in named {
+            let Some(specifier) = site.specifier.as_deref() else {
+                continue;
+            };
+            let Some(module) = absolute_module(file.module, is_package, specifier) else {
+                continue;
+            };
+            let Some(names) = lookup(&module).and_then(|m| m.modules.get(&module).cloned()) else {
+                let parent = module.rsplit_once('.').map(|(parent, _)| parent);
+                if specifier.starts_with('.') && parent.is_some_and(|p| lookup(p).is_some()) {
+                    out.hole(
+                        placed.file,
+                        "IMPORT_NOT_RESOLVED",
+                        site.span,
+                        None,
+                        Some(specifier),
+                        format!(
+                            "package {} has no indexed module {module}",
+                            parent.unwrap_or("")
+                        ),
+                    );
+                }
+                continue;
+            };
+            if let Some(keys) = names.names.get(&site.name).filter(|keys| !keys.is_empty()) {
+                out.edges(
+                    EdgeKind::ImportsSymbol,
+                    placed.file,
+                    placed.file.key,
+                    site.span,
+                    keys,
+                    false,
+                );
+            }
+        }
+    }
+}

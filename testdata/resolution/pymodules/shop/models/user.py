@@ -1,0 +1,6 @@
+class User:
+    pass
+
+
+def load(key):
+    return User()

@@ -1,0 +1,5 @@
+from .models.user import *
+
+
+def helper():
+    pass

@@ -1,0 +1,11 @@
+import json
+from .models import Account, user
+from .models.user import load, save
+from .util import anything
+from .missing import thing
+from os.path import join
+from shop.util import helper as assist
+
+
+def render():
+    return load(json.dumps(assist()))
