@@ -472,12 +472,12 @@ pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
         let lookup = |importer: &str, specifier: &str| {
             candidate_paths(importer, specifier)
                 .into_iter()
-                .find_map(|path| {
+                .find_map(|(path, directory)| {
                     let package = *index.get(&(repository.clone(), path.clone()))?;
                     Some(Module {
-                        directory: path.contains("/index.") && !specifier.contains("index"),
                         path,
                         exports: package_exports(db, package),
+                        directory,
                     })
                 })
         };

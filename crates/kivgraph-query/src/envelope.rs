@@ -166,9 +166,14 @@ pub fn flat_or_grouped(
             Value::Object(group)
         })
         .collect();
-    let mut grouped = header;
-    grouped.insert("groups".into(), Value::Array(groups));
-    let grouped = Value::Object(grouped);
+    smaller_of(header, groups, flat)
+}
+
+/// The grouped shape (`header` plus `groups`) when it serializes shorter than `flat`, else
+/// `flat`: grouping is offered only where it saves tokens.
+pub(crate) fn smaller_of(mut header: Map<String, Value>, groups: Vec<Value>, flat: Value) -> Value {
+    header.insert("groups".into(), Value::Array(groups));
+    let grouped = Value::Object(header);
     if grouped.to_string().len() < flat.to_string().len() {
         grouped
     } else {

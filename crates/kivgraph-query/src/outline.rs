@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 
 use crate::args::{Limit, PageLimits, ResponseFormat, View, relative_path, trimmed};
 use crate::cursor::QueryIdentity;
-use crate::envelope::{Coverage, Page};
+use crate::envelope::{Coverage, Page, smaller_of};
 use crate::error::{ErrorCode, QueryError};
 use crate::published::{Published, canonical_identity};
 use crate::scopes::{completeness, invisible_scopes};
@@ -297,12 +297,5 @@ fn compact(
             Value::Object(group)
         })
         .collect();
-    let mut grouped = header;
-    grouped.insert("groups".into(), Value::Array(groups));
-    let grouped = Value::Object(grouped);
-    if grouped.to_string().len() < flat.to_string().len() {
-        grouped
-    } else {
-        flat
-    }
+    smaller_of(header, groups, flat)
 }

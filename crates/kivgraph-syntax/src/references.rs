@@ -258,6 +258,24 @@ impl<'s> Sites<'s> {
         });
     }
 
+    /// An `operand.name`-shaped node (selector, member, attribute, scoped path): its `name`
+    /// field reached through its `operand` field, observed at `at`.
+    fn push_reached(&mut self, kind: EdgeKind, at: Node, path: Node, operand: &str, name: &str) {
+        if let Some(field) = path.child_by_field_name(name) {
+            let name = self.text(field);
+            self.push(kind, at, name, path.child_by_field_name(operand));
+        }
+    }
+
+    /// An import or export specifier's name and the name it binds, quotes removed.
+    fn name_and_alias(&self, specifier: Node) -> Option<(String, Option<String>)> {
+        let name = unquote(self.text(specifier.child_by_field_name("name")?));
+        let alias = specifier
+            .child_by_field_name("alias")
+            .map(|a| unquote(self.text(a)));
+        Some((name, alias))
+    }
+
     /// A call's callee: a bare name, or a name reached through an operand.
     fn callee(
         &mut self,
@@ -274,11 +292,7 @@ impl<'s> Sites<'s> {
         }
         for (kind, operand, field) in reached {
             if callee.kind() == *kind {
-                let operand = callee.child_by_field_name(operand);
-                if let Some(field) = callee.child_by_field_name(field) {
-                    let name = self.text(field);
-                    self.push(EdgeKind::CallsDirect, call, name, operand);
-                }
+                self.push_reached(EdgeKind::CallsDirect, call, callee, operand, field);
             }
         }
     }
@@ -323,15 +337,7 @@ impl<'s> Sites<'s> {
                 return false;
             }
             "qualified_type" => {
-                if let Some(name) = node.child_by_field_name("name") {
-                    let name = self.text(name);
-                    self.push(
-                        EdgeKind::TypeUses,
-                        node,
-                        name,
-                        node.child_by_field_name("package"),
-                    );
-                }
+                self.push_reached(EdgeKind::TypeUses, node, node, "package", "name");
                 return false;
             }
             "type_identifier" => self.type_name(node),
@@ -371,14 +377,9 @@ impl<'s> Sites<'s> {
             // `export { a, b as c }`: module-level names exported, possibly under another name.
             "export_clause" => {
                 for specifier in crate::common::named_children(node) {
-                    let Some(name) = specifier.child_by_field_name("name") else {
-                        continue;
-                    };
-                    let alias = specifier
-                        .child_by_field_name("alias")
-                        .map(|a| unquote(self.text(a)));
-                    let name = unquote(self.text(name));
-                    self.push_spelled(EdgeKind::Exports, specifier, &name, None, alias);
+                    if let Some((name, alias)) = self.name_and_alias(specifier) {
+                        self.push_spelled(EdgeKind::Exports, specifier, &name, None, alias);
+                    }
                 }
                 return false;
             }
@@ -401,15 +402,7 @@ impl<'s> Sites<'s> {
                 return false;
             }
             "nested_type_identifier" => {
-                if let Some(name) = node.child_by_field_name("name") {
-                    let name = self.text(name);
-                    self.push(
-                        EdgeKind::TypeUses,
-                        node,
-                        name,
-                        node.child_by_field_name("module"),
-                    );
-                }
+                self.push_reached(EdgeKind::TypeUses, node, node, "module", "name");
                 return false;
             }
             "type_identifier" => self.type_name(node),
@@ -438,18 +431,8 @@ impl<'s> Sites<'s> {
                 let name = self.text(node);
                 self.push(kind, node, name, None);
             }
-            "member_expression" => {
-                if let Some(property) = node.child_by_field_name("property") {
-                    let name = self.text(property);
-                    self.push(kind, node, name, node.child_by_field_name("object"));
-                }
-            }
-            "nested_type_identifier" => {
-                if let Some(name) = node.child_by_field_name("name") {
-                    let name = self.text(name);
-                    self.push(kind, node, name, node.child_by_field_name("module"));
-                }
-            }
+            "member_expression" => self.push_reached(kind, node, node, "object", "property"),
+            "nested_type_identifier" => self.push_reached(kind, node, node, "module", "name"),
             _ => {}
         }
     }
@@ -483,14 +466,9 @@ impl<'s> Sites<'s> {
                     self.push_spelled(kind, node, WHOLE_MODULE, Some(module.clone()), alias);
                 }
                 "import_specifier" | "export_specifier" => {
-                    let Some(name) = node.child_by_field_name("name") else {
-                        continue;
-                    };
-                    let alias = node
-                        .child_by_field_name("alias")
-                        .map(|a| unquote(self.text(a)));
-                    let name = unquote(self.text(name));
-                    self.push_spelled(kind, node, &name, Some(module.clone()), alias);
+                    if let Some((name, alias)) = self.name_and_alias(node) {
+                        self.push_spelled(kind, node, &name, Some(module.clone()), alias);
+                    }
                 }
                 _ => {}
             }
@@ -570,12 +548,7 @@ impl<'s> Sites<'s> {
                 let name = self.text(node);
                 self.push(kind, node, name, None);
             }
-            "scoped_type_identifier" => {
-                if let Some(name) = node.child_by_field_name("name") {
-                    let name = self.text(name);
-                    self.push(kind, node, name, node.child_by_field_name("path"));
-                }
-            }
+            "scoped_type_identifier" => self.push_reached(kind, node, node, "path", "name"),
             _ => {}
         }
     }
@@ -706,17 +679,13 @@ impl<'s> Sites<'s> {
                                 let name = self.text(base);
                                 self.push(EdgeKind::Extends, base, name, None);
                             }
-                            "attribute" => {
-                                if let Some(attribute) = base.child_by_field_name("attribute") {
-                                    let name = self.text(attribute);
-                                    self.push(
-                                        EdgeKind::Extends,
-                                        base,
-                                        name,
-                                        base.child_by_field_name("object"),
-                                    );
-                                }
-                            }
+                            "attribute" => self.push_reached(
+                                EdgeKind::Extends,
+                                base,
+                                base,
+                                "object",
+                                "attribute",
+                            ),
                             _ => {}
                         }
                     }
@@ -727,8 +696,7 @@ impl<'s> Sites<'s> {
                 return false;
             }
             "type" => {
-                // An annotation: every name in it is a type use (`Optional[Session]`).
-                self.python_annotation(node);
+                self.descend_into(node, Self::annotation);
                 return false;
             }
             _ => {}
@@ -738,49 +706,28 @@ impl<'s> Sites<'s> {
 
     fn python_aliased(&self, node: Node) -> (String, Option<String>) {
         match node.kind() {
-            "aliased_import" => {
-                let name = node
-                    .child_by_field_name("name")
-                    .map(|n| self.text(n).to_string())
-                    .unwrap_or_default();
-                let alias = node
-                    .child_by_field_name("alias")
-                    .map(|a| self.text(a).to_string());
-                (name, alias)
-            }
+            "aliased_import" => self.name_and_alias(node).unwrap_or_default(),
             _ => (self.text(node).to_string(), None),
         }
     }
 
-    fn python_annotation(&mut self, node: Node) {
-        let mut stack = vec![node];
-        while let Some(node) = stack.pop() {
-            match node.kind() {
-                "identifier" => {
-                    let name = self.text(node);
-                    if !matches!(name, "None") {
-                        self.push(EdgeKind::TypeUses, node, name, None);
-                    }
+    /// One node of an annotation: every name in it is a type use (`Optional[Session]`).
+    fn annotation(&mut self, node: Node) -> bool {
+        match node.kind() {
+            "identifier" => {
+                let name = self.text(node);
+                if name != "None" {
+                    self.push(EdgeKind::TypeUses, node, name, None);
                 }
-                "attribute" => {
-                    if let Some(attribute) = node.child_by_field_name("attribute") {
-                        let name = self.text(attribute);
-                        self.push(
-                            EdgeKind::TypeUses,
-                            node,
-                            name,
-                            node.child_by_field_name("object"),
-                        );
-                    }
-                }
-                // A string annotation is a forward reference the syntax does not read.
-                "string" => {}
-                _ => {
-                    let mut children = crate::common::named_children(node);
-                    children.reverse();
-                    stack.extend(children);
-                }
+                false
             }
+            "attribute" => {
+                self.push_reached(EdgeKind::TypeUses, node, node, "object", "attribute");
+                false
+            }
+            // A string annotation is a forward reference the syntax does not read.
+            "string" => false,
+            _ => true,
         }
     }
 }

@@ -192,8 +192,9 @@ pub type ModuleLookup<'a> = dyn Fn(&str, &str) -> Option<Module> + 'a;
 
 /// The paths a relative specifier may name, in the order resolution tries them: a TypeScript
 /// importer prefers the sources and declarations behind an emitted `.js` name, a JavaScript
-/// importer the JavaScript file itself.
-pub fn candidate_paths(importer: &str, specifier: &str) -> Vec<String> {
+/// importer the JavaScript file itself. Each path says whether it is a directory's `index`
+/// file (whose `package.json` may point the types elsewhere).
+pub fn candidate_paths(importer: &str, specifier: &str) -> Vec<(String, bool)> {
     const TYPESCRIPT: [&str; 7] = [".ts", ".tsx", ".d.ts", ".mts", ".d.mts", ".cts", ".d.cts"];
     const JAVASCRIPT: [&str; 4] = [".js", ".jsx", ".mjs", ".cjs"];
     const EMITTED: [(&str, &[&str]); 4] = [
@@ -237,9 +238,10 @@ pub fn candidate_paths(importer: &str, specifier: &str) -> Vec<String> {
     paths.push(base.clone());
     paths.extend(with(&base, first));
     paths.extend(with(&base, second));
-    paths.extend(with(&format!("{base}/index"), first));
-    paths.extend(with(&format!("{base}/index"), second));
-    paths
+    let files = paths.into_iter().map(|path| (path, false));
+    let index = format!("{base}/index");
+    let indexes = with(&index, first).into_iter().chain(with(&index, second));
+    files.chain(indexes.map(|path| (path, true))).collect()
 }
 
 pub fn is_relative(specifier: &str) -> bool {
@@ -351,5 +353,23 @@ pub fn resolve_modules(files: &[ModuleFile], lookup: &ModuleLookup, out: &mut Re
                 Found::Undecided => {}
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::candidate_paths;
+
+    #[test]
+    fn typescript_importers_look_behind_emitted_names_and_javascript_ones_do_not() {
+        let from_ts = candidate_paths("src/app.ts", "./util/x.js");
+        assert_eq!(from_ts[0], ("src/util/x.ts".to_string(), false));
+        assert_eq!(from_ts[2], ("src/util/x.d.ts".to_string(), false));
+        assert_eq!(from_ts[3], ("src/util/x.js".to_string(), false));
+        let from_js = candidate_paths("lib/a/app.js", "../b");
+        assert_eq!(from_js[0], ("lib/b".to_string(), false));
+        assert_eq!(from_js[1], ("lib/b.js".to_string(), false));
+        assert!(from_js.contains(&("lib/b/index.js".to_string(), true)));
+        assert!(!from_js.iter().any(|(path, index)| *index != path.contains("/index.")));
     }
 }
