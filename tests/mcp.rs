@@ -788,7 +788,8 @@ fn graph_status_counts_resolved_calls_and_declared_holes() {
         results["unresolved_by_reason"],
         json!([
             {"key": "MODULE_PROVIDER_NOT_FOUND", "count": 1},
-            {"key": "NAME_NOT_RESOLVED", "count": 3}
+            {"key": "NAME_NOT_RESOLVED", "count": 3},
+            {"key": "RECEIVER_TYPE_UNKNOWN", "count": 2}
         ])
     );
 }

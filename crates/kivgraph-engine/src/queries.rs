@@ -373,6 +373,7 @@ pub fn file_facts(db: &dyn Db, file: FileInput) -> FileFacts {
             line_count: syntax.line_count,
             byte_len: file.byte_len(db),
             parse_issues: syntax.issues,
+            mentions: syntax.mentions,
         },
         symbols,
         go_sites,

@@ -92,6 +92,9 @@ fn go_calls_bind_by_package_block_and_imports_and_nowhere_else() {
             "NAME_NOT_RESOLVED Gone example.com/gocalls/server client/client.go:21",
             "NAME_NOT_RESOLVED Pool.Lock - server/pool.go:12",
             "NAME_NOT_RESOLVED missing - server/server.go:19",
+            // Calls on values: `srv` is a parameter hiding the import, `s` a local.
+            "RECEIVER_TYPE_UNKNOWN NewServer - client/client.go:25",
+            "RECEIVER_TYPE_UNKNOWN Start - server/server.go:14",
         ]
     );
 }

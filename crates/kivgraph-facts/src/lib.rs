@@ -16,6 +16,6 @@ pub use key::{
 };
 pub use model::{
     Edge, Evidence, FactSet, FactSetError, FileFact, Fingerprint, INVARIANTS, InvariantViolation,
-    LineSpan, PackageFact, ParseIssue, RepositoryFact, SymbolFact, UnresolvedReference,
+    LineSpan, Mention, PackageFact, ParseIssue, RepositoryFact, SymbolFact, UnresolvedReference,
 };
 pub use vocabulary::{Confidence, EdgeKind, Language, Provenance, SymbolKind, UnknownCode};

@@ -85,6 +85,17 @@ pub struct FileFact {
     pub line_count: u32,
     pub byte_len: u64,
     pub parse_issues: Vec<ParseIssue>,
+    /// Every identifier the file spells outside comments and strings, with how often, sorted
+    /// by name: what a `\bname\b` search would find, so a reference answer can prove that no
+    /// use of a name went unbound.
+    pub mentions: Vec<Mention>,
+}
+
+/// One identifier of a file's census.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Mention {
+    pub name: String,
+    pub count: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]

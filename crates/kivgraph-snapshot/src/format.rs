@@ -11,7 +11,7 @@
 //! byte-identical payloads and digests. All integers are little-endian.
 
 pub const MAGIC: &[u8; 8] = b"KIVGSNAP";
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 pub const HEADER_LEN: usize = 64;
 pub const DIRECTORY_ENTRY_LEN: usize = 32;
 pub const ALIGN: usize = 8;
@@ -50,7 +50,26 @@ sections! {
     Edges = 10, EDGE_LEN;
     Unresolved = 11, UNRESOLVED_LEN;
     Evidence = 12, EVIDENCE_LEN;
+    ForwardOffsets = 13, 4;
+    ForwardEdges = 14, 4;
+    ReverseOffsets = 15, 4;
+    ReverseEdges = 16, 4;
+    UnresolvedNameIndex = 17, 4;
+    MentionNames = 18, MENTION_NAME_LEN;
+    MentionEntries = 19, MENTION_ENTRY_LEN;
 }
+
+// Adjacency is compressed sparse rows over the symbol table: `ForwardOffsets` holds
+// `symbols + 1` ascending offsets into `ForwardEdges`, whose entries are edge positions whose
+// source is that symbol, in edge order; `Reverse*` is the same by target. Edges with a
+// non-symbol endpoint (containment, DEFINES) are reached through their tables instead.
+//
+// `UnresolvedNameIndex` orders the unresolved rows that request a symbol by the last segment
+// of the requested name (after the final `.` or `::`), so "failures that asked for this
+// name" is one binary search.
+//
+// `MentionNames` is every identifier of the files' censuses, sorted; each row points at its
+// run of `MentionEntries` (one per file spelling the name, by file position).
 
 /// name str · root str · key 32 · languages bitmask u32 · file start u32 · file count u32 · pad u32
 pub const REPOSITORY_LEN: usize = 64;
@@ -72,6 +91,11 @@ pub const UNRESOLVED_LEN: usize = 56;
 /// key 32 · repository u32 · file u32 · start line · end line · start byte · end byte
 pub const EVIDENCE_LEN: usize = 56;
 
+/// name str · entry start u32 · total count u32
+pub const MENTION_NAME_LEN: usize = 16;
+/// file u32 · count u32
+pub const MENTION_ENTRY_LEN: usize = 8;
+
 /// Symbol flags.
 pub const FLAG_EXPORTED: u8 = 1;
 pub const FLAG_HAS_DOC: u8 = 2;
@@ -88,3 +112,10 @@ pub const TABLE_PACKAGE: u8 = 2;
 pub const TABLE_FILE: u8 = 3;
 pub const TABLE_SYMBOL: u8 = 4;
 pub const TABLE_EVIDENCE: u8 = 5;
+
+/// The simple name an unresolved row asks for: the last segment of its requested symbol
+/// (`Type.Method` asks for `Method`, `crate::m::f` for `f`).
+pub fn requested_name(requested: &str) -> &str {
+    let after_path = requested.rsplit("::").next().unwrap_or(requested);
+    after_path.rsplit('.').next().unwrap_or(after_path)
+}

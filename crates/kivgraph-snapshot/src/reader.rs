@@ -431,7 +431,101 @@ impl Snapshot {
                 return Err(fail("evidence", i, "repository or file out of range"));
             }
         }
-        Ok(())
+        self.validate_adjacency(SectionKind::ForwardOffsets, SectionKind::ForwardEdges, 3, 8)?;
+        self.validate_adjacency(SectionKind::ReverseOffsets, SectionKind::ReverseEdges, 4, 12)?;
+        let unresolved = self.count(SectionKind::Unresolved);
+        let requested = |i: usize| {
+            let row = read_u32(self.record(SectionKind::UnresolvedNameIndex, i), 0) as usize;
+            (row, self.unresolved_row(row).requested_symbol().map(requested_name))
+        };
+        first_error(self.count(SectionKind::UnresolvedNameIndex), |i| {
+            let (row, name) = requested(i);
+            if row >= unresolved || name.is_none() {
+                return Err(fail("unresolved name index", i, "entry out of range or without a requested symbol"));
+            }
+            if i > 0 && requested(i - 1).1 > name {
+                return Err(fail("unresolved name index", i, "entries out of order"));
+            }
+            Ok(())
+        })?;
+        let entries = self.count(SectionKind::MentionEntries);
+        let names = self.count(SectionKind::MentionNames);
+        first_error(names, |i| {
+            let r = self.record(SectionKind::MentionNames, i);
+            self.check_str("mention name", i, r, 0)?;
+            let end = self.mention_run_end(i);
+            if read_u32(r, 8) as usize >= end || end > entries {
+                return Err(fail("mention name", i, "entry run out of range"));
+            }
+            if i > 0 && self.str_at(self.record(SectionKind::MentionNames, i - 1), 0) >= self.str_at(r, 0) {
+                return Err(fail("mention name", i, "names out of order"));
+            }
+            Ok(())
+        })?;
+        first_error(entries, |i| {
+            if read_u32(self.record(SectionKind::MentionEntries, i), 0) as usize >= files {
+                return Err(fail("mention entry", i, "file out of range"));
+            }
+            Ok(())
+        })
+    }
+
+    /// Checks one compressed-sparse-row adjacency: ascending offsets covering every entry,
+    /// and each entry an edge whose endpoint (table byte `table_at`, row at `row_at`) is the
+    /// symbol of its row.
+    fn validate_adjacency(
+        &self,
+        offsets: SectionKind,
+        entries: SectionKind,
+        table_at: usize,
+        row_at: usize,
+    ) -> Result<(), SnapshotError> {
+        let fail = |index, reason: &str| SnapshotError::Record {
+            table: "adjacency",
+            index,
+            reason: reason.to_string(),
+        };
+        let symbols = self.count(SectionKind::Symbols);
+        let edges = self.count(SectionKind::Edges);
+        let offset = |i: usize| read_u32(self.record(offsets, i), 0) as usize;
+        if self.count(offsets) != symbols + 1
+            || offset(0) != 0
+            || offset(symbols) != self.count(entries)
+        {
+            return Err(fail(0, "offsets do not cover the symbol table and its entries"));
+        }
+        first_error(symbols, |row| {
+            if offset(row) > offset(row + 1) {
+                return Err(fail(row, "offsets descend"));
+            }
+            for at in offset(row)..offset(row + 1) {
+                let edge = read_u32(self.record(entries, at), 0) as usize;
+                let record = self.record(SectionKind::Edges, edge);
+                if edge >= edges
+                    || record[table_at] != TABLE_SYMBOL
+                    || read_u32(record, row_at) as usize != row
+                {
+                    return Err(fail(row, "entry is not an edge of its symbol"));
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// One past the last mention entry of name row `i`.
+    fn mention_run_end(&self, i: usize) -> usize {
+        if i + 1 < self.count(SectionKind::MentionNames) {
+            read_u32(self.record(SectionKind::MentionNames, i + 1), 8) as usize
+        } else {
+            self.count(SectionKind::MentionEntries)
+        }
+    }
+
+    fn unresolved_row(&self, index: usize) -> UnresolvedView<'_> {
+        UnresolvedView {
+            snapshot: self,
+            index,
+        }
     }
 
     /// The bytes an index orders by, for entry `i` of its table.
@@ -549,10 +643,7 @@ impl Snapshot {
         })
     }
     pub fn unresolved(&self) -> impl Iterator<Item = UnresolvedView<'_>> {
-        (0..self.unresolved_count()).map(|index| UnresolvedView {
-            snapshot: self,
-            index,
-        })
+        (0..self.unresolved_count()).map(|index| self.unresolved_row(index))
     }
 
     /// Symbols whose simple name is exactly `name`, in name-index order.
@@ -599,6 +690,69 @@ impl Snapshot {
             snapshot: self,
             index: *i as usize,
         })
+    }
+
+    /// Edges whose source is symbol `symbol`, in edge order.
+    pub fn outgoing(&self, symbol: usize) -> impl Iterator<Item = EdgeView<'_>> {
+        self.adjacent(SectionKind::ForwardOffsets, SectionKind::ForwardEdges, symbol)
+    }
+
+    /// Edges whose target is symbol `symbol`, in edge order.
+    pub fn incoming(&self, symbol: usize) -> impl Iterator<Item = EdgeView<'_>> {
+        self.adjacent(SectionKind::ReverseOffsets, SectionKind::ReverseEdges, symbol)
+    }
+
+    fn adjacent(
+        &self,
+        offsets: SectionKind,
+        entries: SectionKind,
+        symbol: usize,
+    ) -> impl Iterator<Item = EdgeView<'_>> {
+        let offset = |i: usize| read_u32(self.record(offsets, i), 0) as usize;
+        let range = if symbol < self.symbol_count() {
+            offset(symbol)..offset(symbol + 1)
+        } else {
+            0..0
+        };
+        range.map(move |at| EdgeView {
+            snapshot: self,
+            index: read_u32(self.record(entries, at), 0) as usize,
+        })
+    }
+
+    /// Unresolved rows whose requested symbol's last segment is `name`
+    /// ([`requested_name`](crate::format::requested_name)), in table order.
+    pub fn unresolved_requesting(&self, name: &str) -> Vec<UnresolvedView<'_>> {
+        let kind = SectionKind::UnresolvedNameIndex;
+        let len = self.count(kind);
+        let row = |i: usize| read_u32(self.record(kind, i), 0) as usize;
+        let key = |i: usize| {
+            self.unresolved_row(row(i))
+                .requested_symbol()
+                .map(requested_name)
+                .unwrap_or("")
+        };
+        let start = partition_point(len, |i| key(i) < name);
+        let end = start + partition_point(len - start, |i| key(start + i) <= name);
+        (start..end).map(|i| self.unresolved_row(row(i))).collect()
+    }
+
+    /// The files spelling identifier `name` (file position, occurrences), in file order.
+    pub fn mentions(&self, name: &str) -> Vec<(usize, u32)> {
+        let names = self.count(SectionKind::MentionNames);
+        let at = partition_point(names, |i| {
+            self.str_at(self.record(SectionKind::MentionNames, i), 0) < name
+        });
+        if at == names || self.str_at(self.record(SectionKind::MentionNames, at), 0) != name {
+            return Vec::new();
+        }
+        let start = read_u32(self.record(SectionKind::MentionNames, at), 8) as usize;
+        (start..self.mention_run_end(at))
+            .map(|i| {
+                let r = self.record(SectionKind::MentionEntries, i);
+                (read_u32(r, 0) as usize, read_u32(r, 4))
+            })
+            .collect()
     }
 
     pub fn repository_named(&self, name: &str) -> Option<RepositoryView<'_>> {

@@ -87,6 +87,78 @@ fn sorted_index<'a>(len: usize, key: impl Fn(usize) -> (&'a [u8], &'a [u8]) + Sy
     record
 }
 
+/// Compressed sparse rows of the edges whose endpoint (as `endpoint` picks it) is a symbol:
+/// `symbols + 1` offsets, then the edge positions grouped by that symbol, in edge order.
+fn adjacency<'a>(
+    symbols: usize,
+    edges: &'a [kivgraph_facts::Edge],
+    endpoint: impl Fn(&'a kivgraph_facts::Edge) -> Option<&'a u32>,
+) -> (Record, Record) {
+    let rows: Vec<Option<u32>> = edges.iter().map(|e| endpoint(e).copied()).collect();
+    let mut offsets = vec![0u32; symbols + 1];
+    for row in rows.iter().flatten() {
+        offsets[*row as usize + 1] += 1;
+    }
+    for i in 0..symbols {
+        offsets[i + 1] += offsets[i];
+    }
+    let mut next = offsets.clone();
+    let mut entries = vec![0u32; offsets[symbols] as usize];
+    for (edge, row) in rows.iter().enumerate() {
+        if let Some(row) = row {
+            entries[next[*row as usize] as usize] = edge as u32;
+            next[*row as usize] += 1;
+        }
+    }
+    let mut offset_record = Record::new(offsets.len() * 4);
+    for offset in offsets {
+        offset_record.u32(offset);
+    }
+    let mut entry_record = Record::new(entries.len() * 4);
+    for entry in entries {
+        entry_record.u32(entry);
+    }
+    (offset_record, entry_record)
+}
+
+/// The files' identifier censuses inverted: names in byte order, each with its total count
+/// and its run of (file, count) entries in file order.
+fn mention_index<'a>(
+    facts: &'a FactSet,
+    arena: &mut Arena<'a>,
+) -> Result<(Record, Record), WriteError> {
+    let mut pairs: Vec<(&'a str, u32, u32)> = facts
+        .files
+        .iter()
+        .enumerate()
+        .flat_map(|(file, f)| {
+            f.mentions
+                .iter()
+                .map(move |m| (m.name.as_str(), file as u32, m.count))
+        })
+        .collect();
+    pairs.par_sort_unstable();
+    let mut names = Record::new(0);
+    let mut entries = Record::new(pairs.len() * MENTION_ENTRY_LEN);
+    let mut start = 0;
+    while start < pairs.len() {
+        let name = pairs[start].0;
+        let end = start + pairs[start..].partition_point(|p| p.0 == name);
+        let total = pairs[start..end]
+            .iter()
+            .fold(0u32, |sum, p| sum.saturating_add(p.2));
+        names
+            .str(arena.add(name)?)
+            .u32(index(start, "mention entries")?)
+            .u32(total);
+        for (_, file, count) in &pairs[start..end] {
+            entries.u32(*file).u32(*count);
+        }
+        start = end;
+    }
+    Ok((names, entries))
+}
+
 fn language_bit(language: Language) -> u32 {
     1 << language.code()
 }
@@ -365,6 +437,29 @@ pub fn write_snapshot(facts: &FactSet, generation: u64) -> Result<Vec<u8>, Write
             facts.files[i].path.as_bytes(),
         )
     });
+    let (forward_offsets, forward_edges) =
+        adjacency(facts.symbols.len(), &facts.edges, |e| symbol_index.get(&e.source));
+    let (reverse_offsets, reverse_edges) =
+        adjacency(facts.symbols.len(), &facts.edges, |e| symbol_index.get(&e.target));
+    let mut unresolved_names: Vec<u32> = (0..facts.unresolved.len() as u32)
+        .filter(|i| facts.unresolved[*i as usize].requested_symbol.is_some())
+        .collect();
+    unresolved_names.par_sort_unstable_by(|a, b| {
+        let name = |i: &u32| {
+            requested_name(
+                facts.unresolved[*i as usize]
+                    .requested_symbol
+                    .as_deref()
+                    .unwrap_or(""),
+            )
+        };
+        name(a).cmp(name(b)).then(a.cmp(b))
+    });
+    let mut unresolved_name_index = Record::new(unresolved_names.len() * 4);
+    for i in &unresolved_names {
+        unresolved_name_index.u32(*i);
+    }
+    let (mention_names, mention_entries) = mention_index(facts, &mut arena)?;
     index(facts.symbols.len(), "symbols")?;
     index(facts.files.len(), "files")?;
     index(facts.edges.len(), "edges")?;
@@ -393,18 +488,43 @@ pub fn write_snapshot(facts: &FactSet, generation: u64) -> Result<Vec<u8>, Write
             facts.unresolved.len(),
         ),
         (SectionKind::Evidence, evidence.0, facts.evidence.len()),
+        (
+            SectionKind::ForwardOffsets,
+            forward_offsets.0,
+            facts.symbols.len() + 1,
+        ),
+        (SectionKind::ForwardEdges, forward_edges.0, 0),
+        (
+            SectionKind::ReverseOffsets,
+            reverse_offsets.0,
+            facts.symbols.len() + 1,
+        ),
+        (SectionKind::ReverseEdges, reverse_edges.0, 0),
+        (
+            SectionKind::UnresolvedNameIndex,
+            unresolved_name_index.0,
+            unresolved_names.len(),
+        ),
+        (SectionKind::MentionNames, mention_names.0, 0),
+        (SectionKind::MentionEntries, mention_entries.0, 0),
         (SectionKind::Strings, arena.bytes.clone(), arena.bytes.len()),
     ];
     let directory_len = sections.len() * DIRECTORY_ENTRY_LEN;
     let mut offset = (HEADER_LEN + directory_len).next_multiple_of(ALIGN);
     let mut directory = Record::new(directory_len);
     for (kind, bytes, count) in &sections {
+        // A count of zero above stands for "as many elements as the bytes hold".
+        let count = if *count == 0 {
+            bytes.len() / kind.element_size()
+        } else {
+            *count
+        };
         directory
             .u32(*kind as u32)
             .u32(kind.element_size() as u32)
             .u64(offset as u64)
             .u64(bytes.len() as u64)
-            .u64(*count as u64);
+            .u64(count as u64);
         offset = (offset + bytes.len()).next_multiple_of(ALIGN);
     }
     let mut payload = directory.0;

@@ -41,6 +41,13 @@ fn sample() -> FactSet {
         line_count: 10,
         byte_len: 100,
         parse_issues: vec![],
+        mentions: ["Server", "Start"]
+            .iter()
+            .map(|name| Mention {
+                name: name.to_string(),
+                count: if path.ends_with("a.go") { 2 } else { 1 },
+            })
+            .collect(),
     };
     let symbol =
         |path: &str, name: &str, qualified: &str, kind, start, parent: Option<StableKey>| {
@@ -76,17 +83,43 @@ fn sample() -> FactSet {
         repositories: vec![repo.clone()],
         packages: vec![package.clone()],
         files: vec![file("x/a.go"), file("x/b.go")],
-        edges: vec![Edge {
-            kind: EdgeKind::MethodOf,
-            source: start.key,
-            target: server.key,
-            confidence: Confidence::StructuralCertain,
-            provenance: Provenance::TreeSitterSyntax,
-            evidence: None,
-        }],
+        edges: vec![
+            Edge {
+                kind: EdgeKind::MethodOf,
+                source: start.key,
+                target: server.key,
+                confidence: Confidence::StructuralCertain,
+                provenance: Provenance::TreeSitterSyntax,
+                evidence: None,
+            },
+            Edge {
+                kind: EdgeKind::CallsDirect,
+                source: other.key,
+                target: start.key,
+                confidence: Confidence::StructuralCertain,
+                provenance: Provenance::TreeSitterSyntax,
+                evidence: Some(key("call")),
+            },
+        ],
         symbols: vec![server, start, other],
-        evidence: vec![],
-        unresolved: vec![UnresolvedReference {
+        evidence: vec![Evidence {
+            key: key("call"),
+            repository: "acme".into(),
+            file_path: "x/b.go".into(),
+            span: span(2, 2),
+        }],
+        unresolved: vec![
+            UnresolvedReference {
+                repository: "acme".into(),
+                language: Language::Go,
+                reason: "RECEIVER_TYPE_UNKNOWN".into(),
+                file_path: Some("x/b.go".into()),
+                span: Some(span(2, 2)),
+                requested_symbol: Some("Start".into()),
+                requested_package: None,
+                detail: "s.Start()".into(),
+            },
+            UnresolvedReference {
             repository: "acme".into(),
             language: Language::Go,
             reason: "PARSE_ERROR".into(),
@@ -95,7 +128,8 @@ fn sample() -> FactSet {
             requested_symbol: None,
             requested_package: None,
             detail: "1 syntax error".into(),
-        }],
+            },
+        ],
     };
     facts.canonicalize();
     facts
@@ -113,7 +147,7 @@ fn round_trip_and_lookups() {
             snapshot.file_count(),
             snapshot.edge_count()
         ),
-        (3, 2, 1)
+        (3, 2, 2)
     );
     let starts: Vec<_> = snapshot
         .symbols_named("Start")
@@ -143,7 +177,10 @@ fn round_trip_and_lookups() {
         vec!["Start"]
     );
     assert!(snapshot.file_by_path("acme", "x/c.go").is_none());
-    let edge = snapshot.edges().next().unwrap();
+    let edge = snapshot
+        .edges()
+        .find(|e| e.kind() == EdgeKind::MethodOf)
+        .unwrap();
     assert_eq!(
         (edge.kind(), edge.source(), edge.target()),
         (
@@ -152,7 +189,37 @@ fn round_trip_and_lookups() {
             NodeRef::Symbol(method.parent().unwrap().index)
         )
     );
-    let unresolved = snapshot.unresolved().next().unwrap();
+    // Adjacency: the method has one incoming call and one outgoing METHOD_OF.
+    let caller = snapshot.symbols_qualified("Start")[0];
+    let incoming: Vec<_> = snapshot
+        .incoming(method.index)
+        .map(|e| (e.kind(), e.source()))
+        .collect();
+    assert_eq!(
+        incoming,
+        vec![(EdgeKind::CallsDirect, NodeRef::Symbol(caller.index))]
+    );
+    let outgoing: Vec<_> = snapshot.outgoing(method.index).map(|e| e.kind()).collect();
+    assert_eq!(outgoing, vec![EdgeKind::MethodOf]);
+    assert_eq!(snapshot.incoming(caller.index).count(), 0);
+    assert_eq!(snapshot.outgoing(99).count(), 0);
+    // The census, inverted: both files spell `Start`, a.go twice.
+    let a = snapshot.file_by_path("acme", "x/a.go").unwrap().index;
+    let b = snapshot.file_by_path("acme", "x/b.go").unwrap().index;
+    assert_eq!(snapshot.mentions("Start"), vec![(a, 2), (b, 1)]);
+    assert!(snapshot.mentions("Stop").is_empty());
+    // Failures by the name they asked for.
+    let asked: Vec<_> = snapshot
+        .unresolved_requesting("Start")
+        .iter()
+        .map(|u| u.reason())
+        .collect();
+    assert_eq!(asked, vec!["RECEIVER_TYPE_UNKNOWN"]);
+    assert!(snapshot.unresolved_requesting("Server").is_empty());
+    let unresolved = snapshot
+        .unresolved()
+        .find(|u| u.reason() == "PARSE_ERROR")
+        .unwrap();
     assert_eq!(
         (
             unresolved.reason(),
@@ -220,6 +287,11 @@ fn read_everything(snapshot: &Snapshot) {
         );
         let _ = symbol.parent().map(|p| p.name());
         let _ = snapshot.symbols_named(symbol.name());
+        let _ = snapshot.incoming(symbol.index).count() + snapshot.outgoing(symbol.index).count();
+        let _ = (
+            snapshot.mentions(symbol.name()),
+            snapshot.unresolved_requesting(symbol.name()).len(),
+        );
     }
     for edge in snapshot.edges() {
         let _ = (

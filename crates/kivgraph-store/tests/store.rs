@@ -33,6 +33,7 @@ fn facts(symbol_name: &str) -> FactSet {
             line_count: 1,
             byte_len: 1,
             parse_issues: vec![],
+            mentions: vec![],
         }],
         symbols: vec![SymbolFact {
             key: symbol,

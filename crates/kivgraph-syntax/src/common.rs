@@ -1,6 +1,7 @@
 //! Helpers shared by the language extractors.
 
-use kivgraph_facts::{LineSpan, ParseIssue, SymbolKind};
+use kivgraph_facts::{LineSpan, Mention, ParseIssue, SymbolKind};
+use rustc_hash::FxHashMap;
 use tree_sitter::Node;
 
 use crate::Declaration;
@@ -126,6 +127,41 @@ pub fn signature(src: &str, node: Node, body: Option<Node>) -> String {
         header.trim_end_matches(['{', ' ', ';']).to_string(),
         MAX_SIGNATURE,
     )
+}
+
+/// The file's identifier census: every named leaf whose kind is an identifier (plain, type,
+/// field, property, package, shorthand), with how often it occurs, sorted by name. Comments
+/// and string literals are not identifiers, so a name spelled only there is not counted.
+pub fn mentions(src: &str, root: Node) -> Vec<Mention> {
+    let mut counts: FxHashMap<&str, u32> = FxHashMap::default();
+    let mut cursor = root.walk();
+    'walk: loop {
+        let node = cursor.node();
+        if node.child_count() == 0 {
+            if node.is_named()
+                && node.kind().ends_with("identifier")
+                && let Some(text) = src.get(node.byte_range())
+            {
+                *counts.entry(text).or_default() += 1;
+            }
+        } else if cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
+        }
+    }
+    let mut census: Vec<Mention> = counts
+        .into_iter()
+        .map(|(name, count)| Mention {
+            name: name.to_string(),
+            count,
+        })
+        .collect();
+    census.sort_unstable();
+    census
 }
 
 /// Where tree-sitter recovered: `ERROR` and missing nodes, at most twenty per file.

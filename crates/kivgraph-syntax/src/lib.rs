@@ -22,7 +22,7 @@ use std::cell::RefCell;
 pub use references::{ReferenceSite, WHOLE_MODULE};
 pub use shape::{FileShape, SymbolMetrics, shape};
 
-use kivgraph_facts::{Language, LineSpan, ParseIssue, SymbolKind};
+use kivgraph_facts::{Language, LineSpan, Mention, ParseIssue, SymbolKind};
 use serde::{Deserialize, Serialize};
 
 /// One declaration, qualified within its file.
@@ -54,10 +54,12 @@ pub struct SyntaxFacts {
     pub package_clause: Option<String>,
     pub issues: Vec<ParseIssue>,
     pub line_count: u32,
+    /// The identifier census ([`common::mentions`]).
+    pub mentions: Vec<Mention>,
 }
 
 /// Grammar versions, part of every cache identity: a new grammar never trusts old facts.
-pub const GRAMMAR_VERSIONS: &str = "tree-sitter=0.27.1;go=0.25.0;typescript=0.23.2;javascript=0.25.0;rust=0.24.2;python=0.25.0;extractor=1";
+pub const GRAMMAR_VERSIONS: &str = "tree-sitter=0.27.1;go=0.25.0;typescript=0.23.2;javascript=0.25.0;rust=0.24.2;python=0.25.0;extractor=2";
 
 /// The grammar for a path: TSX for `.tsx`, the JavaScript grammar (which reads JSX) for JS.
 fn grammar(language: Language, path: &str) -> tree_sitter::Language {
@@ -140,6 +142,7 @@ fn extract_with_tree(
         package_clause,
         issues,
         line_count,
+        mentions: common::mentions(source, root),
     };
     (facts, Some(tree))
 }

@@ -200,6 +200,7 @@ pub fn resolve_go(
     let mut out = Resolved::default();
     for file in files {
         let imports = file_imports(file, provider, &mut out);
+        let imports = &imports;
         for call in &file.sites.calls {
             let Some(enclosing) = call.enclosing else {
                 continue;
@@ -207,7 +208,7 @@ pub fn resolve_go(
             let caller = &facts.symbols[file.first_symbol + enclosing as usize];
             let source = caller.key;
             match &call.operand {
-                None => resolve_bare(file, source, call, own, &imports, &mut out),
+                None => resolve_bare(file, source, call, own, &imports.bound, &mut out),
                 Some(_) if call.through_receiver => {
                     if let Some(receiver) =
                         caller.parent.filter(|_| caller.kind == SymbolKind::Method)
@@ -216,12 +217,14 @@ pub fn resolve_go(
                     }
                 }
                 Some(operand) if !call.locally_bound => {
-                    let Some(imported) = imports.iter().find(|(name, _, _)| name == operand) else {
-                        continue;
-                    };
-                    resolve_imported(file, source, call, imported, &mut out);
+                    if let Some(imported) = imports.bound.iter().find(|(name, _, _)| name == operand)
+                    {
+                        resolve_imported(file, source, call, imported, &mut out);
+                    } else if !imports.unindexed.contains(operand) {
+                        receiver_unknown(file, call, &mut out);
+                    }
                 }
-                Some(_) => {}
+                Some(_) => receiver_unknown(file, call, &mut out),
             }
         }
     }
@@ -346,8 +349,40 @@ impl Members {
     }
 }
 
+/// A call `operand.name()` whose operand is a value, not an imported package: its method set
+/// is its type's, which only a type checker knows. Never linked by name.
+fn receiver_unknown(file: &GoFile, call: &Call, out: &mut Resolved) {
+    out.hole(
+        file.file,
+        "RECEIVER_TYPE_UNKNOWN",
+        call.span,
+        Some(&call.name),
+        None,
+        "the operand is a value whose type the syntax layer does not infer; only a type checker can bind this call".into(),
+    );
+}
+
 /// The names a file's imports bind, each with its path and what provides it.
 type ImportBinding = (String, String, Option<Arc<GoPackageNames>>);
+
+/// A file's imports: those bound to an indexed provider, and the names of the ones that are
+/// not indexed (the standard library, or charged once as a missing provider), whose
+/// selector calls are not charged again.
+struct FileImports {
+    bound: Vec<ImportBinding>,
+    unindexed: BTreeSet<String>,
+}
+
+/// The name an import binds when the source gives no alias and no provider is indexed to
+/// read the package clause from: the last path element, without a `.vN` or `go-` decoration.
+fn conventional_name(path: &str) -> String {
+    let last = path.rsplit('/').next().unwrap_or(path);
+    let last = match last.rsplit_once(".v") {
+        Some((stem, version)) if version.chars().all(|c| c.is_ascii_digit()) => stem,
+        _ => last,
+    };
+    last.strip_prefix("go-").unwrap_or(last).to_string()
+}
 
 /// Binds each import of a file to its provider; charges the imports nobody (or several)
 /// provides, once per import spec.
@@ -355,14 +390,19 @@ fn file_imports(
     file: &GoFile,
     provider: &dyn Fn(&str) -> GoProvider,
     out: &mut Resolved,
-) -> Vec<ImportBinding> {
+) -> FileImports {
     let mut bound = Vec::new();
+    let mut unindexed = BTreeSet::new();
     for import in &file.sites.imports {
         let alias = import.alias.as_deref();
         if alias == Some("_") {
             continue;
         }
-        match provider(&import.path) {
+        let found = provider(&import.path);
+        if !matches!(found, GoProvider::Found(_)) {
+            unindexed.insert(alias.map_or_else(|| conventional_name(&import.path), str::to_string));
+        }
+        match found {
             GoProvider::Standard => {}
             GoProvider::Missing => out.hole(
                 file.file,
@@ -398,7 +438,7 @@ fn file_imports(
             }
         }
     }
-    bound
+    FileImports { bound, unindexed }
 }
 
 fn resolve_imported(
