@@ -1315,3 +1315,128 @@ fn page_limits_come_from_the_configuration() {
         "an outline's own default is capped by the maximum"
     );
 }
+
+#[test]
+fn find_references_answers_one_hop_with_a_proven_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = fixtures().join("../resolution/gocalls");
+    init_and_index(dir.path(), "gocalls", &fixture);
+    let mut client = Client::start(dir.path());
+    let fixture = fixture.canonicalize().unwrap();
+    // Three declarations are named NewServer: a bare name is refused with their triples.
+    assert_eq!(
+        client.refused("find_references", json!({"name": "NewServer"})),
+        "AMBIGUOUS_SYMBOL: name \"NewServer\" declares 3 symbols; repeat with the repository and path of the one you mean: gocalls:client/client.go:12, gocalls:client/client.go:29, gocalls:server/server.go:9"
+    );
+    // The server's NewServer: two resolved callers, never the client's homonym; the call on a
+    // parameter that shadows the import is a blind spot, so the page is a floor.
+    let subject = json!({"name": "NewServer", "repository": "gocalls", "path": "server"});
+    let blind_spot = json!({"reason": "RECEIVER_TYPE_UNKNOWN", "repository": "gocalls", "path": "client/client.go", "line": 25, "requested_symbol": "NewServer", "detail": "the operand is a value whose type the syntax layer does not infer; only a type checker can bind this call"});
+    let completeness = json!({"verdict": "LOWER_BOUND", "blind_spots": [blind_spot], "fallback": {"pattern": "\\bNewServer\\b", "paths": [fixture.join("client/client.go").display().to_string()]}});
+    assert_eq!(
+        client.ok("find_references", subject.clone()),
+        json!({"snapshot_id": 1, "total": 2, "returned": 2, "coverage": {"exact": 2, "unresolved_related": 1}, "completeness": completeness, "results": {
+            "subject": "gocalls:server/server.go:9", "qn": "NewServer", "direction": "incoming",
+            "edge_kinds_default_excluded": ["EXPORTS", "REEXPORTS"], "repository": "gocalls",
+            "edge_kind": "CALLS_DIRECT", "kind": "func", "confidence": "STRUCTURAL_CERTAIN", "provenance": "TREE_SITTER_SYNTAX",
+            "files": [{"file": "client/client.go", "at": ["Start@18-23"]}, {"file": "server/server.go", "at": ["Run@12-21"]}]}})
+    );
+    let mut files = subject.clone();
+    files["view"] = json!("files");
+    assert_eq!(
+        client.ok("find_references", files)["results"]["files"],
+        json!([{"file": "gocalls/client/client.go", "count": 1}, {"file": "gocalls/server/server.go", "count": 1}])
+    );
+    let mut full = subject.clone();
+    full["view"] = json!("full");
+    full["limit"] = json!(1);
+    let page = client.ok("find_references", full.clone());
+    assert_eq!(
+        (
+            page["total"].clone(),
+            page["truncated"].clone(),
+            page["results"]["references"][0]["qualified_name"].clone()
+        ),
+        (json!(2), json!(true), json!("Start"))
+    );
+    full["cursor"] = page["next_cursor"].clone();
+    let rest = client.ok("find_references", full.clone());
+    assert_eq!(rest["results"]["references"][0]["qualified_name"], "Run");
+    assert_eq!(rest["next_cursor"], Value::Null);
+    // A cursor is bound to its query: another direction is another query.
+    full["direction"] = json!("outgoing");
+    assert!(
+        client
+            .refused("find_references", full)
+            .starts_with("CURSOR_INVALID")
+    );
+    // Nobody calls Dial, and every spelling of the name is its declaration: a proven absence.
+    assert_eq!(
+        client.ok("find_references", json!({"name": "Dial"})),
+        json!({"snapshot_id": 1, "total": 0, "returned": 0,
+            "guidance": "nobody references this symbol: every spelling of its name in the indexed graph is its declaration or a resolved use, so this is an absence rather than a miss. find_cross_repo_consumers and graph_status show what was indexed",
+            "completeness": {"verdict": "COMPLETE"},
+            "results": {"subject": "gocalls:client/client.go:14", "qn": "Dial", "direction": "incoming", "edge_kinds_default_excluded": ["EXPORTS", "REEXPORTS"], "repository": "gocalls", "files": []}})
+    );
+    // A method called through its own receiver, and what Run reaches.
+    assert_eq!(
+        client.ok("find_references", json!({"name": "reset"}))["results"]["files"],
+        json!([{"file": "server/pool.go", "at": ["Pool.Drain@11-15"]}])
+    );
+    let reached = client.ok(
+        "find_references",
+        json!({"name": "Run", "direction": "outgoing"}),
+    );
+    assert_eq!(reached["completeness"], json!({"verdict": "COMPLETE"}));
+    assert_eq!(
+        reached["results"]["files"],
+        json!([{"file": "server/report.go", "at": ["report@3-7"]}, {"file": "server/server.go", "at": ["NewServer@9"]}])
+    );
+    // Filters that exclude everything leave an empty page, still charged with the name.
+    assert_eq!(
+        client.ok(
+            "find_references",
+            json!({"name": "Run", "direction": "outgoing", "confidence": "CANDIDATE"})
+        )["total"],
+        0
+    );
+    for (arguments, message) in [
+        (
+            json!({"name": "Run", "direction": "sideways"}),
+            "INVALID_ARGUMENT: direction \"sideways\" is not one of incoming, outgoing",
+        ),
+        (
+            json!({"name": "Run", "edge_kinds": ["*", "CALLS_DIRECT"]}),
+            "INVALID_ARGUMENT: edge_kinds \"*\" stands alone: it asks for no filter, so it cannot be mixed with names",
+        ),
+        (
+            json!({"name": "Run", "confidence": "EXACT"}),
+            "INVALID_ARGUMENT: confidence \"EXACT\" is not one of EXACT_TYPECHECKED, EXACT_DECLARATION_MAPPED, EXACT_PACKAGE_MAPPED, STRUCTURAL_CERTAIN, CANDIDATE, UNRESOLVED",
+        ),
+        (
+            json!({"name": "Run", "qualified_name": "Run"}),
+            "INVALID_ARGUMENT: pass one of name, qualified_name or stable_key, not several",
+        ),
+        (
+            json!({"name": "Run", "repo": "elsewhere"}),
+            "REPOSITORY_NOT_FOUND",
+        ),
+        (
+            json!({"name": "Nowhere"}),
+            "SYMBOL_NOT_FOUND: no declaration named \"Nowhere\"; a name the graph knows only as an import or a re-export is not a declaration: name the repository and path that declares it",
+        ),
+    ] {
+        let error = client.refused("find_references", arguments);
+        assert!(error.starts_with(message), "{error}");
+    }
+    assert!(
+        client
+            .refused(
+                "find_references",
+                json!({"name": "Run", "edge_kinds": ["DEFINES"]})
+            )
+            .starts_with(
+                "INVALID_ARGUMENT: edge_kinds entry \"DEFINES\" is not a reference relation"
+            )
+    );
+}

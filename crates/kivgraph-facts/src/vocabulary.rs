@@ -87,6 +87,14 @@ vocabulary! {
     }
 }
 
+impl EdgeKind {
+    /// The relations a reference question is about: a use of one declaration by another.
+    /// Containment, ownership and package dependencies are not references.
+    pub const fn is_reference(self) -> bool {
+        (self as u8) >= EdgeKind::ImportsSymbol as u8 && (self as u8) <= EdgeKind::Overrides as u8
+    }
+}
+
 vocabulary! {
     /// How sure the graph is of an edge, strongest first.
     Confidence, "confidence" {

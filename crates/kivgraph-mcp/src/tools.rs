@@ -4,9 +4,9 @@ use std::sync::Arc;
 
 use kivgraph_config::{LoadedConfig, Registry};
 use kivgraph_query::{
-    FileOutlineArgs, FindByIntentArgs, FindSymbolArgs, GetSourceArgs, GetSymbolArgs,
-    GraphStatusArgs, ListRepositoriesArgs, ModuleReportArgs, Page, PageLimits, Published,
-    QueryError, ReadSymbolArgs, Roots, View,
+    FileOutlineArgs, FindByIntentArgs, FindReferencesArgs, FindSymbolArgs, GetSourceArgs,
+    GetSymbolArgs, GraphStatusArgs, ListRepositoriesArgs, ModuleReportArgs, Page, PageLimits,
+    Published, QueryError, ReadSymbolArgs, Roots, View,
 };
 use rmcp::model::{Tool, ToolAnnotations};
 use serde::de::DeserializeOwned;
@@ -151,6 +151,48 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
                 kivgraph_query::find_symbol(
                     published,
                     &parse::<FindSymbolArgs>(arguments)?,
+                    &context.limits,
+                ),
+            )
+        },
+    },
+    QueryTool {
+        name: "find_references",
+        description: "Who calls or references a symbol (direction incoming), or what it reaches (outgoing): one hop. A bare name suffices; an ambiguous one is refused with its candidates. Rows carry confidence: STRUCTURAL_CERTAIN is proven by the language's rules from syntax, CANDIDATE is plausible. Read completeness: COMPLETE proves the absence of other uses, LOWER_BOUND names the uses it could not bind and a grep fallback. view files lists only the files.",
+        schema: || {
+            let mut p = selector_properties();
+            p.insert("name".into(), json!({"type": "string", "description": "Unqualified name of the declaration; exclusive with qualified_name and stable_key. repository (and path) narrow it."}));
+            p.insert(
+                "direction".into(),
+                json!({"type": "string", "enum": ["incoming", "outgoing"], "default": "incoming"}),
+            );
+            p.insert("edge_kinds".into(), json!({"type": "array", "items": {"type": "string"}, "description": "Relations to keep; default every reference kind except EXPORTS and REEXPORTS; [\"*\"] for all."}));
+            p.insert("confidence".into(), json!({"type": "string", "enum": ["EXACT_TYPECHECKED", "EXACT_DECLARATION_MAPPED", "EXACT_PACKAGE_MAPPED", "STRUCTURAL_CERTAIN", "CANDIDATE", "UNRESOLVED"]}));
+            p.insert("language".into(), json!({"type": "string", "description": "Keeps rows of this language: go, typescript, javascript, rust, python."}));
+            p.insert("repo".into(), json!({"type": "string", "description": "Keeps rows of this repository (filters the answer; repository selects the subject)."}));
+            p.insert(
+                "include_derived".into(),
+                json!({"type": "boolean", "default": false}),
+            );
+            p.insert(
+                "limit".into(),
+                json!({"type": "integer", "minimum": 1, "maximum": 500, "default": 50}),
+            );
+            p.insert("cursor".into(), json!({"type": "string"}));
+            p.insert(
+                "response_format".into(),
+                json!({"type": "string", "enum": ["concise", "detailed"], "default": "concise"}),
+            );
+            p.insert("view".into(), json!({"type": "string", "enum": ["compact", "full", "files"], "default": "compact"}));
+            object(p, &[])
+        },
+        run: |context, arguments| {
+            let published = graph(context.published)?;
+            render(
+                published,
+                kivgraph_query::find_references(
+                    published,
+                    &parse::<FindReferencesArgs>(arguments)?,
                     &context.limits,
                 ),
             )

@@ -142,7 +142,8 @@ pub fn find_symbol(
     let next_cursor = (offset + returned < total)
         .then(|| identity.cursor(published.snapshot_id(), offset + returned));
     let unresolved_related = snapshot
-        .unresolved()
+        .unresolved_requesting(name)
+        .into_iter()
         .filter(|u| u.requested_symbol() == Some(name))
         .filter(|u| repo.is_none_or(|r| u.repository().is_some_and(|x| x.name() == r)))
         .count();
@@ -156,10 +157,11 @@ pub fn find_symbol(
     };
     let scopes = invisible_scopes(published, repo, path_prefix, &hides);
     let truncated = returned < total;
+    let unread = !scopes.is_empty();
     let completeness =
-        (total == 0 || truncated || !scopes.is_empty()).then(|| completeness(Some(name), &scopes));
+        (total == 0 || truncated || unread).then(|| completeness(Some(name), scopes));
     let guidance = if total == 0 {
-        Some(if scopes.is_empty() {
+        Some(if !unread {
             format!(
                 "no symbol named {name:?} is declared in the published graph within these filters; graph_status shows what was indexed"
             )

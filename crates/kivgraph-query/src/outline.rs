@@ -128,7 +128,7 @@ pub fn get_file_outline(
         })
         .collect();
     let completeness =
-        (returned == 0 || truncated || !scopes.is_empty()).then(|| completeness(None, &scopes));
+        (returned == 0 || truncated || !scopes.is_empty()).then(|| completeness(None, scopes));
     let packages: BTreeSet<&str> = files.iter().map(|f| f.package().name()).collect();
     let results = match view {
         View::Full => full(repository, path, &packages, &page, format),

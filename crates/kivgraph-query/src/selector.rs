@@ -168,3 +168,75 @@ impl Selector {
         }
     }
 }
+
+/// The one declaration named `name` (unqualified), narrowed by `repository` and `path`: a
+/// reference question costs one call instead of a lookup first. Several are refused with
+/// their `repository:path:line` triples; derived providers (`rust:`) count only when
+/// `repository` names one.
+pub fn resolve_name<'a>(
+    published: &'a Published,
+    name: &str,
+    repository: Option<&str>,
+    path: Option<&str>,
+) -> Result<SymbolView<'a>, QueryError> {
+    let snapshot = &published.snapshot;
+    if let Some(repository) = repository
+        && snapshot.repository_named(repository).is_none()
+    {
+        return Err(QueryError::repository_not_found(repository));
+    }
+    let mut candidates: Vec<SymbolView> = snapshot
+        .symbols_named(name)
+        .into_iter()
+        .filter(|s| {
+            let owner = s.file().repository().name();
+            match repository {
+                Some(r) => owner == r,
+                None => !owner.starts_with("rust:"),
+            }
+        })
+        .filter(|s| path.is_none_or(|p| under_path(s.file().path(), p)))
+        .collect();
+    candidates.sort_by_key(|s| {
+        (
+            s.file().repository().name(),
+            s.file().path(),
+            s.span().start_line,
+        )
+    });
+    match candidates.as_slice() {
+        [] => Err(QueryError::new(
+            ErrorCode::SymbolNotFound,
+            format!(
+                "no declaration named {name:?}{}; a name the graph knows only as an import or a re-export is not a declaration: name the repository and path that declares it",
+                match (repository, path) {
+                    (Some(r), Some(p)) => format!(" under {r}:{p}"),
+                    (Some(r), None) => format!(" in {r}"),
+                    _ => String::new(),
+                }
+            ),
+        )),
+        [one] => Ok(*one),
+        many => {
+            let triples: Vec<String> = many
+                .iter()
+                .map(|s| {
+                    format!(
+                        "{}:{}:{}",
+                        s.file().repository().name(),
+                        s.file().path(),
+                        s.span().start_line
+                    )
+                })
+                .collect();
+            Err(QueryError::new(
+                ErrorCode::AmbiguousSymbol,
+                format!(
+                    "name {name:?} declares {} symbols; repeat with the repository and path of the one you mean: {}",
+                    many.len(),
+                    triples.join(", ")
+                ),
+            ))
+        }
+    }
+}

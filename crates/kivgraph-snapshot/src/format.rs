@@ -57,6 +57,7 @@ sections! {
     UnresolvedNameIndex = 17, 4;
     MentionNames = 18, MENTION_NAME_LEN;
     MentionEntries = 19, MENTION_ENTRY_LEN;
+    UnresolvedScopeIndex = 20, 4;
 }
 
 // Adjacency is compressed sparse rows over the symbol table: `ForwardOffsets` holds
@@ -67,6 +68,10 @@ sections! {
 // `UnresolvedNameIndex` orders the unresolved rows that request a symbol by the last segment
 // of the requested name (after the final `.` or `::`), so "failures that asked for this
 // name" is one binary search.
+//
+// `UnresolvedScopeIndex` lists, in table order, the rows that describe a scope rather than
+// a site: those without a file (a repository or package nobody could read) and PARSE_ERROR
+// rows (a region of a file that was recovered).
 //
 // `MentionNames` is every identifier of the files' censuses, sorted; each row points at its
 // run of `MentionEntries` (one per file spelling the name, by file position).
@@ -118,4 +123,9 @@ pub const TABLE_EVIDENCE: u8 = 5;
 pub fn requested_name(requested: &str) -> &str {
     let after_path = requested.rsplit("::").next().unwrap_or(requested);
     after_path.rsplit('.').next().unwrap_or(after_path)
+}
+
+/// Whether an unresolved row describes an unreadable scope rather than one failed site.
+pub fn is_scope_row(file_path: Option<&str>, reason: &str) -> bool {
+    file_path.is_none() || reason == "PARSE_ERROR"
 }

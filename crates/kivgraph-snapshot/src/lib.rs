@@ -12,9 +12,9 @@ mod format;
 mod reader;
 mod writer;
 
-pub use format::{FORMAT_VERSION, MAGIC, SectionKind};
+pub use format::{FORMAT_VERSION, MAGIC, SectionKind, requested_name};
 pub use reader::{
-    EdgeView, FileView, NodeRef, PackageView, RepositoryView, Snapshot, SnapshotError, SymbolView,
-    UnresolvedView,
+    EdgeView, EvidenceView, FileView, NodeRef, PackageView, RepositoryView, Snapshot,
+    SnapshotError, SymbolView, UnresolvedView,
 };
 pub use writer::{WriteError, write_snapshot};

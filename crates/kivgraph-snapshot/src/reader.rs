@@ -432,19 +432,45 @@ impl Snapshot {
             }
         }
         self.validate_adjacency(SectionKind::ForwardOffsets, SectionKind::ForwardEdges, 3, 8)?;
-        self.validate_adjacency(SectionKind::ReverseOffsets, SectionKind::ReverseEdges, 4, 12)?;
+        self.validate_adjacency(
+            SectionKind::ReverseOffsets,
+            SectionKind::ReverseEdges,
+            4,
+            12,
+        )?;
         let unresolved = self.count(SectionKind::Unresolved);
         let requested = |i: usize| {
             let row = read_u32(self.record(SectionKind::UnresolvedNameIndex, i), 0) as usize;
-            (row, self.unresolved_row(row).requested_symbol().map(requested_name))
+            (
+                row,
+                self.unresolved_row(row)
+                    .requested_symbol()
+                    .map(requested_name),
+            )
         };
         first_error(self.count(SectionKind::UnresolvedNameIndex), |i| {
             let (row, name) = requested(i);
             if row >= unresolved || name.is_none() {
-                return Err(fail("unresolved name index", i, "entry out of range or without a requested symbol"));
+                return Err(fail(
+                    "unresolved name index",
+                    i,
+                    "entry out of range or without a requested symbol",
+                ));
             }
             if i > 0 && requested(i - 1).1 > name {
                 return Err(fail("unresolved name index", i, "entries out of order"));
+            }
+            Ok(())
+        })?;
+        first_error(self.count(SectionKind::UnresolvedScopeIndex), |i| {
+            let row = read_u32(self.record(SectionKind::UnresolvedScopeIndex, i), 0) as usize;
+            let view = self.unresolved_row(row);
+            if row >= unresolved || !is_scope_row(view.file_path(), view.reason()) {
+                return Err(fail(
+                    "unresolved scope index",
+                    i,
+                    "entry out of range or not a scope",
+                ));
             }
             Ok(())
         })?;
@@ -457,7 +483,10 @@ impl Snapshot {
             if read_u32(r, 8) as usize >= end || end > entries {
                 return Err(fail("mention name", i, "entry run out of range"));
             }
-            if i > 0 && self.str_at(self.record(SectionKind::MentionNames, i - 1), 0) >= self.str_at(r, 0) {
+            if i > 0
+                && self.str_at(self.record(SectionKind::MentionNames, i - 1), 0)
+                    >= self.str_at(r, 0)
+            {
                 return Err(fail("mention name", i, "names out of order"));
             }
             Ok(())
@@ -492,7 +521,10 @@ impl Snapshot {
             || offset(0) != 0
             || offset(symbols) != self.count(entries)
         {
-            return Err(fail(0, "offsets do not cover the symbol table and its entries"));
+            return Err(fail(
+                0,
+                "offsets do not cover the symbol table and its entries",
+            ));
         }
         first_error(symbols, |row| {
             if offset(row) > offset(row + 1) {
@@ -694,12 +726,20 @@ impl Snapshot {
 
     /// Edges whose source is symbol `symbol`, in edge order.
     pub fn outgoing(&self, symbol: usize) -> impl Iterator<Item = EdgeView<'_>> {
-        self.adjacent(SectionKind::ForwardOffsets, SectionKind::ForwardEdges, symbol)
+        self.adjacent(
+            SectionKind::ForwardOffsets,
+            SectionKind::ForwardEdges,
+            symbol,
+        )
     }
 
     /// Edges whose target is symbol `symbol`, in edge order.
     pub fn incoming(&self, symbol: usize) -> impl Iterator<Item = EdgeView<'_>> {
-        self.adjacent(SectionKind::ReverseOffsets, SectionKind::ReverseEdges, symbol)
+        self.adjacent(
+            SectionKind::ReverseOffsets,
+            SectionKind::ReverseEdges,
+            symbol,
+        )
     }
 
     fn adjacent(
@@ -735,6 +775,13 @@ impl Snapshot {
         let start = partition_point(len, |i| key(i) < name);
         let end = start + partition_point(len - start, |i| key(start + i) <= name);
         (start..end).map(|i| self.unresolved_row(row(i))).collect()
+    }
+
+    /// The unresolved rows that describe unreadable scopes ([`is_scope_row`]), in table order.
+    pub fn unresolved_scopes(&self) -> impl Iterator<Item = UnresolvedView<'_>> {
+        let kind = SectionKind::UnresolvedScopeIndex;
+        (0..self.count(kind))
+            .map(move |i| self.unresolved_row(read_u32(self.record(kind, i), 0) as usize))
     }
 
     /// The files spelling identifier `name` (file position, occurrences), in file order.
@@ -1000,8 +1047,8 @@ pub struct EdgeView<'a> {
     pub index: usize,
 }
 
-impl EdgeView<'_> {
-    fn record(&self) -> &[u8] {
+impl<'a> EdgeView<'a> {
+    fn record(&self) -> &'a [u8] {
         self.snapshot.record(SectionKind::Edges, self.index)
     }
     pub fn kind(&self) -> EdgeKind {
@@ -1029,8 +1076,41 @@ impl EdgeView<'_> {
     pub fn source(&self) -> NodeRef {
         self.node(3, 8)
     }
+    /// Where the relation was observed, when it was.
+    pub fn evidence(&self) -> Option<EvidenceView<'a>> {
+        let index = read_u32(self.record(), 16);
+        (index != NONE).then_some(EvidenceView {
+            snapshot: self.snapshot,
+            index: index as usize,
+        })
+    }
     pub fn target(&self) -> NodeRef {
         self.node(4, 12)
+    }
+}
+
+/// One observation: a span of a file.
+#[derive(Clone, Copy)]
+pub struct EvidenceView<'a> {
+    snapshot: &'a Snapshot,
+    pub index: usize,
+}
+
+impl<'a> EvidenceView<'a> {
+    fn record(&self) -> &'a [u8] {
+        self.snapshot.record(SectionKind::Evidence, self.index)
+    }
+    pub fn key(&self) -> StableKey {
+        StableKey(read_key(self.record(), 0))
+    }
+    pub fn file(&self) -> FileView<'a> {
+        FileView {
+            snapshot: self.snapshot,
+            index: read_u32(self.record(), 36) as usize,
+        }
+    }
+    pub fn lines(&self) -> (u32, u32) {
+        (read_u32(self.record(), 40), read_u32(self.record(), 44))
     }
 }
 

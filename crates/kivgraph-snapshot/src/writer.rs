@@ -437,10 +437,12 @@ pub fn write_snapshot(facts: &FactSet, generation: u64) -> Result<Vec<u8>, Write
             facts.files[i].path.as_bytes(),
         )
     });
-    let (forward_offsets, forward_edges) =
-        adjacency(facts.symbols.len(), &facts.edges, |e| symbol_index.get(&e.source));
-    let (reverse_offsets, reverse_edges) =
-        adjacency(facts.symbols.len(), &facts.edges, |e| symbol_index.get(&e.target));
+    let (forward_offsets, forward_edges) = adjacency(facts.symbols.len(), &facts.edges, |e| {
+        symbol_index.get(&e.source)
+    });
+    let (reverse_offsets, reverse_edges) = adjacency(facts.symbols.len(), &facts.edges, |e| {
+        symbol_index.get(&e.target)
+    });
     let mut unresolved_names: Vec<u32> = (0..facts.unresolved.len() as u32)
         .filter(|i| facts.unresolved[*i as usize].requested_symbol.is_some())
         .collect();
@@ -458,6 +460,12 @@ pub fn write_snapshot(facts: &FactSet, generation: u64) -> Result<Vec<u8>, Write
     let mut unresolved_name_index = Record::new(unresolved_names.len() * 4);
     for i in &unresolved_names {
         unresolved_name_index.u32(*i);
+    }
+    let mut scope_index = Record::new(0);
+    for (i, row) in facts.unresolved.iter().enumerate() {
+        if is_scope_row(row.file_path.as_deref(), &row.reason) {
+            scope_index.u32(i as u32);
+        }
     }
     let (mention_names, mention_entries) = mention_index(facts, &mut arena)?;
     index(facts.symbols.len(), "symbols")?;
@@ -507,6 +515,7 @@ pub fn write_snapshot(facts: &FactSet, generation: u64) -> Result<Vec<u8>, Write
         ),
         (SectionKind::MentionNames, mention_names.0, 0),
         (SectionKind::MentionEntries, mention_entries.0, 0),
+        (SectionKind::UnresolvedScopeIndex, scope_index.0, 0),
         (SectionKind::Strings, arena.bytes.clone(), arena.bytes.len()),
     ];
     let directory_len = sections.len() * DIRECTORY_ENTRY_LEN;

@@ -217,7 +217,8 @@ pub fn resolve_go(
                     }
                 }
                 Some(operand) if !call.locally_bound => {
-                    if let Some(imported) = imports.bound.iter().find(|(name, _, _)| name == operand)
+                    if let Some(imported) =
+                        imports.bound.iter().find(|(name, _, _)| name == operand)
                     {
                         resolve_imported(file, source, call, imported, &mut out);
                     } else if !imports.unindexed.contains(operand) {

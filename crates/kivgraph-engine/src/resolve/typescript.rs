@@ -370,6 +370,10 @@ mod tests {
         assert_eq!(from_js[0], ("lib/b".to_string(), false));
         assert_eq!(from_js[1], ("lib/b.js".to_string(), false));
         assert!(from_js.contains(&("lib/b/index.js".to_string(), true)));
-        assert!(!from_js.iter().any(|(path, index)| *index != path.contains("/index.")));
+        assert!(
+            !from_js
+                .iter()
+                .any(|(path, index)| *index != path.contains("/index."))
+        );
     }
 }

@@ -1,0 +1,525 @@
+//! `find_references`: who references one symbol, or what it references — one hop over the
+//! snapshot's adjacency, with a completeness verdict charged with the naming question.
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use kivgraph_facts::{Confidence, EdgeKind, Language};
+use kivgraph_snapshot::{EdgeView, FileView, NodeRef, SymbolView};
+
+use crate::args::{Limit, PageLimits, ResponseFormat, View, relative_path, trimmed};
+use crate::cursor::QueryIdentity;
+use crate::envelope::{Coverage, Page};
+use crate::error::QueryError;
+use crate::labelled::{LabelledRow, compact_rows, file_counts, label};
+use crate::published::Published;
+use crate::scopes::{Bounds, blind_spots, bounded, invisible_scopes, unbound_mentions};
+use crate::selector::{SelectorArgs, resolve_name};
+
+const SORTING: &str = "references-v1";
+const DEFAULT_EXCLUDED: [EdgeKind; 2] = [EdgeKind::Exports, EdgeKind::Reexports];
+const FILES_VIEW_LIMIT: usize = 500;
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FindReferencesArgs {
+    pub name: Option<String>,
+    pub stable_key: Option<String>,
+    pub qualified_name: Option<String>,
+    pub repository: Option<String>,
+    pub path: Option<String>,
+    pub direction: Option<String>,
+    pub edge_kinds: Option<Vec<String>>,
+    pub confidence: Option<String>,
+    pub language: Option<String>,
+    pub repo: Option<String>,
+    pub include_derived: Option<bool>,
+    pub limit: Option<i64>,
+    pub cursor: Option<String>,
+    pub response_format: Option<String>,
+    pub view: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    Incoming,
+    Outgoing,
+}
+
+impl Direction {
+    fn parse(value: Option<&str>) -> Result<Self, QueryError> {
+        match value {
+            None | Some("incoming") => Ok(Direction::Incoming),
+            Some("outgoing") => Ok(Direction::Outgoing),
+            Some(other) => Err(QueryError::invalid(format!(
+                "direction {other:?} is not one of incoming, outgoing"
+            ))),
+        }
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
+            Direction::Incoming => "incoming",
+            Direction::Outgoing => "outgoing",
+        }
+    }
+}
+
+/// The subject: a selector, or a bare `name` narrowed by `repository` and `path`.
+pub(crate) fn subject<'a>(
+    published: &'a Published,
+    name: Option<&str>,
+    selector: SelectorArgs,
+) -> Result<SymbolView<'a>, QueryError> {
+    let Some(name) = trimmed("name", name)? else {
+        return selector.parse()?.resolve(published);
+    };
+    if selector.stable_key.is_some() || selector.qualified_name.is_some() {
+        return Err(QueryError::invalid(
+            "pass one of name, qualified_name or stable_key, not several",
+        ));
+    }
+    let repository = trimmed("repository", selector.repository.as_deref())?;
+    if selector.path.is_some() && repository.is_none() {
+        return Err(QueryError::invalid(
+            "path is repository-relative, so it requires repository",
+        ));
+    }
+    let path = relative_path("path", selector.path.as_deref())?;
+    resolve_name(published, name, repository, path)
+}
+
+/// The relations a filter keeps, and whether the default exclusion ran.
+pub(crate) fn edge_kinds(value: Option<&[String]>) -> Result<(Vec<EdgeKind>, bool), QueryError> {
+    let every = || EdgeKind::ALL.iter().copied().filter(|k| k.is_reference());
+    let Some(list) = value else {
+        return Ok((
+            every().filter(|k| !DEFAULT_EXCLUDED.contains(k)).collect(),
+            true,
+        ));
+    };
+    if list.is_empty() {
+        return Err(QueryError::invalid(
+            "edge_kinds must name at least one relation, or [\"*\"] for all of them",
+        ));
+    }
+    if list.iter().any(|k| k == "*") {
+        if list.len() > 1 {
+            return Err(QueryError::invalid(
+                "edge_kinds \"*\" stands alone: it asks for no filter, so it cannot be mixed with names",
+            ));
+        }
+        return Ok((every().collect(), false));
+    }
+    let mut kinds = Vec::new();
+    for text in list {
+        trimmed("edge_kinds entry", Some(text))?;
+        let kind = EdgeKind::parse(text)
+            .ok()
+            .filter(|k| k.is_reference())
+            .ok_or_else(|| {
+                let accepted: Vec<&str> = every().map(EdgeKind::as_str).collect();
+                QueryError::invalid(format!(
+                    "edge_kinds entry {text:?} is not a reference relation; accepted: {}",
+                    accepted.join(", ")
+                ))
+            })?;
+        if !kinds.contains(&kind) {
+            kinds.push(kind);
+        }
+    }
+    kinds.sort();
+    Ok((kinds, false))
+}
+
+pub(crate) fn confidence(value: Option<&str>) -> Result<Option<Confidence>, QueryError> {
+    value
+        .map(|text| {
+            Confidence::parse(text).map_err(|_| {
+                let accepted: Vec<&str> = Confidence::ALL.iter().map(|c| c.as_str()).collect();
+                QueryError::invalid(format!(
+                    "confidence {text:?} is not one of {}",
+                    accepted.join(", ")
+                ))
+            })
+        })
+        .transpose()
+}
+
+pub(crate) fn language(value: Option<&str>) -> Result<Option<Language>, QueryError> {
+    trimmed("language", value)?
+        .map(|text| {
+            Language::parse(text).map_err(|_| {
+                let accepted: Vec<&str> = Language::ALL.iter().map(|l| l.as_str()).collect();
+                QueryError::invalid(format!(
+                    "language {text:?} is not one of {}",
+                    accepted.join(", ")
+                ))
+            })
+        })
+        .transpose()
+}
+
+/// The declaration at the other end of a reference: a symbol, or a file's module scope for a
+/// use outside every declaration (an import statement).
+#[derive(Clone, Copy)]
+pub(crate) enum Holder<'a> {
+    Symbol(SymbolView<'a>),
+    Module(FileView<'a>),
+}
+
+impl<'a> Holder<'a> {
+    pub(crate) fn of(published: &'a Published, node: NodeRef) -> Option<Self> {
+        let snapshot = &published.snapshot;
+        match node {
+            NodeRef::Symbol(i) => snapshot.symbol(i).map(Holder::Symbol),
+            NodeRef::File(i) => snapshot.file(i).map(Holder::Module),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn file(&self) -> FileView<'a> {
+        match self {
+            Holder::Symbol(s) => s.file(),
+            Holder::Module(f) => *f,
+        }
+    }
+
+    pub(crate) fn repository(&self) -> &'a str {
+        self.file().repository().name()
+    }
+
+    pub(crate) fn name(&self) -> &'a str {
+        match self {
+            Holder::Symbol(s) => s.name(),
+            Holder::Module(_) => "<module>",
+        }
+    }
+
+    pub(crate) fn qualified_name(&self) -> &'a str {
+        match self {
+            Holder::Symbol(s) => s.qualified_name(),
+            Holder::Module(_) => "<module>",
+        }
+    }
+
+    pub(crate) fn kind(&self) -> &'static str {
+        match self {
+            Holder::Symbol(s) => s.kind().as_str(),
+            Holder::Module(_) => "module",
+        }
+    }
+
+    pub(crate) fn lines(&self) -> (u32, u32) {
+        match self {
+            Holder::Symbol(s) => (s.span().start_line, s.span().end_line),
+            Holder::Module(f) => (1, f.line_count().max(1)),
+        }
+    }
+
+    pub(crate) fn label(&self) -> String {
+        let (start, end) = self.lines();
+        label(self.qualified_name(), start, end)
+    }
+
+    /// The full view's fields for this declaration.
+    pub(crate) fn full_fields(&self, format: ResponseFormat) -> Map<String, Value> {
+        let (start, end) = self.lines();
+        let file = self.file();
+        let mut row = Map::new();
+        row.insert("name".into(), json!(self.name()));
+        row.insert("qualified_name".into(), json!(self.qualified_name()));
+        row.insert("kind".into(), json!(self.kind()));
+        row.insert("repository".into(), json!(self.repository()));
+        row.insert("file_path".into(), json!(file.path()));
+        row.insert("start_line".into(), json!(start));
+        row.insert("end_line".into(), json!(end));
+        row.insert("language".into(), json!(file.language().as_str()));
+        if format == ResponseFormat::Detailed {
+            if let Holder::Symbol(s) = self {
+                row.insert("stable_key".into(), json!(s.key().to_string()));
+            }
+            row.insert("file_key".into(), json!(file.key().to_string()));
+            row.insert(
+                "repository_key".into(),
+                json!(file.repository().key().to_string()),
+            );
+        }
+        row
+    }
+}
+
+/// The subject as the compact view states it once: `repository:path:line`.
+pub(crate) fn subject_triple(subject: &SymbolView) -> String {
+    format!(
+        "{}:{}:{}",
+        subject.file().repository().name(),
+        subject.file().path(),
+        subject.span().start_line
+    )
+}
+
+pub(crate) fn subject_fields(subject: &SymbolView) -> Value {
+    json!({
+        "stable_key": subject.key().to_string(),
+        "name": subject.name(),
+        "qualified_name": subject.qualified_name(),
+        "kind": subject.kind().as_str(),
+        "repository": subject.file().repository().name(),
+        "file_path": subject.file().path(),
+        "start_line": subject.span().start_line,
+    })
+}
+
+/// What bounds a reference answer about `subject`: failures anywhere that asked for its name,
+/// unreadable scopes of its repository, spellings of its name the graph does not explain,
+/// and uses through bindings the syntax layer does not follow.
+pub(crate) fn reference_bounds(published: &Published, subject: &SymbolView) -> Bounds {
+    let name = subject.name();
+    let repository = subject.file().repository().name();
+    // A default, namespace or CommonJS import can bind an exported declaration under any
+    // name, and the syntax layer follows none of them.
+    let not_followed = (matches!(
+        subject.language(),
+        Language::TypeScript | Language::JavaScript
+    ) && subject.exported())
+    .then_some(
+        "an exported TypeScript/JavaScript declaration can be bound by a default, namespace or CommonJS import under another name, which the syntax layer does not follow",
+    );
+    Bounds {
+        scopes: invisible_scopes(published, Some(repository), None, &|hidden| hidden == name),
+        blind_spots: blind_spots(published, name),
+        unbound: unbound_mentions(published, name, Some(subject), true),
+        not_followed,
+    }
+}
+
+struct Row<'a> {
+    holder: Holder<'a>,
+    edge: EdgeView<'a>,
+}
+
+pub fn find_references(
+    published: &Published,
+    args: &FindReferencesArgs,
+    limits: &PageLimits,
+) -> Result<(Page, View), QueryError> {
+    let direction = Direction::parse(args.direction.as_deref())?;
+    let view = View::parse(args.view.as_deref(), true)?;
+    let format = ResponseFormat::parse(args.response_format.as_deref())?;
+    let limit = Limit::parse(
+        args.limit,
+        limits,
+        (view == View::Files).then_some(FILES_VIEW_LIMIT),
+    )?;
+    let (kinds, default_excluded) = edge_kinds(args.edge_kinds.as_deref())?;
+    let confidence = confidence(args.confidence.as_deref())?;
+    let language = language(args.language.as_deref())?;
+    let repo = trimmed("repo", args.repo.as_deref())?;
+    if let Some(repo) = repo
+        && published.snapshot.repository_named(repo).is_none()
+    {
+        return Err(QueryError::repository_not_found(repo));
+    }
+    let include_derived =
+        args.include_derived.unwrap_or(false) || repo.is_some_and(|r| r.starts_with("rust:"));
+    let subject = subject(
+        published,
+        args.name.as_deref(),
+        SelectorArgs {
+            stable_key: args.stable_key.clone(),
+            repository: args.repository.clone(),
+            path: args.path.clone(),
+            qualified_name: args.qualified_name.clone(),
+        },
+    )?;
+    let kind_names: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
+    let subject_key = subject.key().to_string();
+    let identity = QueryIdentity::new(
+        "find_references",
+        SORTING,
+        &[
+            ("subject", &subject_key),
+            ("direction", direction.as_str()),
+            ("repo", repo.unwrap_or("")),
+            ("language", language.map_or("", |l| l.as_str())),
+            ("edge_kinds", &kind_names.join(",")),
+            ("confidence", confidence.map_or("", |c| c.as_str())),
+        ],
+    );
+    let offset = match &args.cursor {
+        Some(cursor) => identity.resume(cursor, published.snapshot_id())?,
+        None => 0,
+    };
+
+    let snapshot = &published.snapshot;
+    let adjacent: Vec<(EdgeView, NodeRef)> = match direction {
+        Direction::Incoming => snapshot
+            .incoming(subject.index)
+            .map(|e| (e, e.source()))
+            .collect(),
+        Direction::Outgoing => snapshot
+            .outgoing(subject.index)
+            .map(|e| (e, e.target()))
+            .collect(),
+    };
+    let mut rows: Vec<Row> = adjacent
+        .into_iter()
+        .filter(|(edge, _)| kinds.contains(&edge.kind()))
+        .filter(|(edge, _)| confidence.is_none_or(|c| edge.confidence() == c))
+        .filter_map(|(edge, node)| {
+            Some(Row {
+                holder: Holder::of(published, node)?,
+                edge,
+            })
+        })
+        .filter(|row| language.is_none_or(|l| row.holder.file().language() == l))
+        .filter(|row| {
+            let owner = row.holder.repository();
+            repo.is_none_or(|r| owner == r) && (include_derived || !owner.starts_with("rust:"))
+        })
+        .collect();
+    rows.sort_by(|a, b| {
+        fn key<'a>(
+            row: &Row<'a>,
+        ) -> (
+            &'a str,
+            &'a str,
+            u32,
+            &'a str,
+            EdgeKind,
+            Confidence,
+            u8,
+            usize,
+        ) {
+            (
+                row.holder.repository(),
+                row.holder.file().path(),
+                row.holder.lines().0,
+                row.holder.qualified_name(),
+                row.edge.kind(),
+                row.edge.confidence(),
+                row.edge.provenance().code(),
+                row.edge.index,
+            )
+        }
+        key(a).cmp(&key(b))
+    });
+
+    let total = rows.len();
+    let page: &[Row] = &rows[offset.min(total)..(offset + limit.0).min(total)];
+    let returned = page.len();
+    let next_cursor = (offset + returned < total)
+        .then(|| identity.cursor(published.snapshot_id(), offset + returned));
+    let bounds = reference_bounds(published, &subject);
+    let coverage = Coverage {
+        exact: rows
+            .iter()
+            .filter(|r| r.edge.confidence().is_exact())
+            .count(),
+        candidate: rows
+            .iter()
+            .filter(|r| r.edge.confidence() == Confidence::Candidate)
+            .count(),
+        unresolved_related: bounds.blind_spots.len(),
+        package_level: 0,
+    };
+    let guidance = guidance(direction, total, returned, bounds.is_complete());
+    let completeness = bounded(Some(subject.name()), &bounds);
+
+    let mut results = Map::new();
+    match view {
+        View::Full => {
+            results.insert("subject".into(), subject_fields(&subject));
+        }
+        _ => {
+            results.insert("subject".into(), json!(subject_triple(&subject)));
+            results.insert("qn".into(), json!(subject.qualified_name()));
+        }
+    }
+    results.insert("direction".into(), json!(direction.as_str()));
+    if default_excluded {
+        results.insert(
+            "edge_kinds_default_excluded".into(),
+            json!(DEFAULT_EXCLUDED.map(EdgeKind::as_str)),
+        );
+    }
+    let labelled = || -> Vec<LabelledRow> {
+        page.iter()
+            .map(|row| LabelledRow {
+                repository: row.holder.repository().to_string(),
+                file: row.holder.file().path().to_string(),
+                label: row.holder.label(),
+                columns: vec![
+                    json!(row.edge.kind().as_str()),
+                    json!(row.holder.kind()),
+                    json!(row.edge.confidence().as_str()),
+                    json!(row.edge.provenance().as_str()),
+                ],
+            })
+            .collect()
+    };
+    let results = match view {
+        View::Full => {
+            let references: Vec<Value> = page
+                .iter()
+                .map(|row| {
+                    let mut fields = row.holder.full_fields(format);
+                    fields.insert("edge_kind".into(), json!(row.edge.kind().as_str()));
+                    fields.insert("confidence".into(), json!(row.edge.confidence().as_str()));
+                    fields.insert("provenance".into(), json!(row.edge.provenance().as_str()));
+                    if format == ResponseFormat::Detailed {
+                        fields.insert(
+                            "evidence_kind".into(),
+                            json!(if row.edge.evidence().is_some() {
+                                "OBSERVED_IN_FILE"
+                            } else {
+                                "NONE"
+                            }),
+                        );
+                    }
+                    Value::Object(fields)
+                })
+                .collect();
+            results.insert("references".into(), Value::Array(references));
+            Value::Object(results)
+        }
+        View::Files => {
+            results.insert("files".into(), file_counts(&labelled()));
+            Value::Object(results)
+        }
+        View::Compact => compact_rows(
+            results,
+            &["edge_kind", "kind", "confidence", "provenance"],
+            &labelled(),
+            subject.file().repository().name(),
+        ),
+    };
+    Ok((
+        Page {
+            total,
+            returned,
+            next_cursor,
+            coverage,
+            guidance,
+            completeness: Some(completeness),
+            results,
+        },
+        view,
+    ))
+}
+
+fn guidance(direction: Direction, total: usize, returned: usize, complete: bool) -> Option<String> {
+    if total == 0 {
+        return Some(match (direction, complete) {
+            (Direction::Incoming, true) => "nobody references this symbol: every spelling of its name in the indexed graph is its declaration or a resolved use, so this is an absence rather than a miss. find_cross_repo_consumers and graph_status show what was indexed".into(),
+            (Direction::Incoming, false) => "no reference was resolved, but this is a floor: the index holds uses of this name it could not bind; see completeness.blind_spots and run the fallback pattern over its paths before concluding nobody uses it".into(),
+            (Direction::Outgoing, _) => "this symbol reaches nothing the index resolved; ask direction incoming for who references it".into(),
+        });
+    }
+    (returned < total).then(|| {
+        format!(
+            "showing {returned} of {total}; narrow with edge_kinds, confidence, repo or language, or pass the cursor for the next page"
+        )
+    })
+}
