@@ -1440,3 +1440,133 @@ fn find_references_answers_one_hop_with_a_proven_verdict() {
             )
     );
 }
+
+#[test]
+fn trace_and_blast_radius_walk_the_resolved_graph() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = fixtures().join("../resolution/gocalls");
+    init_and_index(dir.path(), "gocalls", &fixture);
+    let mut client = Client::start(dir.path());
+    let fixture = fixture.canonicalize().unwrap();
+    let server_go = fixture.join("server/server.go").display().to_string();
+    // What Start reaches over calls: through the aliased import into the server package,
+    // then across its files; the calls it could not bind on the way bound the answer.
+    let trace = client.ok(
+        "trace_dependencies",
+        json!({"qualified_name": "Start", "repository": "gocalls", "path": "client", "edge_kinds": ["CALLS_DIRECT"]}),
+    );
+    assert_eq!(
+        trace["results"]["files"],
+        json!([
+            {"file": "server/server.go", "at": [["NewServer@9", "1", "Start"], ["Run@12-21", "1", "Start"]]},
+            {"file": "server/report.go", "at": [["report@3-7", "2", "Run"], ["cleanup@9", "3", "report"]]}
+        ])
+    );
+    assert_eq!(
+        (
+            trace["results"]["reached"].clone(),
+            trace["results"]["deepest_depth"].clone(),
+            trace["results"]["via_confidence"].clone()
+        ),
+        (json!(4), json!(3), json!("STRUCTURAL_CERTAIN"))
+    );
+    let reasons: Vec<&str> = trace["completeness"]["blind_spots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["requested_symbol"].as_str().unwrap())
+        .collect();
+    assert_eq!(reasons, vec!["Gone", "missing", "Start"]);
+    assert_eq!(trace["completeness"]["verdict"], "LOWER_BOUND");
+    // Over every relation, the ones the syntax layer does not extract for Go are named.
+    let every = client.ok(
+        "trace_dependencies",
+        json!({"qualified_name": "Run", "repository": "gocalls", "depth": 1}),
+    );
+    assert_eq!(
+        every["completeness"]["unextracted_relations"][0]["relations"][0],
+        "ASSIGNS_FUNCTION"
+    );
+    assert_eq!(every["results"]["hop_depth"], 1);
+    // A depth-one walk from report stops at the bound.
+    let bounded = client.ok("trace_dependencies", json!({"qualified_name": "report", "repository": "gocalls", "path": "server/report.go", "depth": 1, "edge_kinds": ["CALLS_DIRECT"]}));
+    assert_eq!(bounded["completeness"], json!({"verdict": "COMPLETE"}));
+    assert_eq!(
+        bounded["results"]["files"],
+        json!([{"file": "server/report.go", "at": ["cleanup@9"]}])
+    );
+    // Who a change to cleanup reaches, three hops back, with the four axes.
+    let blast = client.ok(
+        "get_blast_radius",
+        json!({"qualified_name": "cleanup", "repository": "gocalls", "edge_kinds": ["CALLS_DIRECT"]}),
+    );
+    assert_eq!(
+        blast["results"],
+        json!({
+            "root": "gocalls:server/report.go:9", "depth": 3, "max_nodes": 5000,
+            "kinds_default_excluded": ["field", "variable"], "affected": 4, "deepest_depth": 3,
+            "by_depth": {"1": 1, "2": 2, "3": 1}, "by_kind": {"CALLS_DIRECT": 4}, "by_repository": {"gocalls": 4},
+            "by_package": [{"package": "example.com/gocalls/client", "count": 1}, {"package": "example.com/gocalls/server", "count": 3}],
+            "repository": "gocalls", "kind": "func", "via_kind": "CALLS_DIRECT", "via_provenance": "TREE_SITTER_SYNTAX",
+            "files": [
+                {"file": "server/report.go", "at": [["report@3-7", "1", "cleanup", "STRUCTURAL_CERTAIN"]]},
+                {"file": "server/server.go", "at": [["retry@27-29", "2", "report", "CANDIDATE"], ["Run@12-21", "2", "report", "STRUCTURAL_CERTAIN"]]},
+                {"file": "client/client.go", "at": [["Start@18-23", "3", "Run", "STRUCTURAL_CERTAIN"]]}
+            ]
+        })
+    );
+    // retry's parameter spells `report` without a declaration or edge behind it.
+    assert_eq!(
+        blast["completeness"],
+        json!({"verdict": "LOWER_BOUND", "unbound_uses": {"files": 1, "occurrences": 1}, "fallback": {"pattern": "\\bcleanup\\b", "paths": [server_go]}})
+    );
+    assert_eq!(blast["coverage"], json!({"exact": 3, "candidate": 1}));
+    // kinds narrows what counts, echoed sorted; the walk itself is unchanged.
+    let methods = client.ok("get_blast_radius", json!({"qualified_name": "cleanup", "repository": "gocalls", "kinds": ["method"], "edge_kinds": ["CALLS_DIRECT"], "view": "full"}));
+    assert_eq!(
+        (
+            methods["results"]["kinds"].clone(),
+            methods["results"]["affected"].clone()
+        ),
+        (json!(["method"]), json!(0))
+    );
+    // max_nodes bounds discovery, root included, and says so.
+    let capped = client.ok("get_blast_radius", json!({"qualified_name": "cleanup", "repository": "gocalls", "max_nodes": 2, "edge_kinds": ["CALLS_DIRECT"]}));
+    assert_eq!(
+        (
+            capped["results"]["affected"].clone(),
+            capped["results"]["traversal_truncated"].clone()
+        ),
+        (json!(1), json!(true))
+    );
+    for (tool, arguments, message) in [
+        (
+            "trace_dependencies",
+            json!({"qualified_name": "Run", "repository": "gocalls", "depth": 6}),
+            "INVALID_ARGUMENT: depth must be between 1 and 5, got 6",
+        ),
+        (
+            "trace_dependencies",
+            json!({"qualified_name": "Run", "repository": "gocalls", "view": "files"}),
+            "INVALID_ARGUMENT: view \"files\" is not available here",
+        ),
+        (
+            "get_blast_radius",
+            json!({"qualified_name": "Run", "repository": "gocalls", "max_nodes": 25001}),
+            "INVALID_ARGUMENT: max_nodes must be between 1 and 25000, got 25001",
+        ),
+        (
+            "get_blast_radius",
+            json!({"qualified_name": "Run", "repository": "gocalls", "kinds": ["*", "func"]}),
+            "INVALID_ARGUMENT: kinds \"*\" stands alone",
+        ),
+        (
+            "get_blast_radius",
+            json!({"qualified_name": "NewServer"}),
+            "AMBIGUOUS_SYMBOL",
+        ),
+    ] {
+        let error = client.refused(tool, arguments);
+        assert!(error.starts_with(message), "{error}");
+    }
+}

@@ -27,4 +27,5 @@ pub use queries::{
     WorkspaceFacts, evidence_key, file_facts, package_facts, repository_facts, workspace_facts,
 };
 pub use resolve::go::{Call, GoImport, GoPackageNames, GoSites};
+pub use resolve::resolved_relations;
 pub use resolve::typescript::{ModuleSite, PackageExports};

@@ -4,14 +4,47 @@ use std::sync::Arc;
 
 use kivgraph_config::{LoadedConfig, Registry};
 use kivgraph_query::{
-    FileOutlineArgs, FindByIntentArgs, FindReferencesArgs, FindSymbolArgs, GetSourceArgs,
-    GetSymbolArgs, GraphStatusArgs, ListRepositoriesArgs, ModuleReportArgs, Page, PageLimits,
-    Published, QueryError, ReadSymbolArgs, Roots, View,
+    BlastRadiusArgs, FileOutlineArgs, FindByIntentArgs, FindReferencesArgs, FindSymbolArgs,
+    GetSourceArgs, GetSymbolArgs, GraphStatusArgs, ListRepositoriesArgs, ModuleReportArgs, Page,
+    PageLimits, Published, QueryError, ReadSymbolArgs, Roots, TraceDependenciesArgs, View,
 };
 use rmcp::model::{Tool, ToolAnnotations};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
+
+/// How long one traversal may run before it fails with `TRAVERSAL_LIMIT_REACHED` instead of
+/// answering partially. Far above what the bounds allow on a healthy graph.
+const TRAVERSAL_DEADLINE: std::time::Duration = std::time::Duration::from_secs(10);
+
+fn traversal_properties() -> Map<String, Value> {
+    let mut p = selector_properties();
+    p.insert(
+        "depth".into(),
+        json!({"type": "integer", "minimum": 1, "maximum": 5, "default": 3}),
+    );
+    p.insert("max_nodes".into(), json!({"type": "integer", "minimum": 1, "maximum": 25000, "default": 5000, "description": "Ceiling on symbols the walk may discover, root included; hitting it sets traversal_truncated."}));
+    p.insert("edge_kinds".into(), json!({"type": "array", "items": {"type": "string"}, "description": "Relations the walk may follow; default every reference kind."}));
+    p.insert("confidence".into(), json!({"type": "string", "enum": ["EXACT_TYPECHECKED", "EXACT_DECLARATION_MAPPED", "EXACT_PACKAGE_MAPPED", "STRUCTURAL_CERTAIN", "CANDIDATE", "UNRESOLVED"], "description": "Edges the walk may follow."}));
+    p.insert(
+        "include_derived".into(),
+        json!({"type": "boolean", "default": false}),
+    );
+    p.insert(
+        "limit".into(),
+        json!({"type": "integer", "minimum": 1, "maximum": 500, "default": 50}),
+    );
+    p.insert("cursor".into(), json!({"type": "string"}));
+    p.insert(
+        "response_format".into(),
+        json!({"type": "string", "enum": ["concise", "detailed"], "default": "concise"}),
+    );
+    p.insert(
+        "view".into(),
+        json!({"type": "string", "enum": ["compact", "full"], "default": "compact"}),
+    );
+    p
+}
 
 /// A tool's semantics: validated arguments in, the answer's text out.
 type Runner = fn(&Context, Map<String, Value>) -> Result<String, QueryError>;
@@ -194,6 +227,49 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
                     published,
                     &parse::<FindReferencesArgs>(arguments)?,
                     &context.limits,
+                ),
+            )
+        },
+    },
+    QueryTool {
+        name: "trace_dependencies",
+        description: "What a symbol reaches outward, breadth-first up to depth hops (default 3, at most 5): each reached symbol once, with the edge that first reached it. A container's members walk with it. completeness says whether the walk is whole or a floor (calls it could not bind, relations not extracted).",
+        schema: || {
+            let mut p = traversal_properties();
+            p.insert("language".into(), json!({"type": "string", "description": "Keeps reached rows of this language; never changes the walk."}));
+            p.insert("repo".into(), json!({"type": "string", "description": "Keeps reached rows of this repository; never changes the walk."}));
+            object(p, &[])
+        },
+        run: |context, arguments| {
+            let published = graph(context.published)?;
+            render(
+                published,
+                kivgraph_query::trace_dependencies(
+                    published,
+                    &parse::<TraceDependenciesArgs>(arguments)?,
+                    &context.limits,
+                    Some(std::time::Instant::now() + TRAVERSAL_DEADLINE),
+                ),
+            )
+        },
+    },
+    QueryTool {
+        name: "get_blast_radius",
+        description: "What a change to a symbol reaches: the walk backwards over who references it, up to depth hops, with counts by depth, relation, repository and package over the whole walk. kinds picks what counts as affected (default all but field and variable). completeness says whether the impact is whole or a floor.",
+        schema: || {
+            let mut p = traversal_properties();
+            p.insert("kinds".into(), json!({"type": "array", "items": {"type": "string"}, "description": "Symbol kinds that count as affected; default every kind but field and variable; [\"*\"] for all."}));
+            object(p, &[])
+        },
+        run: |context, arguments| {
+            let published = graph(context.published)?;
+            render(
+                published,
+                kivgraph_query::get_blast_radius(
+                    published,
+                    &parse::<BlastRadiusArgs>(arguments)?,
+                    &context.limits,
+                    Some(std::time::Instant::now() + TRAVERSAL_DEADLINE),
                 ),
             )
         },

@@ -32,7 +32,7 @@ impl GetSymbolArgs {
 
 /// Splits a package identity into its package name and the module it belongs to: Go's
 /// `<module path> <import path>` carries both; elsewhere the package is its own module.
-fn package_and_module(
+pub(crate) fn package_and_module(
     language: kivgraph_facts::Language,
     identity: &str,
 ) -> (String, Option<String>) {

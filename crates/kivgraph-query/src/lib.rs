@@ -24,6 +24,7 @@ mod scopes;
 mod selector;
 mod source;
 mod status;
+mod traverse;
 
 pub use args::{Limit, PageLimits, ResponseFormat, View};
 pub use cursor::QueryIdentity;
@@ -40,3 +41,4 @@ pub use references::{FindReferencesArgs, find_references};
 pub use selector::{Selector, SelectorArgs};
 pub use source::{GetSourceArgs, get_source};
 pub use status::{GraphStatusArgs, graph_status};
+pub use traverse::{BlastRadiusArgs, TraceDependenciesArgs, get_blast_radius, trace_dependencies};

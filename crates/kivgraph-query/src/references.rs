@@ -277,21 +277,26 @@ pub(crate) fn subject_fields(subject: &SymbolView) -> Value {
 pub(crate) fn reference_bounds(published: &Published, subject: &SymbolView) -> Bounds {
     let name = subject.name();
     let repository = subject.file().repository().name();
-    // A default, namespace or CommonJS import can bind an exported declaration under any
-    // name, and the syntax layer follows none of them.
-    let not_followed = (matches!(
-        subject.language(),
-        Language::TypeScript | Language::JavaScript
-    ) && subject.exported())
-    .then_some(
-        "an exported TypeScript/JavaScript declaration can be bound by a default, namespace or CommonJS import under another name, which the syntax layer does not follow",
-    );
     Bounds {
         scopes: invisible_scopes(published, Some(repository), None, &|hidden| hidden == name),
         blind_spots: blind_spots(published, name),
         unbound: unbound_mentions(published, name, Some(subject), true),
-        not_followed,
+        not_followed: bound_under_other_names(subject),
+        unextracted: Vec::new(),
     }
+}
+
+/// Why `symbol` may be used under a name no file spells as its own: a default, namespace or
+/// CommonJS import can bind an exported TypeScript/JavaScript declaration under any name, and
+/// the syntax layer follows none of them.
+pub(crate) fn bound_under_other_names(symbol: &SymbolView) -> Option<&'static str> {
+    (matches!(
+        symbol.language(),
+        Language::TypeScript | Language::JavaScript
+    ) && symbol.exported())
+    .then_some(
+        "an exported TypeScript/JavaScript declaration can be bound by a default, namespace or CommonJS import under another name, which the syntax layer does not follow",
+    )
 }
 
 struct Row<'a> {

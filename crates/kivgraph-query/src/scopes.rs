@@ -199,6 +199,9 @@ pub struct Bounds {
     pub unbound: Vec<UnboundFile>,
     /// Why uses of the subject may exist that no file spells under its name.
     pub not_followed: Option<&'static str>,
+    /// Per language the walk crossed, the relations it was asked to follow that the pass did
+    /// not extract there (the manifest's `resolved_relations`).
+    pub unextracted: Vec<(String, Vec<String>)>,
 }
 
 impl Bounds {
@@ -207,6 +210,7 @@ impl Bounds {
             && self.blind_spots.is_empty()
             && self.unbound.is_empty()
             && self.not_followed.is_none()
+            && self.unextracted.is_empty()
     }
 }
 
@@ -268,6 +272,14 @@ pub fn bounded(name: Option<&str>, bounds: &Bounds) -> Value {
     }
     if let Some(reason) = bounds.not_followed {
         block.insert("not_followed".into(), json!(reason));
+    }
+    if !bounds.unextracted.is_empty() {
+        let entries: Vec<Value> = bounds
+            .unextracted
+            .iter()
+            .map(|(language, relations)| json!({"language": language, "relations": relations}))
+            .collect();
+        block.insert("unextracted_relations".into(), Value::Array(entries));
     }
     let mut paths: Vec<&String> = Vec::new();
     let candidates = bounds
@@ -345,5 +357,37 @@ fn escape_regex(text: &str) -> String {
                 vec![c]
             }
         })
+        .collect()
+}
+
+/// For each language among `languages` (with the repository it was indexed in), the
+/// relations of `asked` the manifest does not list as resolved there. A repository the
+/// manifest does not describe resolved nothing it can vouch for.
+pub fn unextracted_relations(
+    published: &Published,
+    languages: &std::collections::BTreeSet<(String, String)>,
+    asked: &[EdgeKind],
+) -> Vec<(String, Vec<String>)> {
+    let mut missing: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
+        std::collections::BTreeMap::new();
+    for (repository, language) in languages {
+        let resolved = published
+            .manifest
+            .repositories
+            .iter()
+            .find(|r| &r.name == repository)
+            .and_then(|r| r.resolved_relations.get(language));
+        for kind in asked {
+            if !resolved.is_some_and(|list| list.iter().any(|k| k == kind.as_str())) {
+                missing
+                    .entry(language.clone())
+                    .or_default()
+                    .insert(kind.as_str().to_string());
+            }
+        }
+    }
+    missing
+        .into_iter()
+        .map(|(language, kinds)| (language, kinds.into_iter().collect()))
         .collect()
 }

@@ -58,6 +58,7 @@ sections! {
     MentionNames = 18, MENTION_NAME_LEN;
     MentionEntries = 19, MENTION_ENTRY_LEN;
     UnresolvedScopeIndex = 20, 4;
+    UnresolvedFileIndex = 21, 4;
 }
 
 // Adjacency is compressed sparse rows over the symbol table: `ForwardOffsets` holds
@@ -72,6 +73,10 @@ sections! {
 // `UnresolvedScopeIndex` lists, in table order, the rows that describe a scope rather than
 // a site: those without a file (a repository or package nobody could read) and PARSE_ERROR
 // rows (a region of a file that was recovered).
+//
+// `UnresolvedFileIndex` orders every unresolved row by (repository name, file path), rows
+// without a file first, so "the failures one declaration made" is a binary search and a
+// line filter.
 //
 // `MentionNames` is every identifier of the files' censuses, sorted; each row points at its
 // run of `MentionEntries` (one per file spelling the name, by file position).

@@ -375,6 +375,11 @@ impl Snapshot {
             ),
             (SectionKind::KeyIndex, "key index", symbols),
             (SectionKind::FilePathIndex, "file path index", files),
+            (
+                SectionKind::UnresolvedFileIndex,
+                "unresolved file index",
+                self.count(SectionKind::Unresolved),
+            ),
         ] {
             if self.count(kind) != limit {
                 return Err(fail(table, 0, "does not cover its table"));
@@ -588,6 +593,13 @@ impl Snapshot {
                     self.str_at(file, 72).as_bytes(),
                 )
             }
+            SectionKind::UnresolvedFileIndex => {
+                let row = self.unresolved_row(i as usize);
+                (
+                    row.repository().map_or("", |r| r.name()).as_bytes(),
+                    row.file_path().unwrap_or("").as_bytes(),
+                )
+            }
             _ => (b"", b""),
         }
     }
@@ -775,6 +787,18 @@ impl Snapshot {
         let start = partition_point(len, |i| key(i) < name);
         let end = start + partition_point(len - start, |i| key(start + i) <= name);
         (start..end).map(|i| self.unresolved_row(row(i))).collect()
+    }
+
+    /// The unresolved rows recorded in one file of one repository, in table order.
+    pub fn unresolved_in_file(&self, repository: &str, path: &str) -> Vec<UnresolvedView<'_>> {
+        let mut rows = self.lookup(
+            SectionKind::UnresolvedFileIndex,
+            (repository.as_bytes(), path.as_bytes()),
+        );
+        rows.sort_unstable();
+        rows.into_iter()
+            .map(|i| self.unresolved_row(i as usize))
+            .collect()
     }
 
     /// The unresolved rows that describe unreadable scopes ([`is_scope_row`]), in table order.

@@ -468,6 +468,13 @@ pub fn write_snapshot(facts: &FactSet, generation: u64) -> Result<Vec<u8>, Write
         }
     }
     let (mention_names, mention_entries) = mention_index(facts, &mut arena)?;
+    let unresolved_file_index = sorted_index(facts.unresolved.len(), |i| {
+        let row = &facts.unresolved[i];
+        (
+            row.repository.as_bytes(),
+            row.file_path.as_deref().unwrap_or("").as_bytes(),
+        )
+    });
     index(facts.symbols.len(), "symbols")?;
     index(facts.files.len(), "files")?;
     index(facts.edges.len(), "edges")?;
@@ -516,6 +523,11 @@ pub fn write_snapshot(facts: &FactSet, generation: u64) -> Result<Vec<u8>, Write
         (SectionKind::MentionNames, mention_names.0, 0),
         (SectionKind::MentionEntries, mention_entries.0, 0),
         (SectionKind::UnresolvedScopeIndex, scope_index.0, 0),
+        (
+            SectionKind::UnresolvedFileIndex,
+            unresolved_file_index.0,
+            facts.unresolved.len(),
+        ),
         (SectionKind::Strings, arena.bytes.clone(), arena.bytes.len()),
     ];
     let directory_len = sections.len() * DIRECTORY_ENTRY_LEN;

@@ -216,6 +216,13 @@ fn round_trip_and_lookups() {
         .collect();
     assert_eq!(asked, vec!["RECEIVER_TYPE_UNKNOWN"]);
     assert!(snapshot.unresolved_requesting("Server").is_empty());
+    let in_b: Vec<_> = snapshot
+        .unresolved_in_file("acme", "x/b.go")
+        .iter()
+        .map(|u| u.reason())
+        .collect();
+    assert_eq!(in_b.len(), 2);
+    assert!(snapshot.unresolved_in_file("acme", "x/a.go").is_empty());
     let unresolved = snapshot
         .unresolved()
         .find(|u| u.reason() == "PARSE_ERROR")

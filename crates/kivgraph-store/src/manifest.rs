@@ -38,6 +38,11 @@ pub struct RepositoryState {
     /// Why the commit could not be read, when it could not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub git_unavailable: Option<String>,
+    /// Per language, the reference relations the pass resolved (every site an edge or an
+    /// unresolved row); a relation not listed was not extracted, so answers about it are
+    /// floors.
+    #[serde(default)]
+    pub resolved_relations: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use anyhow::bail;
 use kivgraph_engine::{CacheIdentity, CacheLoad, PassOptions, Progress, run_pass};
+use kivgraph_facts::Language;
 use kivgraph_store::{RepositoryState, read_git_position};
 use serde_json::json;
 
@@ -134,6 +135,21 @@ fn index(args: &IndexArgs) -> anyhow::Result<serde_json::Value> {
                     .as_ref()
                     .and_then(|_| working_tree_dirty(&report.root)),
                 git_unavailable: git.unavailable.clone(),
+                resolved_relations: entry
+                    .map(|e| {
+                        e.languages
+                            .iter()
+                            .filter_map(|token| {
+                                let language = Language::parse(token.as_str()).ok()?;
+                                let relations = kivgraph_engine::resolved_relations(language)
+                                    .iter()
+                                    .map(|k| k.as_str().to_string())
+                                    .collect();
+                                Some((language.as_str().to_string(), relations))
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default(),
             }
         })
         .collect();

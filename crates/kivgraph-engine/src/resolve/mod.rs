@@ -12,11 +12,24 @@ pub mod python;
 pub mod typescript;
 
 use kivgraph_facts::{
-    Confidence, Edge, EdgeKind, Evidence, FactSet, FileFact, LineSpan, Provenance, StableKey,
-    UnresolvedReference,
+    Confidence, Edge, EdgeKind, Evidence, FactSet, FileFact, Language, LineSpan, Provenance,
+    StableKey, UnresolvedReference,
 };
 
 use crate::queries::evidence_key;
+
+/// The reference relations this layer resolves for a language: every site of these kinds is
+/// an edge or an `UNRESOLVED` row. A relation absent here is not extracted at all, so an
+/// answer about it is a floor; the manifest publishes this per repository.
+pub fn resolved_relations(language: Language) -> &'static [EdgeKind] {
+    match language {
+        Language::Go => &[EdgeKind::CallsDirect],
+        Language::TypeScript | Language::JavaScript | Language::Python => {
+            &[EdgeKind::ImportsSymbol]
+        }
+        Language::Rust => &[],
+    }
+}
 
 /// What one package's resolution adds to its facts.
 #[derive(Default)]
