@@ -249,7 +249,9 @@ fn before_a_generation_only_index_project_is_offered() {
         names,
         vec![
             "find_by_intent",
+            "find_references",
             "find_symbol",
+            "get_blast_radius",
             "get_file_outline",
             "get_source",
             "get_symbol",
@@ -257,7 +259,8 @@ fn before_a_generation_only_index_project_is_offered() {
             "index_project",
             "list_repositories",
             "module_report",
-            "read_symbol"
+            "read_symbol",
+            "trace_dependencies"
         ]
     );
 }

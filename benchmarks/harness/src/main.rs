@@ -24,6 +24,7 @@ use serde_json::{Value, json};
 mod client;
 mod intent;
 mod navigate;
+mod references;
 mod serve;
 mod sites;
 mod tokens;
@@ -36,9 +37,10 @@ fn main() -> anyhow::Result<()> {
         Some("navigate") => navigate::navigate_benchmark(&args[1..]),
         Some("intent") => intent::intent_benchmark(&args[1..]),
         Some("sites") => sites::sites_benchmark(&args[1..]),
+        Some("references") => references::references_benchmark(&args[1..]),
         Some("open-lookup") => open_lookup(&args[1..]),
         _ => bail!(
-            "usage: kivgraph-bench index|serve --kivgraph BIN [--corpus DIR] | navigate [--corpus DIR] | intent --kivgraph BIN | sites [--corpus DIR] | open-lookup SNAPSHOT NAME"
+            "usage: kivgraph-bench index|serve|references --kivgraph BIN [--corpus DIR] | navigate [--corpus DIR] | intent --kivgraph BIN | sites [--corpus DIR] | open-lookup SNAPSHOT NAME"
         ),
     }
 }

@@ -159,7 +159,7 @@ pub fn find_symbol(
     let truncated = returned < total;
     let unread = !scopes.is_empty();
     let completeness =
-        (total == 0 || truncated || unread).then(|| completeness(Some(name), scopes));
+        (total == 0 || truncated || unread).then(|| completeness(published, Some(name), scopes));
     let guidance = if total == 0 {
         Some(if !unread {
             format!(

@@ -127,8 +127,8 @@ pub fn get_file_outline(
                 .is_none_or(|p| path.is_empty() || under_path(p, path))
         })
         .collect();
-    let completeness =
-        (returned == 0 || truncated || !scopes.is_empty()).then(|| completeness(None, scopes));
+    let completeness = (returned == 0 || truncated || !scopes.is_empty())
+        .then(|| completeness(published, None, scopes));
     let packages: BTreeSet<&str> = files.iter().map(|f| f.package().name()).collect();
     let results = match view {
         View::Full => full(repository, path, &packages, &page, format),

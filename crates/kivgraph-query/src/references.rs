@@ -274,7 +274,7 @@ pub(crate) fn subject_fields(subject: &SymbolView) -> Value {
 /// What bounds a reference answer about `subject`: failures anywhere that asked for its name,
 /// unreadable scopes of its repository, spellings of its name the graph does not explain,
 /// and uses through bindings the syntax layer does not follow.
-pub(crate) fn reference_bounds(published: &Published, subject: &SymbolView) -> Bounds {
+pub(crate) fn reference_bounds<'a>(published: &'a Published, subject: &SymbolView) -> Bounds<'a> {
     let name = subject.name();
     let repository = subject.file().repository().name();
     Bounds {
@@ -430,7 +430,7 @@ pub fn find_references(
         package_level: 0,
     };
     let guidance = guidance(direction, total, returned, bounds.is_complete());
-    let completeness = bounded(Some(subject.name()), &bounds);
+    let completeness = bounded(published, Some(subject.name()), &bounds);
 
     let mut results = Map::new();
     match view {

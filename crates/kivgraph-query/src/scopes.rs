@@ -1,10 +1,8 @@
 //! What bounds an answer: the scopes the index could not read, and the `completeness` block
 //! that names them.
 
-use std::collections::HashSet;
-
 use kivgraph_facts::EdgeKind;
-use kivgraph_snapshot::SymbolView;
+use kivgraph_snapshot::{FileView, SymbolView, UnresolvedView};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::{Map, Value, json};
 
@@ -21,7 +19,6 @@ pub struct Scope {
     pub path: Option<String>,
     pub requested_package: Option<String>,
     pub detail: String,
-    pub absolute: Option<String>,
 }
 
 /// Scopes that could not be read at all (rows without a file), and regions where a
@@ -33,44 +30,29 @@ pub fn invisible_scopes(
     path_prefix: Option<&str>,
     hides: &dyn Fn(&str) -> bool,
 ) -> Vec<Scope> {
-    let mut seen: HashSet<(String, Option<String>, String)> = HashSet::new();
-    published
-        .snapshot
-        .unresolved_scopes()
-        .filter(|u| u.file_path().is_none() || u.requested_symbol().is_some_and(hides))
-        .filter(|u| {
-            let place = (
-                u.repository()
-                    .map(|r| r.name().to_string())
-                    .unwrap_or_default(),
-                u.file_path().map(str::to_string),
-                u.reason().to_string(),
-            );
-            seen.insert(place)
-        })
-        .filter_map(|u| {
-            let repository = u.repository()?.name().to_string();
-            if repo.is_some_and(|r| r != repository) {
-                return None;
-            }
-            if let (Some(prefix), Some(file)) = (path_prefix, u.file_path())
-                && !file.starts_with(prefix)
-            {
-                return None;
-            }
-            let absolute = u
-                .file_path()
-                .and_then(|f| absolute(published, &repository, f));
-            Some(Scope {
-                reason: u.reason().to_string(),
-                repository,
-                path: u.file_path().map(str::to_string),
-                requested_package: u.requested_package().map(str::to_string),
-                detail: u.detail().to_string(),
-                absolute,
-            })
-        })
-        .collect()
+    let mut seen: FxHashSet<(&str, Option<&str>, &str)> = FxHashSet::default();
+    let mut scopes = Vec::new();
+    for u in published.snapshot.unresolved_scopes() {
+        let Some(repository) = u.repository().map(|r| r.name()) else {
+            continue;
+        };
+        let file = u.file_path();
+        if repo.is_some_and(|r| r != repository)
+            || (file.is_some() && !u.requested_symbol().is_some_and(hides))
+            || file.is_some_and(|f| path_prefix.is_some_and(|p| !f.starts_with(p)))
+            || !seen.insert((repository, file, u.reason()))
+        {
+            continue;
+        }
+        scopes.push(Scope {
+            reason: u.reason().to_string(),
+            repository: repository.to_string(),
+            path: file.map(str::to_string),
+            requested_package: u.requested_package().map(str::to_string),
+            detail: u.detail().to_string(),
+        });
+    }
+    scopes
 }
 
 fn absolute(published: &Published, repository: &str, path: &str) -> Option<String> {
@@ -79,49 +61,20 @@ fn absolute(published: &Published, repository: &str, path: &str) -> Option<Strin
         .map(|root| root.join(path).display().to_string())
 }
 
-/// One reference the resolver recorded and could not follow.
-pub struct BlindSpot {
-    pub reason: String,
-    pub repository: String,
-    pub path: String,
-    pub line: Option<u32>,
-    pub requested_symbol: String,
-    pub requested_package: Option<String>,
-    pub detail: String,
-    pub absolute: Option<String>,
-}
-
 /// The failures, anywhere in the graph, that asked for `name` (the last segment of what they
-/// requested), in table order.
-pub fn blind_spots(published: &Published, name: &str) -> Vec<BlindSpot> {
+/// requested), in table order. Rows without a file are scopes, not sites.
+pub fn blind_spots<'a>(published: &'a Published, name: &str) -> Vec<UnresolvedView<'a>> {
     published
         .snapshot
         .unresolved_requesting(name)
         .into_iter()
-        .filter_map(|u| {
-            let repository = u.repository()?.name().to_string();
-            let path = u.file_path()?.to_string();
-            Some(BlindSpot {
-                absolute: absolute(published, &repository, &path),
-                reason: u.reason().to_string(),
-                repository,
-                path,
-                line: u.lines().map(|(start, _)| start),
-                requested_symbol: u.requested_symbol().unwrap_or(name).to_string(),
-                requested_package: u.requested_package().map(str::to_string),
-                detail: u.detail().to_string(),
-            })
-        })
+        .filter(|u| u.file_path().is_some())
         .collect()
 }
 
-/// A file where the name is spelled more often than the graph explains, or where the subject
-/// is bound under an import whose uses the syntax layer does not follow.
-pub struct UnboundFile {
-    pub absolute: Option<String>,
-    /// Occurrences of the name no declaration, edge or recorded failure accounts for.
-    pub unexplained: u32,
-}
+/// A file where the name is spelled more often than the graph explains (how many times), or
+/// where the subject is bound under an import whose uses the syntax layer does not follow (0).
+pub type UnboundFile<'a> = (FileView<'a>, u32);
 
 /// The files whose spelling of `name` the graph does not fully explain. Every occurrence of
 /// the identifier is accounted for by a declaration of that name, by one observation backing
@@ -129,74 +82,69 @@ pub struct UnboundFile {
 /// with more occurrences than that holds a use nobody bound. Importers of `subject` are
 /// listed too when `imports_hide_uses`: after an import the syntax layer binds no use, and an
 /// alias spells the uses under another name.
-pub fn unbound_mentions(
-    published: &Published,
+pub fn unbound_mentions<'a>(
+    published: &'a Published,
     name: &str,
     subject: Option<&SymbolView>,
     imports_hide_uses: bool,
-) -> Vec<UnboundFile> {
+) -> Vec<UnboundFile<'a>> {
     let snapshot = &published.snapshot;
     let census = snapshot.mentions(name);
-    let mut explained: FxHashMap<usize, u32> = FxHashMap::default();
-    let mut observations: FxHashSet<usize> = FxHashSet::default();
-    for declaration in snapshot.symbols_named(name) {
-        *explained.entry(declaration.file().index).or_default() += 1;
-        for edge in snapshot.incoming(declaration.index) {
-            if let Some(evidence) = edge.evidence()
-                && observations.insert(evidence.index)
-            {
-                *explained.entry(evidence.file().index).or_default() += 1;
+    let mut unbound: Vec<(usize, u32)> = Vec::new();
+    if !census.is_empty() {
+        let mut explained: FxHashMap<usize, u32> = FxHashMap::default();
+        let mut observations: FxHashSet<usize> = FxHashSet::default();
+        for declaration in snapshot.symbols_named(name) {
+            *explained.entry(declaration.file().index).or_default() += 1;
+            for edge in snapshot.incoming(declaration.index) {
+                if let Some(evidence) = edge.evidence()
+                    && observations.insert(evidence.index)
+                {
+                    *explained.entry(evidence.file().index).or_default() += 1;
+                }
             }
         }
-    }
-    for failure in snapshot.unresolved_requesting(name) {
-        if let (Some(repository), Some(path)) = (failure.repository(), failure.file_path())
-            && let Some(file) = snapshot.file_by_path(repository.name(), path)
-        {
-            *explained.entry(file.index).or_default() += 1;
+        for failure in snapshot.unresolved_requesting(name) {
+            if let (Some(repository), Some(path)) = (failure.repository(), failure.file_path())
+                && let Some(file) = snapshot.file_by_path(repository.name(), path)
+            {
+                *explained.entry(file.index).or_default() += 1;
+            }
         }
+        unbound = census
+            .into_iter()
+            .filter_map(|(file, count)| {
+                let excess = count.saturating_sub(explained.get(&file).copied().unwrap_or(0));
+                (excess > 0).then_some((file, excess))
+            })
+            .collect();
     }
-    let mut importers: Vec<usize> = Vec::new();
     if imports_hide_uses && let Some(subject) = subject {
         for edge in snapshot.incoming(subject.index) {
             if edge.kind() == EdgeKind::ImportsSymbol
                 && let Some(evidence) = edge.evidence()
             {
-                importers.push(evidence.file().index);
+                let file = evidence.file().index;
+                if !unbound.iter().any(|(f, _)| *f == file) {
+                    unbound.push((file, 0));
+                }
             }
-        }
-    }
-    let mut unbound: Vec<(usize, u32)> = census
-        .into_iter()
-        .filter_map(|(file, count)| {
-            let excess = count.saturating_sub(explained.get(&file).copied().unwrap_or(0));
-            (excess > 0).then_some((file, excess))
-        })
-        .collect();
-    for file in importers {
-        if !unbound.iter().any(|(f, _)| *f == file) {
-            unbound.push((file, 0));
         }
     }
     unbound.sort_unstable();
     unbound
         .into_iter()
-        .filter_map(|(file, unexplained)| {
-            let file = snapshot.file(file)?;
-            Some(UnboundFile {
-                absolute: absolute(published, file.repository().name(), file.path()),
-                unexplained,
-            })
-        })
+        .filter_map(|(file, unexplained)| Some((snapshot.file(file)?, unexplained)))
         .collect()
 }
 
-/// Everything that bounds one answer.
+/// Everything that bounds one answer, as views into the snapshot: only what the block lists
+/// is spelled out.
 #[derive(Default)]
-pub struct Bounds {
+pub struct Bounds<'a> {
     pub scopes: Vec<Scope>,
-    pub blind_spots: Vec<BlindSpot>,
-    pub unbound: Vec<UnboundFile>,
+    pub blind_spots: Vec<UnresolvedView<'a>>,
+    pub unbound: Vec<UnboundFile<'a>>,
     /// Why uses of the subject may exist that no file spells under its name.
     pub not_followed: Option<&'static str>,
     /// Per language the walk crossed, the relations it was asked to follow that the pass did
@@ -204,7 +152,7 @@ pub struct Bounds {
     pub unextracted: Vec<(String, Vec<String>)>,
 }
 
-impl Bounds {
+impl Bounds<'_> {
     pub fn is_complete(&self) -> bool {
         self.scopes.is_empty()
             && self.blind_spots.is_empty()
@@ -215,9 +163,10 @@ impl Bounds {
 }
 
 /// The `completeness` block: `COMPLETE`, or `LOWER_BOUND` naming what could not be read, with
-/// a `\bname\b` fallback over the unread files when the question names a symbol.
-pub fn completeness(name: Option<&str>, scopes: Vec<Scope>) -> Value {
+/// a `\\bname\\b` fallback over the unread files when the question names a symbol.
+pub fn completeness(published: &Published, name: Option<&str>, scopes: Vec<Scope>) -> Value {
     bounded(
+        published,
         name,
         &Bounds {
             scopes,
@@ -227,7 +176,7 @@ pub fn completeness(name: Option<&str>, scopes: Vec<Scope>) -> Value {
 }
 
 /// [`completeness`] for an answer bounded by failures and unexplained spellings too.
-pub fn bounded(name: Option<&str>, bounds: &Bounds) -> Value {
+pub fn bounded(published: &Published, name: Option<&str>, bounds: &Bounds) -> Value {
     if bounds.is_complete() {
         return json!({"verdict": "COMPLETE"});
     }
@@ -264,7 +213,7 @@ pub fn bounded(name: Option<&str>, bounds: &Bounds) -> Value {
         }
     }
     if !bounds.unbound.is_empty() {
-        let occurrences: u32 = bounds.unbound.iter().map(|u| u.unexplained).sum();
+        let occurrences: u32 = bounds.unbound.iter().map(|(_, n)| n).sum();
         block.insert(
             "unbound_uses".into(),
             json!({"files": bounds.unbound.len(), "occurrences": occurrences}),
@@ -281,21 +230,32 @@ pub fn bounded(name: Option<&str>, bounds: &Bounds) -> Value {
             .collect();
         block.insert("unextracted_relations".into(), Value::Array(entries));
     }
-    let mut paths: Vec<&String> = Vec::new();
-    let candidates = bounds
+    // The files to grep: unread files, then the sites of failures, then the files whose
+    // spelling of the name is unexplained; each once, only the listed ones spelled out.
+    let places = bounds
         .scopes
         .iter()
-        .filter_map(|s| s.absolute.as_ref())
+        .filter_map(|s| Some((s.repository.as_str(), s.path.as_deref()?)))
         .chain(
             bounds
                 .blind_spots
                 .iter()
-                .filter_map(|b| b.absolute.as_ref()),
+                .filter_map(|u| Some((u.repository()?.name(), u.file_path()?))),
         )
-        .chain(bounds.unbound.iter().filter_map(|u| u.absolute.as_ref()));
-    for path in candidates {
-        if !paths.contains(&path) {
-            paths.push(path);
+        .chain(
+            bounds
+                .unbound
+                .iter()
+                .map(|(file, _)| (file.repository().name(), file.path())),
+        );
+    let mut seen: FxHashSet<(&str, &str)> = FxHashSet::default();
+    let mut paths: Vec<String> = Vec::new();
+    for (repository, path) in places {
+        if seen.insert((repository, path))
+            && paths.len() < MAX_LISTED
+            && let Some(absolute) = absolute(published, repository, path)
+        {
+            paths.push(absolute);
         }
     }
     if let Some(name) = name
@@ -306,12 +266,9 @@ pub fn bounded(name: Option<&str>, bounds: &Bounds) -> Value {
             "pattern".into(),
             json!(format!("\\b{}\\b", escape_regex(name))),
         );
-        fallback.insert(
-            "paths".into(),
-            json!(paths.iter().take(MAX_LISTED).collect::<Vec<_>>()),
-        );
-        if paths.len() > MAX_LISTED {
-            fallback.insert("more_paths".into(), json!(paths.len() - MAX_LISTED));
+        fallback.insert("paths".into(), json!(paths));
+        if seen.len() > MAX_LISTED {
+            fallback.insert("more_paths".into(), json!(seen.len() - MAX_LISTED));
         }
         block.insert("fallback".into(), Value::Object(fallback));
     }
@@ -332,19 +289,25 @@ fn scope_entry(scope: &Scope) -> Value {
     Value::Object(entry)
 }
 
-fn blind_spot_entry(spot: &BlindSpot) -> Value {
+fn blind_spot_entry(spot: &UnresolvedView) -> Value {
     let mut entry = Map::new();
-    entry.insert("reason".into(), json!(spot.reason));
-    entry.insert("repository".into(), json!(spot.repository));
-    entry.insert("path".into(), json!(spot.path));
-    if let Some(line) = spot.line {
+    entry.insert("reason".into(), json!(spot.reason()));
+    entry.insert(
+        "repository".into(),
+        json!(spot.repository().map_or("", |r| r.name())),
+    );
+    entry.insert("path".into(), json!(spot.file_path().unwrap_or("")));
+    if let Some((line, _)) = spot.lines() {
         entry.insert("line".into(), json!(line));
     }
-    entry.insert("requested_symbol".into(), json!(spot.requested_symbol));
-    if let Some(package) = &spot.requested_package {
+    entry.insert(
+        "requested_symbol".into(),
+        json!(spot.requested_symbol().unwrap_or("")),
+    );
+    if let Some(package) = spot.requested_package() {
         entry.insert("requested_package".into(), json!(package));
     }
-    entry.insert("detail".into(), json!(spot.detail));
+    entry.insert("detail".into(), json!(spot.detail()));
     Value::Object(entry)
 }
 

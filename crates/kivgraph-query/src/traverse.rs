@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use kivgraph_facts::{Confidence, EdgeKind};
-use kivgraph_snapshot::{EdgeView, NodeRef, SymbolView};
+use kivgraph_snapshot::{EdgeView, NodeRef, SymbolView, UnresolvedView};
 
 use crate::args::{Limit, PageLimits, ResponseFormat, View, trimmed};
 use crate::cursor::QueryIdentity;
@@ -22,7 +22,7 @@ use crate::references::{
     Holder, bound_under_other_names, confidence, edge_kinds, language, subject_triple,
 };
 use crate::scopes::{
-    BlindSpot, Bounds, UnboundFile, blind_spots, bounded, invisible_scopes, unbound_mentions,
+    Bounds, UnboundFile, blind_spots, bounded, invisible_scopes, unbound_mentions,
     unextracted_relations,
 };
 use crate::selector::SelectorArgs;
@@ -643,7 +643,7 @@ pub fn trace_dependencies(
                 page_len,
                 "depth, max_nodes, edge_kinds or confidence",
             ),
-            completeness: Some(bounded(Some(root.name()), &bounds)),
+            completeness: Some(bounded(published, Some(root.name()), &bounds)),
             results,
         },
         common.view,
@@ -652,7 +652,7 @@ pub fn trace_dependencies(
 
 /// The failures the walk's expanded declarations made themselves: rows recorded in their
 /// files, inside their line ranges.
-fn failures_made(published: &Published, walk: &Walk) -> Vec<BlindSpot> {
+fn failures_made<'a>(published: &'a Published, walk: &Walk) -> Vec<UnresolvedView<'a>> {
     let snapshot = &published.snapshot;
     let mut spots = Vec::new();
     let mut seen: FxHashSet<usize> = FxHashSet::default();
@@ -664,25 +664,13 @@ fn failures_made(published: &Published, walk: &Walk) -> Vec<BlindSpot> {
         let span = symbol.span();
         let file = symbol.file();
         for failure in snapshot.unresolved_in_file(file.repository().name(), file.path()) {
-            let Some((line, _)) = failure.lines() else {
-                continue;
-            };
-            if line < span.start_line || line > span.end_line || !seen.insert(failure.index) {
-                continue;
+            if failure
+                .lines()
+                .is_some_and(|(line, _)| (span.start_line..=span.end_line).contains(&line))
+                && seen.insert(failure.index)
+            {
+                spots.push(failure);
             }
-            let repository = file.repository().name().to_string();
-            spots.push(BlindSpot {
-                absolute: published
-                    .repository_root(&repository)
-                    .map(|root| root.join(file.path()).display().to_string()),
-                reason: failure.reason().to_string(),
-                repository,
-                path: file.path().to_string(),
-                line: Some(line),
-                requested_symbol: failure.requested_symbol().unwrap_or("").to_string(),
-                requested_package: failure.requested_package().map(str::to_string),
-                detail: failure.detail().to_string(),
-            });
         }
     }
     spots
@@ -880,7 +868,7 @@ pub fn get_blast_radius(
                 page_len,
                 "depth, max_nodes, edge_kinds or confidence",
             ),
-            completeness: Some(bounded(Some(root.name()), &bounds)),
+            completeness: Some(bounded(published, Some(root.name()), &bounds)),
             results,
         },
         common.view,
@@ -891,7 +879,7 @@ pub fn get_blast_radius(
 /// for its name and the spellings of its name no edge explains (a caller the walk could not
 /// see), unreadable scopes of the root's repository, bindings under other names, and the
 /// relations the pass did not extract for the languages crossed.
-fn blast_bounds(published: &Published, walk: &Walk, kinds: &[EdgeKind]) -> Bounds {
+fn blast_bounds<'a>(published: &'a Published, walk: &Walk, kinds: &[EdgeKind]) -> Bounds<'a> {
     let snapshot = &published.snapshot;
     let expanded: Vec<SymbolView> = walk
         .expanded
@@ -902,15 +890,20 @@ fn blast_bounds(published: &Published, walk: &Walk, kinds: &[EdgeKind]) -> Bound
         })
         .collect();
     let names: BTreeSet<&str> = expanded.iter().map(|s| s.name()).collect();
-    let mut spots: Vec<BlindSpot> = Vec::new();
-    let mut unbound: Vec<UnboundFile> = Vec::new();
+    let mut spots: Vec<UnresolvedView> = Vec::new();
     for name in &names {
         spots.extend(blind_spots(published, name));
     }
+    let mut unbound: Vec<UnboundFile> = Vec::new();
+    let mut position: FxHashMap<usize, usize> = FxHashMap::default();
     for symbol in &expanded {
-        for file in unbound_mentions(published, symbol.name(), Some(symbol), true) {
-            if !unbound.iter().any(|u| u.absolute == file.absolute) {
-                unbound.push(file);
+        for (file, count) in unbound_mentions(published, symbol.name(), Some(symbol), true) {
+            match position.get(&file.index) {
+                Some(at) => unbound[*at].1 += count,
+                None => {
+                    position.insert(file.index, unbound.len());
+                    unbound.push((file, count));
+                }
             }
         }
     }
