@@ -783,10 +783,14 @@ fn graph_status_counts_resolved_calls_and_declared_holes() {
             {"key": "CONTAINS_FILE", "count": 5},
             {"key": "CONTAINS_PACKAGE", "count": 2},
             {"key": "DEFINES", "count": 24},
-            {"key": "METHOD_OF", "count": 4}
+            {"key": "METHOD_OF", "count": 4},
+            {"key": "PACKAGE_DEPENDS_ON", "count": 1}
         ])
     );
-    assert_eq!(results["evidence"], 9, "one observation per call site");
+    assert_eq!(
+        results["evidence"], 10,
+        "one observation per call site, and the import client makes of server"
+    );
     assert_eq!(
         results["unresolved_by_reason"],
         json!([
@@ -826,7 +830,8 @@ fn graph_status_reports_what_was_published() {
             "CONTAINS_PACKAGE",
             "DEFINES",
             "IMPORTS_SYMBOL",
-            "METHOD_OF"
+            "METHOD_OF",
+            "PACKAGE_DEPENDS_ON"
         ]
     );
     let defines = &results["edges_by_kind"][2]["count"];

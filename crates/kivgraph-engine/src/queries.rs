@@ -458,7 +458,7 @@ pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
             .iter()
             .any(|s| s.kind == EdgeKind::ImportsSymbol && s.name != WHOLE_MODULE)
     });
-    if files.iter().all(|f| f.sites.calls.is_empty()) && !imports_modules && !imports_python {
+    if files.iter().all(|f| f.sites.calls.is_empty() && f.sites.imports.is_empty()) && !imports_modules && !imports_python {
         return declared;
     }
     let mut facts = FactSet::clone(&declared);
@@ -477,6 +477,7 @@ pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
                     let package = *index.get(&(repository.clone(), path.clone()))?;
                     Some(Module {
                         path,
+                        package: package.key(db),
                         exports: package_exports(db, package),
                         directory,
                     })
@@ -502,12 +503,12 @@ pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
                     _ => return None,
                 },
             };
-            Some(package_modules(db, package))
+            Some((package.key(db), package_modules(db, package)))
         };
         python::resolve_imports(&pythons, &lookup, &mut resolved);
     }
     resolved.append_to(&mut facts);
-    if files.iter().all(|f| f.sites.calls.is_empty()) {
+    if files.iter().all(|f| f.sites.calls.is_empty() && f.sites.imports.is_empty()) {
         return Arc::new(facts);
     }
     let own = go_package_names(db, package);
@@ -515,7 +516,7 @@ pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
     let provider = |path: &str| match providers.get(path).map(Vec::as_slice) {
         _ if is_go_standard_path(path) => GoProvider::Standard,
         None | Some([]) => GoProvider::Missing,
-        Some([only]) => GoProvider::Found(go_package_names(db, *only)),
+        Some([only]) => GoProvider::Found(only.key(db), go_package_names(db, *only)),
         Some(several) => GoProvider::Ambiguous(several.len()),
     };
     resolve_go(&mut facts, &files, &own, &provider);

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use kivgraph_config::{FactCacheMode, LanguageToken, RepositoryEntry};
 use kivgraph_engine::{CacheIdentity, Engine, PassOptions, load_repository, run_pass};
-use kivgraph_facts::{Edge, EdgeKind, Evidence, FactSet};
+use kivgraph_facts::{Edge, EdgeKind, Evidence, FactSet, StableKey};
 
 fn index(fixtures: &[&str], language: LanguageToken) -> FactSet {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/resolution");
@@ -97,6 +97,42 @@ fn go_calls_bind_by_package_block_and_imports_and_nowhere_else() {
             "RECEIVER_TYPE_UNKNOWN Start - server/server.go:14",
         ]
     );
+    // Package dependencies come from resolved imports only, one per import site: the
+    // standard library and the import nobody provides give none.
+    assert_eq!(
+        package_dependencies(&facts),
+        vec![
+            "example.com/gocalls/client -> example.com/gocalls/server STRUCTURAL_CERTAIN client/client.go:6",
+            "example.com/goconsumer/app -> example.com/gocalls/server STRUCTURAL_CERTAIN app/dot.go:3",
+            "example.com/goconsumer/app -> example.com/gocalls/server STRUCTURAL_CERTAIN app/main.go:3",
+        ]
+    );
+}
+
+/// `PACKAGE_DEPENDS_ON` edges as `importer -> provider CONFIDENCE file:line`, by import path.
+fn package_dependencies(facts: &FactSet) -> Vec<String> {
+    let path = |key: &StableKey| {
+        let name = &facts.packages.iter().find(|p| p.key == *key).unwrap().name;
+        name.rsplit_once(' ').map_or(name.clone(), |(_, p)| p.to_string())
+    };
+    let mut rows: Vec<String> = facts
+        .edges
+        .iter()
+        .filter(|e| e.kind == EdgeKind::PackageDependsOn)
+        .map(|e| {
+            let seen = evidence_of(facts, e);
+            format!(
+                "{} -> {} {} {}:{}",
+                path(&e.source),
+                path(&e.target),
+                e.confidence,
+                seen.file_path,
+                seen.span.start_line
+            )
+        })
+        .collect();
+    rows.sort();
+    rows
 }
 
 fn copy_tree(from: &Path, to: &Path) {

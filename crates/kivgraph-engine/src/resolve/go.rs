@@ -130,7 +130,8 @@ pub enum GoProvider {
     Standard,
     Missing,
     Ambiguous(usize),
-    Found(Arc<GoPackageNames>),
+    /// The one registered package of that path: its key and its names.
+    Found(StableKey, Arc<GoPackageNames>),
 }
 
 /// Go's predeclared functions and types (a conversion `int(x)` is spelled as a call): one
@@ -400,7 +401,7 @@ fn file_imports(
             continue;
         }
         let found = provider(&import.path);
-        if !matches!(found, GoProvider::Found(_)) {
+        if !matches!(found, GoProvider::Found(..)) {
             unindexed.insert(alias.map_or_else(|| conventional_name(&import.path), str::to_string));
         }
         match found {
@@ -427,7 +428,9 @@ fn file_imports(
                     import.path
                 ),
             ),
-            GoProvider::Found(names) => {
+            GoProvider::Found(package, names) => {
+                // The import path names one registered package directory: Go binds it.
+                out.depends(file.file, package, import.span, true);
                 // Without an alias the file binds the provider's package clause; `.` binds
                 // its exported names one by one, looked up by `resolve_bare`.
                 let name = alias

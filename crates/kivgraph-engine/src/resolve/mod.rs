@@ -73,6 +73,14 @@ impl Resolved {
         }));
     }
 
+    /// `PACKAGE_DEPENDS_ON` from the importing file's package to the package an import
+    /// resolved into, observed at the import: never from a manifest alone, never to itself.
+    pub(crate) fn depends(&mut self, file: &FileFact, provider: StableKey, span: LineSpan, certain: bool) {
+        if provider != file.package {
+            self.edges(EdgeKind::PackageDependsOn, file, file.package, span, &[provider], certain);
+        }
+    }
+
     /// A declared hole: a site no rule could bind, with its reason.
     pub(crate) fn hole(
         &mut self,
@@ -95,7 +103,11 @@ impl Resolved {
         });
     }
 
-    pub(crate) fn append_to(self, facts: &mut FactSet) {
+    pub(crate) fn append_to(mut self, facts: &mut FactSet) {
+        // One site can back several edges (an import binds a name and a package dependency):
+        // its observation is one row.
+        self.evidence.sort_by_key(|e| e.key);
+        self.evidence.dedup_by_key(|e| e.key);
         facts.edges.extend(self.edges);
         facts.evidence.extend(self.evidence);
         facts.unresolved.extend(self.unresolved);

@@ -75,7 +75,7 @@ pub fn absolute_module(
 }
 
 /// Finds the indexed module of a dotted name, with its package's module tables.
-pub type ModuleLookup<'a> = dyn Fn(&str) -> Option<Arc<PackageModules>> + 'a;
+pub type ModuleLookup<'a> = dyn Fn(&str) -> Option<(StableKey, Arc<PackageModules>)> + 'a;
 
 /// Rule P1: `from m import x` where `m` is an indexed module declaring `x` at module level is
 /// a `CANDIDATE` `IMPORTS_SYMBOL` edge from the importing file to each declaration of `x`.
@@ -100,7 +100,9 @@ pub fn resolve_imports(files: &[PythonFile], lookup: &ModuleLookup, out: &mut Re
             let Some(module) = absolute_module(file.module, is_package, specifier) else {
                 continue;
             };
-            let Some(names) = lookup(&module).and_then(|m| m.modules.get(&module).cloned()) else {
+            let found = lookup(&module)
+                .and_then(|(package, m)| Some((package, m.modules.get(&module).cloned()?)));
+            let Some((package, names)) = found else {
                 let parent = module.rsplit_once('.').map(|(parent, _)| parent);
                 if specifier.starts_with('.') && parent.is_some_and(|p| lookup(p).is_some()) {
                     out.hole(
@@ -117,6 +119,8 @@ pub fn resolve_imports(files: &[PythonFile], lookup: &ModuleLookup, out: &mut Re
                 }
                 continue;
             };
+            // Which file `import` executes depends on the path at run time: a candidate.
+            out.depends(placed.file, package, site.span, false);
             if let Some(keys) = names.names.get(&site.name).filter(|keys| !keys.is_empty()) {
                 out.edges(
                     EdgeKind::ImportsSymbol,

@@ -181,6 +181,8 @@ pub fn package_exports(files: &[ModuleFile], symbols: &[SymbolFact]) -> PackageE
 /// Where a relative specifier lands, and that module's exports.
 pub struct Module {
     pub path: String,
+    /// The package holding the module.
+    pub package: StableKey,
     pub exports: Arc<PackageExports>,
     /// Reached as a directory's `index` file.
     pub directory: bool,
@@ -326,6 +328,9 @@ pub fn resolve_modules(files: &[ModuleFile], lookup: &ModuleLookup, out: &mut Re
                 );
                 continue;
             };
+            // ES modules bind the specifier statically: the importer depends on the package
+            // holding the module whatever the import names.
+            out.depends(file.file, module.package, site.span, true);
             // `default` and namespace imports name no declaration the syntax can identify.
             if site.name == "default" || site.name == WHOLE_MODULE {
                 continue;
