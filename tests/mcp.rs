@@ -249,6 +249,7 @@ fn before_a_generation_only_index_project_is_offered() {
         names,
         vec![
             "find_by_intent",
+            "find_cross_repo_consumers",
             "find_references",
             "find_symbol",
             "get_blast_radius",
@@ -1577,4 +1578,102 @@ fn trace_and_blast_radius_walk_the_resolved_graph() {
         let error = client.refused(tool, arguments);
         assert!(error.starts_with(message), "{error}");
     }
+}
+
+/// Registers the named fixtures of `testdata/resolution` as Go repositories and indexes them.
+fn index_resolution_fixtures(dir: &Path, names: &[&str]) {
+    let root = fixtures().join("../resolution");
+    let mut init = Command::new(binary());
+    init.args(["init", "--languages=go", "--config"])
+        .arg(dir.join("config.yaml"));
+    for name in names {
+        init.arg(format!("--repository={name}={}", root.join(name).display()));
+    }
+    assert!(init.output().unwrap().status.success());
+    reindex(dir);
+}
+
+#[test]
+fn cross_repo_consumers_keep_uses_dependencies_and_failures_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    index_resolution_fixtures(dir.path(), &["gocalls", "goconsumer"]);
+    let mut client = Client::start(dir.path());
+    // goconsumer calls Run twice (once through a dot import) and imports its package from two
+    // files; gocalls' own client is not an outside consumer.
+    assert_eq!(
+        client.ok(
+            "find_cross_repo_consumers",
+            json!({"qualified_name": "Run", "repository": "gocalls"})
+        ),
+        json!({"snapshot_id": 1, "total": 4, "returned": 4, "coverage": {"exact": 2, "package_level": 2}, "completeness": {"verdict": "COMPLETE"}, "results": {
+        "subject": {"qualified_name": "Run", "at": "gocalls:server/server.go:12", "pkg": "example.com/gocalls/server", "module_path": "example.com/gocalls", "end_line": 21},
+        "confidence": "STRUCTURAL_CERTAIN", "provenance": "TREE_SITTER_SYNTAX",
+        "groups": [
+            {"category": "exact_symbol", "edge_kind": "CALLS_DIRECT", "consumers": [
+                {"repo": "goconsumer", "pkg": "example.com/goconsumer/app", "at": "app/dot.go:6", "qualified_name": "dotted"},
+                {"repo": "goconsumer", "pkg": "example.com/goconsumer/app", "at": "app/main.go:7", "end_line": 9, "qualified_name": "main"}
+            ]},
+            {"category": "package", "edge_kind": "PACKAGE_DEPENDS_ON", "consumers": [{"repo": "goconsumer", "pkg": "example.com/goconsumer/app"}]}
+        ]}})
+    );
+    // Nobody outside calls NewServer: the package dependency is all there is, counted apart.
+    let new_server = client.ok("find_cross_repo_consumers", json!({"qualified_name": "NewServer", "repository": "gocalls", "path": "server", "view": "full"}));
+    assert_eq!(
+        new_server["coverage"],
+        json!({"exact": 0, "candidate": 0, "unresolved_related": 0, "package_level": 2})
+    );
+    assert_eq!(new_server["results"]["consumers"][0]["category"], "package");
+    // A proven absence.
+    let dial = client.ok(
+        "find_cross_repo_consumers",
+        json!({"qualified_name": "Dial", "repository": "gocalls", "view": "full"}),
+    );
+    assert_eq!(
+        (
+            dial["total"].clone(),
+            dial["results"]["consumers"].clone(),
+            dial["completeness"].clone()
+        ),
+        (json!(0), Value::Null, json!({"verdict": "COMPLETE"}))
+    );
+    assert!(
+        client
+            .refused(
+                "find_cross_repo_consumers",
+                json!({"qualified_name": "Run", "repository": "gocalls", "view": "files"})
+            )
+            .starts_with("INVALID_ARGUMENT")
+    );
+    drop(client);
+
+    // Two repositories claiming the provider's import path: the consumer's imports bind
+    // neither, and each is kept as a failed request about the package, never a use.
+    let dir = tempfile::tempdir().unwrap();
+    index_resolution_fixtures(dir.path(), &["gocalls", "goconsumer", "gofork"]);
+    let mut client = Client::start(dir.path());
+    let forked = client.ok(
+        "find_cross_repo_consumers",
+        json!({"qualified_name": "Run", "repository": "gocalls"}),
+    );
+    assert_eq!(forked["coverage"], json!({"unresolved_related": 2}));
+    assert_eq!(
+        (
+            forked["results"]["category"].clone(),
+            forked["results"]["reason"].clone(),
+            forked["results"]["requested_package"].clone()
+        ),
+        (
+            json!("unresolved"),
+            json!("AMBIGUOUS_MODULE_PROVIDER"),
+            json!("example.com/gocalls/server")
+        )
+    );
+    assert_eq!(forked["completeness"]["verdict"], "LOWER_BOUND");
+    assert_eq!(
+        forked["completeness"]["blind_spots"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
 }

@@ -458,7 +458,12 @@ pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
             .iter()
             .any(|s| s.kind == EdgeKind::ImportsSymbol && s.name != WHOLE_MODULE)
     });
-    if files.iter().all(|f| f.sites.calls.is_empty() && f.sites.imports.is_empty()) && !imports_modules && !imports_python {
+    if files
+        .iter()
+        .all(|f| f.sites.calls.is_empty() && f.sites.imports.is_empty())
+        && !imports_modules
+        && !imports_python
+    {
         return declared;
     }
     let mut facts = FactSet::clone(&declared);
@@ -508,7 +513,10 @@ pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
         python::resolve_imports(&pythons, &lookup, &mut resolved);
     }
     resolved.append_to(&mut facts);
-    if files.iter().all(|f| f.sites.calls.is_empty() && f.sites.imports.is_empty()) {
+    if files
+        .iter()
+        .all(|f| f.sites.calls.is_empty() && f.sites.imports.is_empty())
+    {
         return Arc::new(facts);
     }
     let own = go_package_names(db, package);

@@ -113,7 +113,8 @@ fn go_calls_bind_by_package_block_and_imports_and_nowhere_else() {
 fn package_dependencies(facts: &FactSet) -> Vec<String> {
     let path = |key: &StableKey| {
         let name = &facts.packages.iter().find(|p| p.key == *key).unwrap().name;
-        name.rsplit_once(' ').map_or(name.clone(), |(_, p)| p.to_string())
+        name.rsplit_once(' ')
+            .map_or(name.clone(), |(_, p)| p.to_string())
     };
     let mut rows: Vec<String> = facts
         .edges

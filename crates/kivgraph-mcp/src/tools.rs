@@ -4,9 +4,10 @@ use std::sync::Arc;
 
 use kivgraph_config::{LoadedConfig, Registry};
 use kivgraph_query::{
-    BlastRadiusArgs, FileOutlineArgs, FindByIntentArgs, FindReferencesArgs, FindSymbolArgs,
-    GetSourceArgs, GetSymbolArgs, GraphStatusArgs, ListRepositoriesArgs, ModuleReportArgs, Page,
-    PageLimits, Published, QueryError, ReadSymbolArgs, Roots, TraceDependenciesArgs, View,
+    BlastRadiusArgs, CrossRepoConsumersArgs, FileOutlineArgs, FindByIntentArgs, FindReferencesArgs,
+    FindSymbolArgs, GetSourceArgs, GetSymbolArgs, GraphStatusArgs, ListRepositoriesArgs,
+    ModuleReportArgs, Page, PageLimits, Published, QueryError, ReadSymbolArgs, Roots,
+    TraceDependenciesArgs, View,
 };
 use rmcp::model::{Tool, ToolAnnotations};
 use serde::de::DeserializeOwned;
@@ -270,6 +271,46 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
                     &parse::<BlastRadiusArgs>(arguments)?,
                     &context.limits,
                     Some(std::time::Instant::now() + TRAVERSAL_DEADLINE),
+                ),
+            )
+        },
+    },
+    QueryTool {
+        name: "find_cross_repo_consumers",
+        description: "Who outside a symbol's repository uses it (exact_symbol, candidate), depends on its package (package: a dependency, never a proven use), or asked for it and failed (unresolved). Categories are never summed. completeness checks unreadable scopes anywhere in the graph; uses inside the symbol's own repository belong to find_references.",
+        schema: || {
+            let mut p = selector_properties();
+            p.insert(
+                "repo".into(),
+                json!({"type": "string", "description": "Keeps consumers in this repository."}),
+            );
+            p.insert(
+                "language".into(),
+                json!({"type": "string", "description": "Keeps consumers of this language."}),
+            );
+            p.insert(
+                "limit".into(),
+                json!({"type": "integer", "minimum": 1, "maximum": 500, "default": 50}),
+            );
+            p.insert("cursor".into(), json!({"type": "string"}));
+            p.insert(
+                "response_format".into(),
+                json!({"type": "string", "enum": ["concise", "detailed"], "default": "concise"}),
+            );
+            p.insert(
+                "view".into(),
+                json!({"type": "string", "enum": ["compact", "full"], "default": "compact"}),
+            );
+            object(p, &[])
+        },
+        run: |context, arguments| {
+            let published = graph(context.published)?;
+            render(
+                published,
+                kivgraph_query::find_cross_repo_consumers(
+                    published,
+                    &parse::<CrossRepoConsumersArgs>(arguments)?,
+                    &context.limits,
                 ),
             )
         },

@@ -115,20 +115,25 @@ pub fn hoist(rows: &mut [Map<String, Value>], columns: &[&str]) -> Map<String, V
     }
     for row in rows.iter_mut() {
         for column in header.keys() {
-            row.remove(column);
+            row.shift_remove(column);
         }
     }
     header
 }
 
+/// The values a group shares, and its rows.
+type Group = (Vec<Option<Value>>, Vec<Map<String, Value>>);
+
 /// The flat page (`header` + `list_field: rows`) or, when it serializes smaller, the page
 /// grouped by the tuple of `group_columns` each row still carries. A group states its tuple
-/// once and holds its rows without it.
+/// once and holds its rows without it; a column of `group_hoist` on which a group's rows all
+/// agree is stated by the group too.
 pub fn flat_or_grouped(
     header: Map<String, Value>,
     rows: Vec<Map<String, Value>>,
     list_field: &str,
     group_columns: &[&str],
+    group_hoist: &[&str],
 ) -> Value {
     let mut flat = header.clone();
     flat.insert(
@@ -145,28 +150,53 @@ pub fn flat_or_grouped(
         return flat;
     }
     // Groups in order of first appearance, so the rows keep their order within a group.
-    let mut groups: Vec<(Vec<Option<Value>>, Vec<Value>)> = Vec::new();
+    let mut groups: Vec<Group> = Vec::new();
     for mut row in rows {
-        let tuple: Vec<Option<Value>> = present.iter().map(|c| row.remove(*c)).collect();
+        let tuple: Vec<Option<Value>> = present.iter().map(|c| row.shift_remove(*c)).collect();
         match groups.iter_mut().find(|(t, _)| *t == tuple) {
-            Some((_, members)) => members.push(Value::Object(row)),
-            None => groups.push((tuple, vec![Value::Object(row)])),
+            Some((_, members)) => members.push(row),
+            None => groups.push((tuple, vec![row])),
         }
     }
     let groups: Vec<Value> = groups
         .into_iter()
-        .map(|(tuple, members)| {
+        .map(|(tuple, mut members)| {
             let mut group = Map::new();
             for (column, value) in present.iter().zip(tuple) {
                 if let Some(value) = value {
                     group.insert((*column).to_string(), value);
                 }
             }
-            group.insert(list_field.into(), Value::Array(members));
+            hoist_agreed(&mut members, group_hoist, &mut group);
+            group.insert(
+                list_field.into(),
+                Value::Array(members.into_iter().map(Value::Object).collect()),
+            );
             Value::Object(group)
         })
         .collect();
     smaller_of(header, groups, flat)
+}
+
+/// Columns of `columns` on which every row that carries them agrees, moved into `header`
+/// (rows without the column do not vote).
+pub fn hoist_agreed(
+    rows: &mut [Map<String, Value>],
+    columns: &[&str],
+    header: &mut Map<String, Value>,
+) {
+    for column in columns {
+        let mut values = rows.iter().filter_map(|r| r.get(*column));
+        let Some(first) = values.next().cloned() else {
+            continue;
+        };
+        if values.all(|v| *v == first) {
+            for row in rows.iter_mut() {
+                row.shift_remove(*column);
+            }
+            header.insert((*column).to_string(), first);
+        }
+    }
 }
 
 /// The grouped shape (`header` plus `groups`) when it serializes shorter than `flat`, else

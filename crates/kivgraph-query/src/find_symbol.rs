@@ -281,5 +281,5 @@ fn compact_results(page: &[&(String, SymbolView)], format: ResponseFormat) -> Va
             row
         })
         .collect();
-    flat_or_grouped(header, rows, "symbols", &["kind", "exported"])
+    flat_or_grouped(header, rows, "symbols", &["kind", "exported"], &[])
 }

@@ -8,6 +8,7 @@
 //! stdio). It reads the memory-mapped snapshot and the generation's manifest, nothing else.
 
 mod args;
+mod consumers;
 mod cursor;
 mod envelope;
 mod error;
@@ -27,6 +28,7 @@ mod status;
 mod traverse;
 
 pub use args::{Limit, PageLimits, ResponseFormat, View};
+pub use consumers::{CrossRepoConsumersArgs, find_cross_repo_consumers};
 pub use cursor::QueryIdentity;
 pub use envelope::{Coverage, Page};
 pub use error::{ErrorCode, QueryError};

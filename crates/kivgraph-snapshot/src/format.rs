@@ -59,12 +59,15 @@ sections! {
     MentionEntries = 19, MENTION_ENTRY_LEN;
     UnresolvedScopeIndex = 20, 4;
     UnresolvedFileIndex = 21, 4;
+    PackageReverseOffsets = 22, 4;
+    PackageReverseEdges = 23, 4;
 }
 
 // Adjacency is compressed sparse rows over the symbol table: `ForwardOffsets` holds
 // `symbols + 1` ascending offsets into `ForwardEdges`, whose entries are edge positions whose
 // source is that symbol, in edge order; `Reverse*` is the same by target. Edges with a
 // non-symbol endpoint (containment, DEFINES) are reached through their tables instead.
+// `PackageReverse*` is the same by target over the package table: who depends on a package.
 //
 // `UnresolvedNameIndex` orders the unresolved rows that request a symbol by the last segment
 // of the requested name (after the final `.` or `::`), so "failures that asked for this

@@ -436,12 +436,24 @@ impl Snapshot {
                 return Err(fail("evidence", i, "repository or file out of range"));
             }
         }
-        self.validate_adjacency(SectionKind::ForwardOffsets, SectionKind::ForwardEdges, 3, 8)?;
+        let symbol_rows = (TABLE_SYMBOL, symbols);
         self.validate_adjacency(
-            SectionKind::ReverseOffsets,
-            SectionKind::ReverseEdges,
-            4,
-            12,
+            (SectionKind::ForwardOffsets, SectionKind::ForwardEdges),
+            symbol_rows,
+            (3, 8),
+        )?;
+        self.validate_adjacency(
+            (SectionKind::ReverseOffsets, SectionKind::ReverseEdges),
+            symbol_rows,
+            (4, 12),
+        )?;
+        self.validate_adjacency(
+            (
+                SectionKind::PackageReverseOffsets,
+                SectionKind::PackageReverseEdges,
+            ),
+            (TABLE_PACKAGE, packages),
+            (4, 12),
         )?;
         let unresolved = self.count(SectionKind::Unresolved);
         let requested = |i: usize| {
@@ -504,34 +516,27 @@ impl Snapshot {
         })
     }
 
-    /// Checks one compressed-sparse-row adjacency: ascending offsets covering every entry,
-    /// and each entry an edge whose endpoint (table byte `table_at`, row at `row_at`) is the
-    /// symbol of its row.
+    /// Checks one compressed-sparse-row adjacency over the rows of one table: ascending
+    /// offsets covering every entry, and each entry an edge whose endpoint (table byte, row
+    /// offset in the edge record) is the row it is listed under.
     fn validate_adjacency(
         &self,
-        offsets: SectionKind,
-        entries: SectionKind,
-        table_at: usize,
-        row_at: usize,
+        (offsets, entries): (SectionKind, SectionKind),
+        (table, rows): (u8, usize),
+        (table_at, row_at): (usize, usize),
     ) -> Result<(), SnapshotError> {
         let fail = |index, reason: &str| SnapshotError::Record {
             table: "adjacency",
             index,
             reason: reason.to_string(),
         };
-        let symbols = self.count(SectionKind::Symbols);
         let edges = self.count(SectionKind::Edges);
         let offset = |i: usize| read_u32(self.record(offsets, i), 0) as usize;
-        if self.count(offsets) != symbols + 1
-            || offset(0) != 0
-            || offset(symbols) != self.count(entries)
+        if self.count(offsets) != rows + 1 || offset(0) != 0 || offset(rows) != self.count(entries)
         {
-            return Err(fail(
-                0,
-                "offsets do not cover the symbol table and its entries",
-            ));
+            return Err(fail(0, "offsets do not cover their table and entries"));
         }
-        first_error(symbols, |row| {
+        first_error(rows, |row| {
             if offset(row) > offset(row + 1) {
                 return Err(fail(row, "offsets descend"));
             }
@@ -539,10 +544,10 @@ impl Snapshot {
                 let edge = read_u32(self.record(entries, at), 0) as usize;
                 let record = self.record(SectionKind::Edges, edge);
                 if edge >= edges
-                    || record[table_at] != TABLE_SYMBOL
+                    || record[table_at] != table
                     || read_u32(record, row_at) as usize != row
                 {
-                    return Err(fail(row, "entry is not an edge of its symbol"));
+                    return Err(fail(row, "entry is not an edge of its row"));
                 }
             }
             Ok(())
@@ -754,15 +759,24 @@ impl Snapshot {
         )
     }
 
+    /// Edges whose target is package `package`: who depends on it, in edge order.
+    pub fn package_incoming(&self, package: usize) -> impl Iterator<Item = EdgeView<'_>> {
+        self.adjacent(
+            SectionKind::PackageReverseOffsets,
+            SectionKind::PackageReverseEdges,
+            package,
+        )
+    }
+
     fn adjacent(
         &self,
         offsets: SectionKind,
         entries: SectionKind,
-        symbol: usize,
+        row: usize,
     ) -> impl Iterator<Item = EdgeView<'_>> {
         let offset = |i: usize| read_u32(self.record(offsets, i), 0) as usize;
-        let range = if symbol < self.symbol_count() {
-            offset(symbol)..offset(symbol + 1)
+        let range = if row + 1 < self.count(offsets) {
+            offset(row)..offset(row + 1)
         } else {
             0..0
         };

@@ -87,8 +87,8 @@ fn sorted_index<'a>(len: usize, key: impl Fn(usize) -> (&'a [u8], &'a [u8]) + Sy
     record
 }
 
-/// Compressed sparse rows of the edges whose endpoint (as `endpoint` picks it) is a symbol:
-/// `symbols + 1` offsets, then the edge positions grouped by that symbol, in edge order.
+/// Compressed sparse rows of the edges whose endpoint (as `endpoint` picks it) is a row of
+/// one table: `rows + 1` offsets, then the edge positions grouped by that row, in edge order.
 fn adjacency<'a>(
     symbols: usize,
     edges: &'a [kivgraph_facts::Edge],
@@ -443,6 +443,9 @@ pub fn write_snapshot(facts: &FactSet, generation: u64) -> Result<Vec<u8>, Write
     let (reverse_offsets, reverse_edges) = adjacency(facts.symbols.len(), &facts.edges, |e| {
         symbol_index.get(&e.target)
     });
+    let (package_offsets, package_edges) = adjacency(facts.packages.len(), &facts.edges, |e| {
+        package_index.get(&e.target)
+    });
     let mut unresolved_names: Vec<u32> = (0..facts.unresolved.len() as u32)
         .filter(|i| facts.unresolved[*i as usize].requested_symbol.is_some())
         .collect();
@@ -515,6 +518,12 @@ pub fn write_snapshot(facts: &FactSet, generation: u64) -> Result<Vec<u8>, Write
             facts.symbols.len() + 1,
         ),
         (SectionKind::ReverseEdges, reverse_edges.0, 0),
+        (
+            SectionKind::PackageReverseOffsets,
+            package_offsets.0,
+            facts.packages.len() + 1,
+        ),
+        (SectionKind::PackageReverseEdges, package_edges.0, 0),
         (
             SectionKind::UnresolvedNameIndex,
             unresolved_name_index.0,

@@ -75,9 +75,22 @@ impl Resolved {
 
     /// `PACKAGE_DEPENDS_ON` from the importing file's package to the package an import
     /// resolved into, observed at the import: never from a manifest alone, never to itself.
-    pub(crate) fn depends(&mut self, file: &FileFact, provider: StableKey, span: LineSpan, certain: bool) {
+    pub(crate) fn depends(
+        &mut self,
+        file: &FileFact,
+        provider: StableKey,
+        span: LineSpan,
+        certain: bool,
+    ) {
         if provider != file.package {
-            self.edges(EdgeKind::PackageDependsOn, file, file.package, span, &[provider], certain);
+            self.edges(
+                EdgeKind::PackageDependsOn,
+                file,
+                file.package,
+                span,
+                &[provider],
+                certain,
+            );
         }
     }
 

@@ -1,0 +1,537 @@
+//! `find_cross_repo_consumers`: who, outside a symbol's repository, uses it or depends on the
+//! package that declares it — uses, candidates, package dependencies and failed requests kept
+//! in separate categories, never summed.
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use kivgraph_facts::{Confidence, EdgeKind};
+use kivgraph_snapshot::{EdgeView, NodeRef, PackageView, SymbolView, UnresolvedView};
+
+use crate::args::{Limit, PageLimits, ResponseFormat, View, trimmed};
+use crate::cursor::QueryIdentity;
+use crate::envelope::{Coverage, Page, flat_or_grouped, hoist_agreed};
+use crate::error::QueryError;
+use crate::get_symbol::package_and_module;
+use crate::published::Published;
+use crate::references::{Holder, bound_under_other_names, language};
+use crate::scopes::{Bounds, bounded, invisible_scopes, unbound_mentions};
+use crate::selector::SelectorArgs;
+
+const SORTING: &str = "consumers-v1";
+/// The columns that rise into the header when every row carrying them agrees, and (the
+/// first six) that build the groups of the second tier.
+const HOISTED: [&str; 8] = [
+    "category",
+    "edge_kind",
+    "confidence",
+    "provenance",
+    "evidence_kind",
+    "reason",
+    "requested_package",
+    "requested_symbol",
+];
+const GROUPED: usize = 6;
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CrossRepoConsumersArgs {
+    pub stable_key: Option<String>,
+    pub qualified_name: Option<String>,
+    pub repository: Option<String>,
+    pub path: Option<String>,
+    pub repo: Option<String>,
+    pub language: Option<String>,
+    pub limit: Option<i64>,
+    pub cursor: Option<String>,
+    pub response_format: Option<String>,
+    pub view: Option<String>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Category {
+    ExactSymbol,
+    Candidate,
+    Package,
+    Unresolved,
+}
+
+impl Category {
+    fn as_str(self) -> &'static str {
+        match self {
+            Category::ExactSymbol => "exact_symbol",
+            Category::Candidate => "candidate",
+            Category::Package => "package",
+            Category::Unresolved => "unresolved",
+        }
+    }
+}
+
+/// One consumer fact.
+enum Consumer<'a> {
+    /// A reference from a declaration of another repository.
+    Use {
+        holder: Holder<'a>,
+        edge: EdgeView<'a>,
+    },
+    /// A package of another repository depending on the subject's package.
+    Dependency {
+        package: PackageView<'a>,
+        edge: EdgeView<'a>,
+    },
+    /// A failed request another repository made for the symbol or its package.
+    Failure(UnresolvedView<'a>),
+}
+
+impl<'a> Consumer<'a> {
+    fn category(&self) -> Category {
+        match self {
+            Consumer::Use { edge, .. } if edge.confidence().is_exact() => Category::ExactSymbol,
+            Consumer::Use { edge, .. } if edge.confidence() == Confidence::Unresolved => {
+                Category::Unresolved
+            }
+            Consumer::Use { .. } => Category::Candidate,
+            Consumer::Dependency { .. } => Category::Package,
+            Consumer::Failure(_) => Category::Unresolved,
+        }
+    }
+
+    fn repository(&self) -> &'a str {
+        match self {
+            Consumer::Use { holder, .. } => holder.repository(),
+            Consumer::Dependency { package, .. } => package.repository().name(),
+            Consumer::Failure(row) => row.repository().map_or("", |r| r.name()),
+        }
+    }
+
+    fn language(&self) -> &'static str {
+        match self {
+            Consumer::Use { holder, .. } => holder.file().language().as_str(),
+            Consumer::Dependency { package, .. } => package.language().as_str(),
+            Consumer::Failure(row) => row.language().as_str(),
+        }
+    }
+
+    /// (category, repository, path, line, name, edge position) for `consumers-v1`.
+    fn sort_key(&self) -> (Category, &'a str, &'a str, u32, &'a str, usize) {
+        match self {
+            Consumer::Use { holder, edge } => (
+                self.category(),
+                self.repository(),
+                holder.file().path(),
+                holder.lines().0,
+                holder.qualified_name(),
+                edge.index,
+            ),
+            Consumer::Dependency { package, edge } => (
+                self.category(),
+                self.repository(),
+                package.path(),
+                edge.evidence().map_or(0, |e| e.lines().0),
+                package.name(),
+                edge.index,
+            ),
+            Consumer::Failure(row) => (
+                self.category(),
+                self.repository(),
+                row.file_path().unwrap_or(""),
+                row.lines().map_or(0, |(start, _)| start),
+                row.requested_symbol().unwrap_or(""),
+                row.index,
+            ),
+        }
+    }
+
+    fn edge_columns(edge: &EdgeView, row: &mut Map<String, Value>) {
+        row.insert("edge_kind".into(), json!(edge.kind().as_str()));
+        row.insert("confidence".into(), json!(edge.confidence().as_str()));
+        row.insert("provenance".into(), json!(edge.provenance().as_str()));
+    }
+
+    fn compact(&self, format: ResponseFormat) -> Map<String, Value> {
+        let mut row = Map::new();
+        row.insert("category".into(), json!(self.category().as_str()));
+        match self {
+            Consumer::Use { holder, edge } => {
+                Self::edge_columns(edge, &mut row);
+                row.insert("repo".into(), json!(holder.repository()));
+                row.insert("pkg".into(), json!(package_of(holder)));
+                let (start, end) = holder.lines();
+                row.insert(
+                    "at".into(),
+                    json!(format!("{}:{start}", holder.file().path())),
+                );
+                if end != start {
+                    row.insert("end_line".into(), json!(end));
+                }
+                row.insert("qualified_name".into(), json!(holder.qualified_name()));
+                if format == ResponseFormat::Detailed
+                    && let Holder::Symbol(symbol) = holder
+                {
+                    row.insert("stable_key".into(), json!(symbol.key().to_string()));
+                }
+            }
+            Consumer::Dependency { package, edge } => {
+                Self::edge_columns(edge, &mut row);
+                row.insert("repo".into(), json!(package.repository().name()));
+                row.insert("pkg".into(), json!(display_package(package)));
+            }
+            Consumer::Failure(failure) => {
+                failure_columns(failure, &mut row);
+                row.insert("repo".into(), json!(self.repository()));
+                if let Some(path) = failure.file_path() {
+                    let line = failure.lines().map_or(0, |(start, _)| start);
+                    row.insert("at".into(), json!(format!("{path}:{line}")));
+                }
+            }
+        }
+        row
+    }
+
+    fn full(&self, format: ResponseFormat) -> Value {
+        let mut row = Map::new();
+        row.insert("category".into(), json!(self.category().as_str()));
+        match self {
+            Consumer::Use { holder, edge } => {
+                Self::edge_columns(edge, &mut row);
+                row.insert("evidence_kind".into(), json!(evidence_kind(edge)));
+                row.insert("package_name".into(), json!(package_of(holder)));
+                row.extend(holder.full_fields(format));
+            }
+            Consumer::Dependency { package, edge } => {
+                Self::edge_columns(edge, &mut row);
+                row.insert("evidence_kind".into(), json!(evidence_kind(edge)));
+                row.insert("repository".into(), json!(package.repository().name()));
+                row.insert("package_name".into(), json!(display_package(package)));
+                if let Some(evidence) = edge.evidence() {
+                    row.insert("file_path".into(), json!(evidence.file().path()));
+                    row.insert("start_line".into(), json!(evidence.lines().0));
+                }
+                if format == ResponseFormat::Detailed {
+                    row.insert("package_key".into(), json!(package.key().to_string()));
+                }
+            }
+            Consumer::Failure(failure) => {
+                failure_columns(failure, &mut row);
+                row.insert("repository".into(), json!(self.repository()));
+                row.insert("language".into(), json!(self.language()));
+                if let Some(path) = failure.file_path() {
+                    row.insert("file_path".into(), json!(path));
+                }
+                if let Some((start, _)) = failure.lines() {
+                    row.insert("start_line".into(), json!(start));
+                }
+            }
+        }
+        Value::Object(row)
+    }
+}
+
+fn evidence_kind(edge: &EdgeView) -> &'static str {
+    if edge.evidence().is_some() {
+        "OBSERVED_IN_FILE"
+    } else {
+        "NONE"
+    }
+}
+
+fn failure_columns(failure: &UnresolvedView, row: &mut Map<String, Value>) {
+    row.insert("reason".into(), json!(failure.reason()));
+    if let Some(package) = failure.requested_package() {
+        row.insert("requested_package".into(), json!(package));
+    }
+    if let Some(symbol) = failure.requested_symbol() {
+        row.insert("requested_symbol".into(), json!(symbol));
+    }
+    row.insert("detail".into(), json!(failure.detail()));
+}
+
+/// A package as its language names it to an importer (a Go import path, not the module pair).
+fn display_package(package: &PackageView) -> String {
+    package_and_module(package.language(), package.name()).0
+}
+
+fn package_of(holder: &Holder) -> String {
+    match holder {
+        Holder::Symbol(symbol) => display_package(&symbol.package()),
+        Holder::Module(file) => display_package(&file.package()),
+    }
+}
+
+/// The facts about `subject` recorded in repositories other than its own.
+fn consumers<'a>(published: &'a Published, subject: &SymbolView<'a>) -> Vec<Consumer<'a>> {
+    let snapshot = &published.snapshot;
+    let home = subject.file().repository().name();
+    let mut found: Vec<Consumer> = snapshot
+        .incoming(subject.index)
+        .filter(|edge| edge.kind().is_reference())
+        .filter_map(|edge| {
+            let holder = Holder::of(published, edge.source())?;
+            (holder.repository() != home).then_some(Consumer::Use { holder, edge })
+        })
+        .collect();
+    let package = subject.package();
+    for edge in snapshot.package_incoming(package.index) {
+        if edge.kind() == EdgeKind::PackageDependsOn
+            && let NodeRef::Package(source) = edge.source()
+            && let Some(consumer) = snapshot.package(source)
+            && consumer.repository().name() != home
+        {
+            found.push(Consumer::Dependency {
+                package: consumer,
+                edge,
+            });
+        }
+    }
+    // Failures elsewhere that asked for this symbol of this package, or for the package
+    // itself without naming a symbol (those belong to the package, not to every symbol).
+    let import_path = display_package(&package);
+    let asks_for_package =
+        |row: &UnresolvedView| row.requested_package() == Some(import_path.as_str());
+    let elsewhere = |row: &UnresolvedView| row.repository().is_some_and(|r| r.name() != home);
+    for row in snapshot.unresolved_requesting(subject.name()) {
+        if elsewhere(&row) && asks_for_package(&row) {
+            found.push(Consumer::Failure(row));
+        }
+    }
+    for row in snapshot.unresolved() {
+        if row.requested_symbol().is_none() && elsewhere(&row) && asks_for_package(&row) {
+            found.push(Consumer::Failure(row));
+        }
+    }
+    found
+}
+
+pub fn find_cross_repo_consumers(
+    published: &Published,
+    args: &CrossRepoConsumersArgs,
+    limits: &PageLimits,
+) -> Result<(Page, View), QueryError> {
+    let view = match args.view.as_deref() {
+        Some("files") => {
+            return Err(QueryError::invalid(
+                "view \"files\" is not available here: the answer is a set of consuming repositories, not files; use compact or full",
+            ));
+        }
+        other => View::parse(other, false)?,
+    };
+    let format = ResponseFormat::parse(args.response_format.as_deref())?;
+    let limit = Limit::parse(args.limit, limits, None)?;
+    let language = language(args.language.as_deref())?;
+    let repo = trimmed("repo", args.repo.as_deref())?;
+    if let Some(repo) = repo
+        && published.snapshot.repository_named(repo).is_none()
+    {
+        return Err(QueryError::repository_not_found(repo));
+    }
+    let subject = SelectorArgs {
+        stable_key: args.stable_key.clone(),
+        repository: args.repository.clone(),
+        path: args.path.clone(),
+        qualified_name: args.qualified_name.clone(),
+    }
+    .parse()?
+    .resolve(published)?;
+    let subject_key = subject.key().to_string();
+    let identity = QueryIdentity::new(
+        "find_cross_repo_consumers",
+        SORTING,
+        &[
+            ("subject", &subject_key),
+            ("repo", repo.unwrap_or("")),
+            ("language", language.map_or("", |l| l.as_str())),
+        ],
+    );
+    let offset = match &args.cursor {
+        Some(cursor) => identity.resume(cursor, published.snapshot_id())?,
+        None => 0,
+    };
+    let mut rows: Vec<Consumer> = consumers(published, &subject)
+        .into_iter()
+        .filter(|c| repo.is_none_or(|r| c.repository() == r))
+        .filter(|c| language.is_none_or(|l| c.language() == l.as_str()))
+        .collect();
+    rows.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    let total = rows.len();
+    let page = &rows[offset.min(total)..(offset + limit.0).min(total)];
+    let next_cursor = (offset + page.len() < total)
+        .then(|| identity.cursor(published.snapshot_id(), offset + page.len()));
+    let count = |category| rows.iter().filter(|c| c.category() == category).count();
+    let coverage = Coverage {
+        exact: count(Category::ExactSymbol),
+        candidate: count(Category::Candidate),
+        unresolved_related: count(Category::Unresolved),
+        package_level: count(Category::Package),
+    };
+    let home = subject.file().repository().name();
+    // Scopes unread anywhere: a package nobody could read is where an outside consumer hides.
+    let bounds = Bounds {
+        scopes: invisible_scopes(published, None, None, &|hidden| hidden == subject.name()),
+        blind_spots: rows
+            .iter()
+            .filter_map(|c| match c {
+                Consumer::Failure(row) if row.file_path().is_some() => Some(*row),
+                _ => None,
+            })
+            .collect(),
+        unbound: unbound_mentions(published, subject.name(), Some(&subject), true)
+            .into_iter()
+            .filter(|(file, _)| file.repository().name() != home)
+            .collect(),
+        not_followed: bound_under_other_names(&subject),
+        unextracted: Vec::new(),
+    };
+    let guidance = if total == 0 {
+        Some(if bounds.is_complete() {
+            "no repository in the published graph consumes this symbol. Check graph_status if a consumer is registered but was not indexed, and find_references for uses inside its own repository".to_string()
+        } else {
+            "no consumer was resolved, but this is a floor: the index recorded places outside this repository it could not read or bind that may hold one; see completeness before concluding nobody outside uses it".to_string()
+        })
+    } else if page.len() < total {
+        Some(format!(
+            "showing {} of {total}; narrow with repo or language, or pass the cursor for the next page",
+            page.len()
+        ))
+    } else {
+        None
+    };
+    let mut results = Map::new();
+    let span = subject.span();
+    let (package_name, module_path) =
+        package_and_module(subject.language(), subject.package().name());
+    if view == View::Full {
+        let mut fields = Map::new();
+        fields.insert("qualified_name".into(), json!(subject.qualified_name()));
+        fields.insert("repository".into(), json!(home));
+        fields.insert("package_name".into(), json!(package_name));
+        if let Some(module) = module_path {
+            fields.insert("module_path".into(), json!(module));
+        }
+        fields.insert("file_path".into(), json!(subject.file().path()));
+        fields.insert("start_line".into(), json!(span.start_line));
+        fields.insert("end_line".into(), json!(span.end_line));
+        results.insert("subject".into(), Value::Object(fields));
+        results.insert(
+            "consumers".into(),
+            if page.is_empty() {
+                Value::Null
+            } else {
+                Value::Array(page.iter().map(|c| c.full(format)).collect())
+            },
+        );
+    } else {
+        let mut fields = Map::new();
+        fields.insert("qualified_name".into(), json!(subject.qualified_name()));
+        fields.insert(
+            "at".into(),
+            json!(format!(
+                "{home}:{}:{}",
+                subject.file().path(),
+                span.start_line
+            )),
+        );
+        fields.insert("pkg".into(), json!(package_name));
+        if let Some(module) = module_path {
+            fields.insert("module_path".into(), json!(module));
+        }
+        if span.end_line != span.start_line {
+            fields.insert("end_line".into(), json!(span.end_line));
+        }
+        results.insert("subject".into(), Value::Object(fields));
+        compact_consumers(&mut results, page, format);
+    }
+    Ok((
+        Page {
+            total,
+            returned: page.len(),
+            next_cursor,
+            coverage,
+            guidance,
+            completeness: Some(bounded(published, Some(subject.name()), &bounds)),
+            results: Value::Object(results),
+        },
+        view,
+    ))
+}
+
+/// A repository's package dependencies become one entry: `pkg` names the one package, or
+/// lists the several, that carry them.
+fn merge_dependencies(rows: Vec<Map<String, Value>>) -> Vec<Map<String, Value>> {
+    let mut merged: Vec<Map<String, Value>> = Vec::new();
+    for row in rows {
+        let is_package = row.get("category") == Some(&json!("package"));
+        let same = merged.iter_mut().find(|m| {
+            is_package
+                && m.get("category") == Some(&json!("package"))
+                && m.get("repo") == row.get("repo")
+                && m.get("edge_kind") == row.get("edge_kind")
+                && m.get("confidence") == row.get("confidence")
+        });
+        match same {
+            Some(entry) => {
+                let package = row.get("pkg").cloned().unwrap_or(Value::Null);
+                let names = match entry.shift_remove("pkg") {
+                    Some(Value::Array(mut names)) => {
+                        if !names.contains(&package) {
+                            names.push(package);
+                        }
+                        names
+                    }
+                    Some(one) if one == package => vec![one],
+                    Some(one) => vec![one, package],
+                    None => vec![package],
+                };
+                let value = if names.len() == 1 {
+                    names.into_iter().next().unwrap_or(Value::Null)
+                } else {
+                    Value::Array(names)
+                };
+                entry.insert("pkg".into(), value);
+            }
+            None => merged.push(row),
+        }
+    }
+    merged
+}
+
+fn compact_consumers(results: &mut Map<String, Value>, page: &[Consumer], format: ResponseFormat) {
+    let mut rows = merge_dependencies(page.iter().map(|c| c.compact(format)).collect());
+    let mut header = Map::new();
+    hoist_agreed(&mut rows, &HOISTED, &mut header);
+    let grouping: Vec<&str> = HOISTED[..GROUPED]
+        .iter()
+        .copied()
+        .filter(|c| !header.contains_key(*c))
+        .collect();
+    // A failure's detail is a template keyed by its reason: a group often shares it.
+    if let Value::Object(map) = flat_or_grouped(header, rows, "consumers", &grouping, &["detail"]) {
+        results.extend(map);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dependencies_of_one_repository_merge_into_one_entry() {
+        let row = |repo: &str, pkg: &str| {
+            let mut map = Map::new();
+            map.insert("category".into(), json!("package"));
+            map.insert("edge_kind".into(), json!("PACKAGE_DEPENDS_ON"));
+            map.insert("confidence".into(), json!("STRUCTURAL_CERTAIN"));
+            map.insert("repo".into(), json!(repo));
+            map.insert("pkg".into(), json!(pkg));
+            map
+        };
+        let merged = merge_dependencies(vec![
+            row("a", "x"),
+            row("a", "x"),
+            row("a", "y"),
+            row("b", "x"),
+        ]);
+        assert_eq!(merged.len(), 2);
+        assert_eq!(merged[0]["pkg"], json!(["x", "y"]));
+        assert_eq!(merged[1]["pkg"], json!("x"));
+    }
+}

@@ -1,0 +1,3 @@
+module example.com/gocalls
+
+go 1.22
