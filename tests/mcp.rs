@@ -827,6 +827,7 @@ fn graph_status_reports_what_was_published() {
     assert_eq!(
         kinds,
         vec![
+            "CALLS_DIRECT",
             "CONTAINS_FILE",
             "CONTAINS_PACKAGE",
             "DEFINES",
@@ -835,7 +836,7 @@ fn graph_status_reports_what_was_published() {
             "PACKAGE_DEPENDS_ON"
         ]
     );
-    let defines = &results["edges_by_kind"][2]["count"];
+    let defines = &results["edges_by_kind"][3]["count"];
     assert_eq!(
         defines, &results["symbols"],
         "every symbol has exactly one DEFINES"

@@ -448,15 +448,14 @@ pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
     let declared = package_symbols(db, package);
     let files = go_files(db, package, &declared);
     let modules = module_files(db, package, &declared);
-    let imports_modules = modules
-        .iter()
-        .any(|m| m.sites.iter().any(|s| s.kind == EdgeKind::ImportsSymbol));
+    let binds = |s: &ModuleSite| matches!(s.kind, EdgeKind::ImportsSymbol | EdgeKind::CallsDirect);
+    let imports_modules = modules.iter().any(|m| m.sites.iter().any(binds));
     let pythons = python_files(db, package, &declared);
     let imports_python = pythons.iter().any(|p| {
         p.placed
             .sites
             .iter()
-            .any(|s| s.kind == EdgeKind::ImportsSymbol && s.name != WHOLE_MODULE)
+            .any(|s| binds(s) && s.name != WHOLE_MODULE)
     });
     if files
         .iter()
@@ -488,7 +487,7 @@ pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
                     })
                 })
         };
-        resolve_modules(&modules, &lookup, &mut resolved);
+        resolve_modules(&modules, &declared.symbols, &lookup, &mut resolved);
     }
     if imports_python {
         let index = python_module_index(db, Workspace::get(db));
@@ -510,7 +509,7 @@ pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
             };
             Some((package.key(db), package_modules(db, package)))
         };
-        python::resolve_imports(&pythons, &lookup, &mut resolved);
+        python::resolve_imports(&pythons, &declared.symbols, &lookup, &mut resolved);
     }
     resolved.append_to(&mut facts);
     if files

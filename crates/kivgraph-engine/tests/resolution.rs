@@ -31,9 +31,13 @@ fn index(fixtures: &[&str], language: LanguageToken) -> FactSet {
 
 /// `source-file#qualified-name -> target-file#qualified-name CONFIDENCE file:line` per call edge.
 fn calls(facts: &FactSet) -> Vec<String> {
-    let symbol = |key| {
-        let s = facts.symbols.iter().find(|s| s.key == key).unwrap();
-        format!("{}#{}", s.file_path, s.qualified_name)
+    // A call outside every declaration is held by its file's module scope.
+    let symbol = |key| match facts.symbols.iter().find(|s| s.key == key) {
+        Some(s) => format!("{}#{}", s.file_path, s.qualified_name),
+        None => {
+            let file = facts.files.iter().find(|f| f.key == key).unwrap();
+            format!("{}#<module>", file.path)
+        }
     };
     let mut rows: Vec<String> = facts
         .edges
@@ -289,6 +293,23 @@ fn typescript_imports_bind_through_barrels_to_the_declaration() {
             "MODULE_NOT_RESOLVED - ./missing src/app.ts:4",
         ]
     );
+    assert_eq!(
+        calls(&facts),
+        vec![
+            // Rule T4: a top-level call is held by the module; `helper` is the file's own
+            // function, which TypeScript forbids reassigning.
+            "src/app.ts#<module> -> src/app.ts#helper STRUCTURAL_CERTAIN src/app.ts:13",
+            // Through the barrel's renamed re-export, to the declaration.
+            "src/app.ts#main -> src/cache.ts#load STRUCTURAL_CERTAIN src/app.ts:8",
+            // `new Entry()` reaches a class and a namespace merged: neither alone is proven.
+            "src/app.ts#make -> src/cache.ts#Entry CANDIDATE src/app.ts:12",
+            "src/app.ts#make -> src/cache.ts#Entry CANDIDATE src/app.ts:12",
+            "src/app.ts#run -> src/app.ts#helper STRUCTURAL_CERTAIN src/app.ts:10",
+            "src/app.ts#run -> src/cache.ts#hidden STRUCTURAL_CERTAIN src/app.ts:10",
+            // `run`'s parameter `save` hides the import: only a candidate.
+            "src/app.ts#run -> src/store.ts#save CANDIDATE src/app.ts:10",
+        ]
+    );
 }
 
 #[test]
@@ -311,6 +332,17 @@ fn python_from_imports_are_candidates_to_module_level_declarations() {
             // `save`, `user` (a submodule), `anything` (maybe through util's star import) and
             // `os.path` (nobody's) are not charged: Python's bindings are not all declarations.
             "IMPORT_NOT_RESOLVED - .missing shop/views.py:5",
+        ]
+    );
+    // Rule P3: calls bind the module's names, always as candidates (Python rebinds them).
+    assert_eq!(
+        calls(&facts),
+        vec![
+            "shop/models/user.py#load -> shop/models/user.py#User CANDIDATE shop/models/user.py:6",
+            "shop/views.py#again -> shop/models/user.py#load CANDIDATE shop/views.py:15",
+            "shop/views.py#again -> shop/views.py#render CANDIDATE shop/views.py:15",
+            "shop/views.py#render -> shop/models/user.py#load CANDIDATE shop/views.py:11",
+            "shop/views.py#render -> shop/util.py#helper CANDIDATE shop/views.py:11",
         ]
     );
 }

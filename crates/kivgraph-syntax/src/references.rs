@@ -46,7 +46,7 @@ pub struct ReferenceSite {
     /// declaration holding the site binds that name (or `x`) locally anywhere (a parameter or type parameter, a local variable, constant or type, a
     /// range or type-switch variable), so the syntax cannot prove it denotes a package-level
     /// declaration. Over-approximated on purpose: a binding in a sibling block counts too.
-    /// `None` where the language's scopes are not read yet (every language but Go).
+    /// `None` where the language's scopes are not read yet (Rust).
     pub locally_bound: Option<bool>,
     /// `x.name` where `x` is the enclosing method's receiver and nothing else in the method
     /// binds `x`: the syntax proves the operand's type (Go's receiver; later `self`/`this`).
@@ -87,23 +87,24 @@ pub(crate) fn collect(
     // Outer before inner where two sites start together (`new C().get()`), as a preorder.
     found.sort_by_key(|site| (site.span.start_byte, std::cmp::Reverse(site.span.end_byte)));
     assign_enclosing(&mut found, declarations);
-    if language == Language::Go {
-        mark_go_local_bindings(src, root, &mut found);
+    if language != Language::Rust {
+        mark_local_bindings(language, src, root, &mut found);
     }
     found
 }
 
-/// Sets `locally_bound` (and `through_receiver`) on Go's sites from the names each top-level
-/// declaration binds inside itself.
-fn mark_go_local_bindings(src: &str, root: Node, sites: &mut [ReferenceSite]) {
-    let units: Vec<(u32, u32, GoScope)> = crate::common::named_children(root)
+/// Sets `locally_bound` (and, in Go, `through_receiver`) on a file's sites from the names
+/// each top-level declaration or statement binds inside itself.
+fn mark_local_bindings(language: Language, src: &str, root: Node, sites: &mut [ReferenceSite]) {
+    let units: Vec<(u32, u32, LocalScope)> = crate::common::named_children(root)
         .into_iter()
         .map(|unit| {
-            (
-                unit.start_byte() as u32,
-                unit.end_byte() as u32,
-                GoScope::of(src, unit),
-            )
+            let scope = match language {
+                Language::Go => LocalScope::go(src, unit),
+                Language::Python => LocalScope::python(src, unit),
+                _ => LocalScope::typescript(src, unit),
+            };
+            (unit.start_byte() as u32, unit.end_byte() as u32, scope)
         })
         .collect();
     let uses =
@@ -130,16 +131,16 @@ fn mark_go_local_bindings(src: &str, root: Node, sites: &mut [ReferenceSite]) {
     }
 }
 
-/// The names one top-level Go declaration binds locally, counted, and a method's receiver.
-struct GoScope<'s> {
+/// The names one top-level declaration binds locally, counted, and (Go) a method's receiver.
+struct LocalScope<'s> {
     names: HashMap<&'s str, u32>,
     receiver: Option<&'s str>,
 }
 
-impl<'s> GoScope<'s> {
+impl<'s> LocalScope<'s> {
     /// A top-level `var`, `const` or `type` spec binds at package level, so specs count only
     /// inside a block (a function body).
-    fn of(src: &'s str, unit: Node) -> Self {
+    fn go(src: &'s str, unit: Node) -> Self {
         let mut names: HashMap<&str, u32> = HashMap::new();
         let mut stack = vec![(unit, false)];
         while let Some((node, in_block)) = stack.pop() {
@@ -179,12 +180,145 @@ impl<'s> GoScope<'s> {
             .and_then(|list| crate::common::named_children(list).into_iter().next())
             .and_then(|parameter| parameter.child_by_field_name("name"))
             .map(|name| text(src, name));
-        GoScope { names, receiver }
+        LocalScope { names, receiver }
+    }
+
+    /// TypeScript/JavaScript: parameters, and declarations nested in a function, block or
+    /// class body (a top-level `const f` or `function f` is the module's binding, not a
+    /// local one).
+    fn typescript(src: &'s str, unit: Node) -> Self {
+        let mut names: HashMap<&str, u32> = HashMap::new();
+        let mut stack = vec![(unit, false)];
+        while let Some((node, nested)) = stack.pop() {
+            let bound: Option<Node> = match node.kind() {
+                "variable_declarator" if nested => node.child_by_field_name("name"),
+                "function_declaration" | "generator_function_declaration" | "class_declaration"
+                    if nested =>
+                {
+                    node.child_by_field_name("name")
+                }
+                // A named function expression binds its name inside itself.
+                "function_expression" => node.child_by_field_name("name"),
+                "formal_parameters" => Some(node),
+                "arrow_function" => node.child_by_field_name("parameter"),
+                "catch_clause" => node.child_by_field_name("parameter"),
+                "for_in_statement" => node.child_by_field_name("left"),
+                _ => None,
+            };
+            if let Some(pattern) = bound {
+                for name in pattern_names(src, pattern) {
+                    *names.entry(name).or_default() += 1;
+                }
+            }
+            let nested = nested
+                || matches!(
+                    node.kind(),
+                    "statement_block"
+                        | "formal_parameters"
+                        | "arrow_function"
+                        | "function_expression"
+                        | "class_body"
+                        | "catch_clause"
+                        | "for_in_statement"
+                        | "for_statement"
+                );
+            stack.extend(
+                crate::common::named_children(node)
+                    .into_iter()
+                    .map(|n| (n, nested)),
+            );
+        }
+        LocalScope {
+            names,
+            receiver: None,
+        }
+    }
+
+    /// Python: parameters, and every name a function or lambda body binds (assignment and
+    /// loop targets, `with … as`, `except … as`, `:=`, nested `def`/`class`, imports); at the
+    /// module's top level those are the module's bindings, not local ones.
+    fn python(src: &'s str, unit: Node) -> Self {
+        let mut names: HashMap<&str, u32> = HashMap::new();
+        let mut stack = vec![(unit, false)];
+        while let Some((node, nested)) = stack.pop() {
+            let bound: Vec<Node> = match node.kind() {
+                "parameters" | "lambda_parameters" => vec![node],
+                "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause"
+                    if nested =>
+                {
+                    node.child_by_field_name("left").into_iter().collect()
+                }
+                "named_expression" if nested => {
+                    node.child_by_field_name("name").into_iter().collect()
+                }
+                "function_definition" | "class_definition" if nested => {
+                    node.child_by_field_name("name").into_iter().collect()
+                }
+                "as_pattern_target" if nested => vec![node],
+                "aliased_import" if nested => {
+                    node.child_by_field_name("alias").into_iter().collect()
+                }
+                "dotted_name"
+                    if nested
+                        && node
+                            .parent()
+                            .is_some_and(|p| p.kind() == "import_statement") =>
+                {
+                    node.named_child(0).into_iter().collect()
+                }
+                _ => Vec::new(),
+            };
+            for pattern in bound {
+                for name in pattern_names(src, pattern) {
+                    *names.entry(name).or_default() += 1;
+                }
+            }
+            let nested = nested || matches!(node.kind(), "block" | "parameters" | "lambda");
+            stack.extend(
+                crate::common::named_children(node)
+                    .into_iter()
+                    .map(|n| (n, nested)),
+            );
+        }
+        LocalScope {
+            names,
+            receiver: None,
+        }
     }
 
     fn bindings(&self, name: &str) -> u32 {
         self.names.get(name).copied().unwrap_or(0)
     }
+}
+
+/// The names a binding pattern introduces: every identifier in it, except property keys,
+/// default values, type annotations and attribute or subscript targets, which bind nothing.
+fn pattern_names<'s>(src: &'s str, pattern: Node) -> Vec<&'s str> {
+    let mut found = Vec::new();
+    let mut stack = vec![pattern];
+    while let Some(node) = stack.pop() {
+        match node.kind() {
+            "identifier" | "shorthand_property_identifier_pattern" => found.push(text(src, node)),
+            "attribute"
+            | "subscript"
+            | "member_expression"
+            | "subscript_expression"
+            | "type_annotation"
+            | "type" => {}
+            "pair_pattern" => stack.extend(node.child_by_field_name("value")),
+            "assignment_pattern"
+            | "object_assignment_pattern"
+            | "default_parameter"
+            | "typed_default_parameter" => {
+                stack.extend(
+                    node.child_by_field_name("left")
+                        .or_else(|| node.child_by_field_name("name")),
+                );
+            }
+            _ => stack.extend(crate::common::named_children(node)),
+        }
+    }
+    found
 }
 
 /// Sets each site's innermost enclosing declaration in one sweep over both lists in byte

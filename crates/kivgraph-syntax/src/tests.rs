@@ -368,3 +368,58 @@ fn go_sites_through_the_receiver_are_marked_unless_rebound() {
         ]
     );
 }
+
+#[test]
+fn typescript_sites_know_which_bare_names_a_declaration_binds_locally() {
+    let src = "import { load } from './load';\nconst run = (parse) => { parse(); load(); };\nfunction main(opts = {}) {\n  const { save, log: write } = opts;\n  save(); write(); load();\n  try { go(); } catch (fail) { fail(); }\n  for (const step of steps()) { step(); }\n  function helper() {}\n  helper();\n}\nmain();\n";
+    let (_, sites) = crate::extract_with_references(Language::TypeScript, "m.ts", src);
+    let bound: Vec<String> = sites
+        .iter()
+        .filter(|s| s.kind == kivgraph_facts::EdgeKind::CallsDirect)
+        .map(|s| format!("{} {:?}", s.name, s.locally_bound))
+        .collect();
+    assert_eq!(
+        bound,
+        vec![
+            "parse Some(true)",
+            "load Some(false)",
+            "save Some(true)",
+            "write Some(true)",
+            "load Some(false)",
+            "go Some(false)",
+            "fail Some(true)",
+            "steps Some(false)",
+            "step Some(true)",
+            "helper Some(true)",
+            // The module's own top-level function is not a local binding.
+            "main Some(false)",
+        ]
+    );
+}
+
+#[test]
+fn python_sites_know_which_bare_names_a_function_binds_locally() {
+    let src = "from .db import connect\n\ndef handler(request, parse=None):\n    parse()\n    connect()\n    for row in rows():\n        row()\n    with open_it() as fh:\n        fh()\n    def inner():\n        pass\n    inner()\n    cb = lambda x: x()\n\nsetup = configure()\nsetup()\n";
+    let (_, sites) = crate::extract_with_references(Language::Python, "m.py", src);
+    let bound: Vec<String> = sites
+        .iter()
+        .filter(|s| s.kind == kivgraph_facts::EdgeKind::CallsDirect)
+        .map(|s| format!("{} {:?}", s.name, s.locally_bound))
+        .collect();
+    assert_eq!(
+        bound,
+        vec![
+            "parse Some(true)",
+            "connect Some(false)",
+            "rows Some(false)",
+            "row Some(true)",
+            "open_it Some(false)",
+            "fh Some(true)",
+            "inner Some(true)",
+            "x Some(true)",
+            "configure Some(false)",
+            // A module-level assignment binds the module's name, not a local one.
+            "setup Some(false)",
+        ]
+    );
+}

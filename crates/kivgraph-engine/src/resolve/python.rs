@@ -10,7 +10,7 @@ use kivgraph_facts::{EdgeKind, StableKey, SymbolFact};
 use kivgraph_syntax::WHOLE_MODULE;
 
 use super::Resolved;
-use super::typescript::ModuleFile;
+use super::typescript::{CallBindings, ModuleFile, resolve_calls};
 
 /// The module-level names of one Python module.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -84,8 +84,18 @@ pub type ModuleLookup<'a> = dyn Fn(&str) -> Option<(StableKey, Arc<PackageModule
 /// names in more ways than declarations (tuple targets, conditional and loop bindings,
 /// `globals()`), so a name's absence from the declarations proves nothing, and a module
 /// outside a regular package may be a namespace package the index names differently.
-pub fn resolve_imports(files: &[PythonFile], lookup: &ModuleLookup, out: &mut Resolved) {
+///
+/// Rule P3: a bare call `f(…)` binds what the module binds as `f` — a name a from-import
+/// resolved above, or a top-level `def`/`class` of the file — always as a `CANDIDATE`:
+/// Python rebinds module-level names at run time.
+pub fn resolve_imports(
+    files: &[PythonFile],
+    symbols: &[SymbolFact],
+    lookup: &ModuleLookup,
+    out: &mut Resolved,
+) {
     for file in files {
+        let mut bindings = CallBindings::new();
         let placed = &file.placed;
         let path = &placed.file.path;
         let is_package = path.ends_with("__init__.py") || path.ends_with("__init__.pyi");
@@ -130,7 +140,10 @@ pub fn resolve_imports(files: &[PythonFile], lookup: &ModuleLookup, out: &mut Re
                     keys,
                     false,
                 );
+                let local = site.alias.clone().unwrap_or_else(|| site.name.clone());
+                bindings.insert(local, (keys.clone(), false));
             }
         }
+        resolve_calls(placed, symbols, bindings, &|_| false, out);
     }
 }

@@ -4,32 +4,37 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use kivgraph_facts::{EdgeKind, FileFact, LineSpan, StableKey, SymbolFact};
+use kivgraph_facts::{EdgeKind, FileFact, Language, LineSpan, StableKey, SymbolFact, SymbolKind};
 use kivgraph_syntax::{ReferenceSite, WHOLE_MODULE};
 use serde::{Deserialize, Serialize};
 
 use super::Resolved;
 
-/// An import, re-export or local export clause, as one file's memo keeps it.
+/// An import, re-export, local export clause or call of a bare name, as one file's memo
+/// keeps it (TypeScript, JavaScript and Python).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModuleSite {
-    /// `IMPORTS_SYMBOL`, `REEXPORTS` or `EXPORTS`.
+    /// `IMPORTS_SYMBOL`, `REEXPORTS`, `EXPORTS` or `CALLS_DIRECT`.
     pub kind: EdgeKind,
-    /// The module specifier (`./cache`); `None` for a local export clause.
+    /// The module specifier (`./cache`); `None` for a local export clause or a call.
     pub specifier: Option<String>,
     pub name: String,
     pub alias: Option<String>,
     pub span: LineSpan,
+    /// A call's innermost enclosing declaration, as an index among the file's symbols.
+    pub enclosing: Option<u32>,
+    /// A call whose name the enclosing top-level declaration binds locally somewhere.
+    pub locally_bound: bool,
 }
 
 pub fn module_sites(sites: Vec<ReferenceSite>) -> Vec<ModuleSite> {
     sites
         .into_iter()
-        .filter(|s| {
-            matches!(
-                s.kind,
-                EdgeKind::ImportsSymbol | EdgeKind::Reexports | EdgeKind::Exports
-            )
+        .filter(|s| match s.kind {
+            EdgeKind::ImportsSymbol | EdgeKind::Reexports | EdgeKind::Exports => true,
+            // Bare calls, where the scopes were read: `f(…)`, `new C(…)`.
+            EdgeKind::CallsDirect => s.qualifier.is_none() && s.locally_bound.is_some(),
+            _ => false,
         })
         .map(|s| ModuleSite {
             kind: s.kind,
@@ -37,8 +42,61 @@ pub fn module_sites(sites: Vec<ReferenceSite>) -> Vec<ModuleSite> {
             name: s.name,
             alias: s.alias,
             span: s.span,
+            enclosing: s.enclosing,
+            locally_bound: s.locally_bound.unwrap_or(false),
         })
         .collect()
+}
+
+/// What one module-level name of a file denotes, for its calls: the declarations and
+/// whether the binding is proven.
+pub type CallBindings = BTreeMap<String, (Vec<StableKey>, bool)>;
+
+/// Adds the file's own top-level declarations to `bindings` (`certain` says whether the
+/// language forbids rebinding them), then binds each bare call of the file to what its name
+/// denotes there. A name bound twice (an import and a declaration) is only a candidate; a
+/// call whose enclosing declaration binds the name locally is only a candidate.
+pub fn resolve_calls(
+    file: &ModuleFile,
+    symbols: &[SymbolFact],
+    mut bindings: CallBindings,
+    declared_certain: &dyn Fn(&SymbolFact) -> bool,
+    out: &mut Resolved,
+) {
+    let declared = &symbols[file.first_symbol..file.first_symbol + file.symbol_count];
+    for symbol in declared.iter().filter(|s| s.parent.is_none()) {
+        let certain = declared_certain(symbol);
+        match bindings.get_mut(&symbol.name) {
+            Some((keys, proven)) => {
+                keys.push(symbol.key);
+                *proven = false;
+            }
+            None => {
+                bindings.insert(symbol.name.clone(), (vec![symbol.key], certain));
+            }
+        }
+    }
+    for site in file
+        .sites
+        .iter()
+        .filter(|s| s.kind == EdgeKind::CallsDirect)
+    {
+        let Some((keys, certain)) = bindings.get(&site.name) else {
+            continue;
+        };
+        let source = match site.enclosing {
+            Some(index) => declared[index as usize].key,
+            None => file.file.key,
+        };
+        out.edges(
+            EdgeKind::CallsDirect,
+            file.file,
+            source,
+            site.span,
+            keys,
+            *certain && !site.locally_bound && keys.len() == 1,
+        );
+    }
 }
 
 /// What a module exports under one name.
@@ -307,8 +365,20 @@ fn follow(module: &Module, name: &str, lookup: &ModuleLookup, depth: usize) -> F
 /// module it re-exports, followed) exports under that name — ES modules are static, so the
 /// binding is `STRUCTURAL_CERTAIN`. A relative specifier that names no indexed file is
 /// `MODULE_NOT_RESOLVED`; a name the module provably does not export is `EXPORT_NOT_FOUND`.
-pub fn resolve_modules(files: &[ModuleFile], lookup: &ModuleLookup, out: &mut Resolved) {
+///
+/// Rule T4: a bare call `f(…)` (or `new F(…)`) binds what the module binds as `f`: a named
+/// import resolved above, or a top-level declaration of the file. ES module bindings are
+/// static and TypeScript forbids assigning to an import, a function or a class, so the edge
+/// is `STRUCTURAL_CERTAIN` unless the enclosing declaration binds `f` locally, `f` is bound
+/// twice, or the declaration is a variable or a JavaScript function (reassignable).
+pub fn resolve_modules(
+    files: &[ModuleFile],
+    symbols: &[SymbolFact],
+    lookup: &ModuleLookup,
+    out: &mut Resolved,
+) {
     for file in files {
+        let mut bindings = CallBindings::new();
         for site in file
             .sites
             .iter()
@@ -336,14 +406,18 @@ pub fn resolve_modules(files: &[ModuleFile], lookup: &ModuleLookup, out: &mut Re
                 continue;
             }
             match follow(&module, &site.name, lookup, 0) {
-                Found::Declaration(keys, certain) => out.edges(
-                    EdgeKind::ImportsSymbol,
-                    file.file,
-                    file.file.key,
-                    site.span,
-                    &keys,
-                    certain,
-                ),
+                Found::Declaration(keys, certain) => {
+                    out.edges(
+                        EdgeKind::ImportsSymbol,
+                        file.file,
+                        file.file.key,
+                        site.span,
+                        &keys,
+                        certain,
+                    );
+                    let local = site.alias.clone().unwrap_or_else(|| site.name.clone());
+                    bindings.insert(local, (keys, certain));
+                }
                 Found::Missing => out.hole(
                     file.file,
                     "EXPORT_NOT_FOUND",
@@ -358,6 +432,13 @@ pub fn resolve_modules(files: &[ModuleFile], lookup: &ModuleLookup, out: &mut Re
                 Found::Undecided => {}
             }
         }
+        let typescript = file.file.language == Language::TypeScript;
+        let declared_certain = |symbol: &SymbolFact| match symbol.kind {
+            SymbolKind::Function => typescript,
+            SymbolKind::Class | SymbolKind::Enum | SymbolKind::Namespace => typescript,
+            _ => false,
+        };
+        resolve_calls(file, symbols, bindings, &declared_certain, out);
     }
 }
 

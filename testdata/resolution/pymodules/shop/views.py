@@ -9,3 +9,7 @@ from shop.util import helper as assist
 
 def render():
     return load(json.dumps(assist()))
+
+
+def again(load):
+    return load() or render()

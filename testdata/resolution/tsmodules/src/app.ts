@@ -6,3 +6,8 @@ import Default from "./cache";
 import * as ns from "./cache";
 import { z } from "zod";
 export function main(): string { return fetchAll("k"); }
+// Calls bind what the module binds: imports (through the barrel) and its own declarations.
+function run(save: () => void): void { save(); reveal(); helper(); }
+function helper(): void {}
+const make = () => new Entry();
+helper();
