@@ -39,8 +39,9 @@ fn main() -> anyhow::Result<()> {
         Some("sites") => sites::sites_benchmark(&args[1..]),
         Some("references") => references::references_benchmark(&args[1..]),
         Some("open-lookup") => open_lookup(&args[1..]),
+        Some("edge-sample") => edge_sample(&args[1..]),
         _ => bail!(
-            "usage: kivgraph-bench index|serve|references --kivgraph BIN [--corpus DIR] | navigate [--corpus DIR] | intent --kivgraph BIN | sites [--corpus DIR] | open-lookup SNAPSHOT NAME"
+            "usage: kivgraph-bench index|serve|references --kivgraph BIN [--corpus DIR] | navigate [--corpus DIR] | intent --kivgraph BIN | sites [--corpus DIR] | open-lookup SNAPSHOT NAME | edge-sample SNAPSHOT KIND LANGUAGE CONFIDENCE N"
         ),
     }
 }
@@ -334,5 +335,45 @@ fn open_lookup(args: &[String]) -> anyhow::Result<()> {
             "rss_file_growth_kib": file_after - file_before,
         })
     );
+    Ok(())
+}
+
+/// `edge-sample SNAPSHOT KIND LANGUAGE CONFIDENCE N`: N edges of one kind, language (of the
+/// file holding the evidence) and confidence, taken at an even stride, each as the evidence
+/// line and both ends: the sample `docs/benchmarks.md` checks by hand.
+fn edge_sample(args: &[String]) -> anyhow::Result<()> {
+    let [path, kind, language, confidence, count] = args else {
+        bail!("edge-sample SNAPSHOT KIND LANGUAGE CONFIDENCE N")
+    };
+    let snapshot = Snapshot::open(Path::new(path))?;
+    let kind = kivgraph_facts::EdgeKind::parse(kind)?;
+    let confidence = kivgraph_facts::Confidence::parse(confidence)?;
+    let language = kivgraph_facts::Language::parse(language)?;
+    let count: usize = count.parse()?;
+    let node = |node: kivgraph_snapshot::NodeRef| match node {
+        kivgraph_snapshot::NodeRef::Symbol(i) => snapshot.symbol(i).map(|s| {
+            format!("{}:{}#{}", s.file().path(), s.span().start_line, s.qualified_name())
+        }),
+        kivgraph_snapshot::NodeRef::File(i) => snapshot.file(i).map(|f| format!("{}#<module>", f.path())),
+        kivgraph_snapshot::NodeRef::Package(i) => snapshot.package(i).map(|p| p.name().to_string()),
+        _ => None,
+    };
+    let matching: Vec<_> = snapshot
+        .edges()
+        .filter(|e| e.kind() == kind && e.confidence() == confidence)
+        .filter(|e| e.evidence().is_some_and(|v| v.file().language() == language))
+        .collect();
+    let stride = (matching.len() / count.max(1)).max(1);
+    println!("{} edges match", matching.len());
+    for edge in matching.iter().step_by(stride).take(count) {
+        let evidence = edge.evidence().context("evidence")?;
+        println!(
+            "{}:{}  {} -> {}",
+            evidence.file().path(),
+            evidence.lines().0,
+            node(edge.source()).unwrap_or_default(),
+            node(edge.target()).unwrap_or_default()
+        );
+    }
     Ok(())
 }

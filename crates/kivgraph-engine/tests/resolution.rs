@@ -299,6 +299,8 @@ fn typescript_imports_bind_through_barrels_to_the_declaration() {
             // Rule T4: a top-level call is held by the module; `helper` is the file's own
             // function, which TypeScript forbids reassigning.
             "src/app.ts#<module> -> src/app.ts#helper STRUCTURAL_CERTAIN src/app.ts:13",
+            // A `let` can be reassigned: only a candidate.
+            "src/app.ts#<module> -> src/app.ts#swap CANDIDATE src/app.ts:15",
             // Through the barrel's renamed re-export, to the declaration.
             "src/app.ts#main -> src/cache.ts#load STRUCTURAL_CERTAIN src/app.ts:8",
             // `new Entry()` reaches a class and a namespace merged: neither alone is proven.

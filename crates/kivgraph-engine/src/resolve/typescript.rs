@@ -433,10 +433,21 @@ pub fn resolve_modules(
             }
         }
         let typescript = file.file.language == Language::TypeScript;
-        let declared_certain = |symbol: &SymbolFact| match symbol.kind {
-            SymbolKind::Function => typescript,
-            SymbolKind::Class | SymbolKind::Enum | SymbolKind::Namespace => typescript,
-            _ => false,
+        // A `let` or `var` holding a function can be reassigned; `const`, a function, class,
+        // enum or namespace declaration cannot, in TypeScript.
+        let reassignable = |symbol: &SymbolFact| {
+            symbol.signature.starts_with("let ") || symbol.signature.starts_with("var ")
+        };
+        let declared_certain = |symbol: &SymbolFact| {
+            typescript
+                && !reassignable(symbol)
+                && matches!(
+                    symbol.kind,
+                    SymbolKind::Function
+                        | SymbolKind::Class
+                        | SymbolKind::Enum
+                        | SymbolKind::Namespace
+                )
         };
         resolve_calls(file, symbols, bindings, &declared_certain, out);
     }

@@ -11,3 +11,5 @@ function run(save: () => void): void { save(); reveal(); helper(); }
 function helper(): void {}
 const make = () => new Entry();
 helper();
+let swap = () => 1;
+swap();
