@@ -352,16 +352,26 @@ fn edge_sample(args: &[String]) -> anyhow::Result<()> {
     let count: usize = count.parse()?;
     let node = |node: kivgraph_snapshot::NodeRef| match node {
         kivgraph_snapshot::NodeRef::Symbol(i) => snapshot.symbol(i).map(|s| {
-            format!("{}:{}#{}", s.file().path(), s.span().start_line, s.qualified_name())
+            format!(
+                "{}:{}#{}",
+                s.file().path(),
+                s.span().start_line,
+                s.qualified_name()
+            )
         }),
-        kivgraph_snapshot::NodeRef::File(i) => snapshot.file(i).map(|f| format!("{}#<module>", f.path())),
+        kivgraph_snapshot::NodeRef::File(i) => {
+            snapshot.file(i).map(|f| format!("{}#<module>", f.path()))
+        }
         kivgraph_snapshot::NodeRef::Package(i) => snapshot.package(i).map(|p| p.name().to_string()),
         _ => None,
     };
     let matching: Vec<_> = snapshot
         .edges()
         .filter(|e| e.kind() == kind && e.confidence() == confidence)
-        .filter(|e| e.evidence().is_some_and(|v| v.file().language() == language))
+        .filter(|e| {
+            e.evidence()
+                .is_some_and(|v| v.file().language() == language)
+        })
         .collect();
     let stride = (matching.len() / count.max(1)).max(1);
     println!("{} edges match", matching.len());

@@ -3,7 +3,7 @@
 
 use kivgraph_facts::EdgeKind;
 use kivgraph_snapshot::{FileView, SymbolView, UnresolvedView};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 use serde_json::{Map, Value, json};
 
 use crate::published::Published;
@@ -76,12 +76,12 @@ pub fn blind_spots<'a>(published: &'a Published, name: &str) -> Vec<UnresolvedVi
 /// where the subject is bound under an import whose uses the syntax layer does not follow (0).
 pub type UnboundFile<'a> = (FileView<'a>, u32);
 
-/// The files whose spelling of `name` the graph does not fully explain. Every occurrence of
-/// the identifier is accounted for by a declaration of that name, by one observation backing
-/// an edge into a declaration of that name, or by a recorded failure that asked for it; a file
-/// with more occurrences than that holds a use nobody bound. Importers of `subject` are
-/// listed too when `imports_hide_uses`: after an import the syntax layer binds no use, and an
-/// alias spells the uses under another name.
+/// The files whose spelling of `name` the graph does not fully explain (the snapshot's
+/// unexplained census: every occurrence must be a declaration of that name, one observation
+/// backing an edge into a declaration of that name, or a recorded failure that asked for it);
+/// a file with more occurrences than that holds a use nobody bound. Importers of `subject`
+/// are listed too when `imports_hide_uses`: after an import the syntax layer binds no use,
+/// and an alias spells the uses under another name.
 pub fn unbound_mentions<'a>(
     published: &'a Published,
     name: &str,
@@ -89,45 +89,15 @@ pub fn unbound_mentions<'a>(
     imports_hide_uses: bool,
 ) -> Vec<UnboundFile<'a>> {
     let snapshot = &published.snapshot;
-    let census = snapshot.mentions(name);
-    let mut unbound: Vec<(usize, u32)> = Vec::new();
-    if !census.is_empty() {
-        let mut explained: FxHashMap<usize, u32> = FxHashMap::default();
-        let mut observations: FxHashSet<usize> = FxHashSet::default();
-        for declaration in snapshot.symbols_named(name) {
-            *explained.entry(declaration.file().index).or_default() += 1;
-            for edge in snapshot.incoming(declaration.index) {
-                if let Some(evidence) = edge.evidence()
-                    && observations.insert(evidence.index)
-                {
-                    *explained.entry(evidence.file().index).or_default() += 1;
-                }
-            }
-        }
-        for failure in snapshot.unresolved_requesting(name) {
-            if let (Some(repository), Some(path)) = (failure.repository(), failure.file_path())
-                && let Some(file) = snapshot.file_by_path(repository.name(), path)
-            {
-                *explained.entry(file.index).or_default() += 1;
-            }
-        }
-        unbound = census
-            .into_iter()
-            .filter_map(|(file, count)| {
-                let excess = count.saturating_sub(explained.get(&file).copied().unwrap_or(0));
-                (excess > 0).then_some((file, excess))
-            })
-            .collect();
-    }
+    let mut unbound: Vec<(usize, u32)> = snapshot.unexplained_mentions(name);
     if imports_hide_uses && let Some(subject) = subject {
+        let mut listed: FxHashSet<usize> = unbound.iter().map(|(f, _)| *f).collect();
         for edge in snapshot.incoming(subject.index) {
             if edge.kind() == EdgeKind::ImportsSymbol
                 && let Some(evidence) = edge.evidence()
+                && listed.insert(evidence.file().index)
             {
-                let file = evidence.file().index;
-                if !unbound.iter().any(|(f, _)| *f == file) {
-                    unbound.push((file, 0));
-                }
+                unbound.push((evidence.file().index, 0));
             }
         }
     }

@@ -81,8 +81,10 @@ sections! {
 // without a file first, so "the failures one declaration made" is a binary search and a
 // line filter.
 //
-// `MentionNames` is every identifier of the files' censuses, sorted; each row points at its
-// run of `MentionEntries` (one per file spelling the name, by file position).
+// `MentionNames` is every declared name some file spells more often than the graph explains
+// (declarations, observations backing edges into declarations of that name, failures that
+// asked for it), sorted; each row points at its run of `MentionEntries` (file position,
+// unexplained occurrences), by file.
 
 /// name str · root str · key 32 · languages bitmask u32 · file start u32 · file count u32 · pad u32
 pub const REPOSITORY_LEN: usize = 64;

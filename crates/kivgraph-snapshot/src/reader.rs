@@ -822,8 +822,10 @@ impl Snapshot {
             .map(move |i| self.unresolved_row(read_u32(self.record(kind, i), 0) as usize))
     }
 
-    /// The files spelling identifier `name` (file position, occurrences), in file order.
-    pub fn mentions(&self, name: &str) -> Vec<(usize, u32)> {
+    /// The files spelling identifier `name` more often than the graph explains (file
+    /// position, unexplained occurrences), in file order; empty when every occurrence is a
+    /// declaration, a resolved use or a recorded failure.
+    pub fn unexplained_mentions(&self, name: &str) -> Vec<(usize, u32)> {
         let names = self.count(SectionKind::MentionNames);
         let at = partition_point(names, |i| {
             self.str_at(self.record(SectionKind::MentionNames, i), 0) < name

@@ -121,20 +121,84 @@ fn adjacency<'a>(
     (offset_record, entry_record)
 }
 
-/// The files' identifier censuses inverted: names in byte order, each with its total count
-/// and its run of (file, count) entries in file order.
+/// The tables `mention_index` reads to tell which occurrences the graph explains.
+struct Explained<'a> {
+    symbol_files: &'a [u32],
+    file_index: &'a FxHashMap<(&'a str, &'a str), u32>,
+    symbol_index: &'a KeyMap<u32>,
+    evidence_index: &'a KeyMap<u32>,
+}
+
+/// What the graph leaves unexplained of the files' identifier censuses, inverted: for every
+/// name some symbol declares, the files that spell it more often than the graph explains —
+/// one occurrence per declaration of that name in the file, per observation backing an edge
+/// into a declaration of that name, and per failure that asked for the name there — with the
+/// excess. Names in byte order, each with its total excess and its run of (file, excess)
+/// entries in file order.
 fn mention_index<'a>(
     facts: &'a FactSet,
     arena: &mut Arena<'a>,
+    tables: &Explained<'a>,
 ) -> Result<(Record, Record), WriteError> {
+    let declared: FxHashMap<&str, ()> = facts
+        .symbols
+        .iter()
+        .map(|s| (s.name.as_str(), ()))
+        .collect();
+    let mut explained: FxHashMap<(&str, u32), u32> = FxHashMap::default();
+    for (i, symbol) in facts.symbols.iter().enumerate() {
+        *explained
+            .entry((symbol.name.as_str(), tables.symbol_files[i]))
+            .or_default() += 1;
+    }
+    // One observation explains one occurrence per name, however many homonyms it backs.
+    let mut observed: rustc_hash::FxHashSet<(&str, u32)> = Default::default();
+    for edge in &facts.edges {
+        let (Some(evidence), Some(target)) = (edge.evidence, tables.symbol_index.get(&edge.target))
+        else {
+            continue;
+        };
+        let Some(seen) = tables.evidence_index.get(&evidence) else {
+            continue;
+        };
+        let name = facts.symbols[*target as usize].name.as_str();
+        if observed.insert((name, *seen)) {
+            let row = &facts.evidence[*seen as usize];
+            if let Some(file) = tables
+                .file_index
+                .get(&(row.repository.as_str(), row.file_path.as_str()))
+            {
+                *explained.entry((name, *file)).or_default() += 1;
+            }
+        }
+    }
+    for row in &facts.unresolved {
+        if let (Some(requested), Some(path)) = (&row.requested_symbol, &row.file_path)
+            && let Some(file) = tables
+                .file_index
+                .get(&(row.repository.as_str(), path.as_str()))
+        {
+            *explained
+                .entry((requested_name(requested), *file))
+                .or_default() += 1;
+        }
+    }
     let mut pairs: Vec<(&'a str, u32, u32)> = facts
         .files
         .iter()
         .enumerate()
         .flat_map(|(file, f)| {
-            f.mentions
-                .iter()
-                .map(move |m| (m.name.as_str(), file as u32, m.count))
+            let file = file as u32;
+            let explained = &explained;
+            let declared = &declared;
+            f.mentions.iter().filter_map(move |m| {
+                let name = m.name.as_str();
+                declared.get(name)?;
+                let excess = m
+                    .count
+                    .saturating_sub(explained.get(&(name, file)).copied().unwrap_or(0));
+                (excess > 0).then_some((name, file, excess))
+            })
         })
         .collect();
     pairs.par_sort_unstable();
@@ -470,7 +534,16 @@ pub fn write_snapshot(facts: &FactSet, generation: u64) -> Result<Vec<u8>, Write
             scope_index.u32(i as u32);
         }
     }
-    let (mention_names, mention_entries) = mention_index(facts, &mut arena)?;
+    let (mention_names, mention_entries) = mention_index(
+        facts,
+        &mut arena,
+        &Explained {
+            symbol_files: &symbol_files,
+            file_index: &file_index,
+            symbol_index: &symbol_index,
+            evidence_index: &evidence_index,
+        },
+    )?;
     let unresolved_file_index = sorted_index(facts.unresolved.len(), |i| {
         let row = &facts.unresolved[i];
         (
