@@ -15,7 +15,7 @@ use crate::error::QueryError;
 use crate::get_symbol::package_and_module;
 use crate::published::Published;
 use crate::references::{Holder, bound_under_other_names, language};
-use crate::scopes::{Bounds, bounded, invisible_scopes, unbound_mentions};
+use crate::scopes::{Bounds, Hidden, bounded, invisible_scopes, unbound_mentions};
 use crate::selector::SelectorArgs;
 
 const SORTING: &str = "consumers-v1";
@@ -366,7 +366,7 @@ pub fn find_cross_repo_consumers(
     let home = subject.file().repository().name();
     // Scopes unread anywhere: a package nobody could read is where an outside consumer hides.
     let bounds = Bounds {
-        scopes: invisible_scopes(published, None, None, &|hidden| hidden == subject.name()),
+        scopes: invisible_scopes(published, None, None, Hidden::Named(&[subject.name()])),
         blind_spots: rows
             .iter()
             .filter_map(|c| match c {

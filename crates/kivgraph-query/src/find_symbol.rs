@@ -10,7 +10,7 @@ use crate::cursor::QueryIdentity;
 use crate::envelope::{Coverage, Page, flat_or_grouped, hoist};
 use crate::error::QueryError;
 use crate::published::{Published, canonical_identity};
-use crate::scopes::{completeness, invisible_scopes};
+use crate::scopes::{Hidden, completeness, invisible_scopes};
 
 const SORTING: &str = "stable-key-v1";
 
@@ -155,7 +155,7 @@ pub fn find_symbol(
         Mode::Prefix => hidden.starts_with(name),
         Mode::Substring => hidden.contains(name),
     };
-    let scopes = invisible_scopes(published, repo, path_prefix, &hides);
+    let scopes = invisible_scopes(published, repo, path_prefix, Hidden::Matching(&hides));
     let truncated = returned < total;
     let unread = !scopes.is_empty();
     let completeness =

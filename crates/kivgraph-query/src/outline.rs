@@ -12,7 +12,7 @@ use crate::cursor::QueryIdentity;
 use crate::envelope::{Coverage, Page, smaller_of};
 use crate::error::{ErrorCode, QueryError};
 use crate::published::{Published, canonical_identity};
-use crate::scopes::{completeness, invisible_scopes};
+use crate::scopes::{Hidden, completeness, invisible_scopes};
 use crate::selector::under_path;
 
 const SORTING: &str = "stable-key-v1";
@@ -119,14 +119,19 @@ pub fn get_file_outline(
         .collect();
     let returned = page.len();
     let truncated = next_cursor.is_some();
-    let scopes: Vec<_> = invisible_scopes(published, Some(repository), Some(path), &|_| true)
-        .into_iter()
-        .filter(|s| {
-            s.path
-                .as_deref()
-                .is_none_or(|p| path.is_empty() || under_path(p, path))
-        })
-        .collect();
+    let scopes: Vec<_> = invisible_scopes(
+        published,
+        Some(repository),
+        Some(path),
+        Hidden::Matching(&|_| true),
+    )
+    .into_iter()
+    .filter(|s| {
+        s.path
+            .as_deref()
+            .is_none_or(|p| path.is_empty() || under_path(p, path))
+    })
+    .collect();
     let completeness = (returned == 0 || truncated || !scopes.is_empty())
         .then(|| completeness(published, None, scopes));
     let packages: BTreeSet<&str> = files.iter().map(|f| f.package().name()).collect();

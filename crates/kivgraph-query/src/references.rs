@@ -13,7 +13,7 @@ use crate::envelope::{Coverage, Page};
 use crate::error::QueryError;
 use crate::labelled::{LabelledRow, compact_rows, file_counts, label};
 use crate::published::Published;
-use crate::scopes::{Bounds, blind_spots, bounded, invisible_scopes, unbound_mentions};
+use crate::scopes::{Bounds, Hidden, blind_spots, bounded, invisible_scopes, unbound_mentions};
 use crate::selector::{SelectorArgs, resolve_name};
 
 const SORTING: &str = "references-v1";
@@ -278,7 +278,7 @@ pub(crate) fn reference_bounds<'a>(published: &'a Published, subject: &SymbolVie
     let name = subject.name();
     let repository = subject.file().repository().name();
     Bounds {
-        scopes: invisible_scopes(published, Some(repository), None, &|hidden| hidden == name),
+        scopes: invisible_scopes(published, Some(repository), None, Hidden::Named(&[name])),
         blind_spots: blind_spots(published, name),
         unbound: unbound_mentions(published, name, Some(subject), true),
         not_followed: bound_under_other_names(subject),
@@ -384,31 +384,18 @@ pub fn find_references(
             repo.is_none_or(|r| owner == r) && (include_derived || !owner.starts_with("rust:"))
         })
         .collect();
-    rows.sort_by(|a, b| {
-        fn key<'a>(
-            row: &Row<'a>,
-        ) -> (
-            &'a str,
-            &'a str,
-            u32,
-            &'a str,
-            EdgeKind,
-            Confidence,
-            u8,
-            usize,
-        ) {
-            (
-                row.holder.repository(),
-                row.holder.file().path(),
-                row.holder.lines().0,
-                row.holder.qualified_name(),
-                row.edge.kind(),
-                row.edge.confidence(),
-                row.edge.provenance().code(),
-                row.edge.index,
-            )
-        }
-        key(a).cmp(&key(b))
+    // Each row's key is read once: the holder's fields are records of the mapped file.
+    rows.sort_by_cached_key(|row| {
+        (
+            row.holder.repository(),
+            row.holder.file().path(),
+            row.holder.lines().0,
+            row.holder.qualified_name(),
+            row.edge.kind(),
+            row.edge.confidence(),
+            row.edge.provenance().code(),
+            row.edge.index,
+        )
     });
 
     let total = rows.len();

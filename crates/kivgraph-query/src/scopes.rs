@@ -21,24 +21,48 @@ pub struct Scope {
     pub detail: String,
 }
 
+/// Which declaration names a recovered region matters for.
+pub enum Hidden<'h> {
+    /// Exactly these names (the failures index finds their regions directly).
+    Named(&'h [&'h str]),
+    /// Any name the predicate accepts (every recovered region is read).
+    Matching(&'h dyn Fn(&str) -> bool),
+}
+
 /// Scopes that could not be read at all (rows without a file), and regions where a
-/// declaration whose name `hides` accepts may be missing (parse errors outside function
+/// declaration whose name `hidden` covers may be missing (parse errors outside function
 /// bodies). One entry per place.
 pub fn invisible_scopes(
     published: &Published,
     repo: Option<&str>,
     path_prefix: Option<&str>,
-    hides: &dyn Fn(&str) -> bool,
+    hidden: Hidden,
 ) -> Vec<Scope> {
+    let snapshot = &published.snapshot;
+    let regions: Vec<UnresolvedView> = match hidden {
+        Hidden::Named(names) => snapshot
+            .unresolved_scopes(repo)
+            .filter(|u| u.file_path().is_none())
+            .chain(names.iter().flat_map(|name| {
+                snapshot
+                    .unresolved_requesting(name)
+                    .into_iter()
+                    .filter(|u| u.reason() == "PARSE_ERROR")
+            }))
+            .collect(),
+        Hidden::Matching(hides) => snapshot
+            .unresolved_scopes(repo)
+            .filter(|u| u.file_path().is_none() || u.requested_symbol().is_some_and(hides))
+            .collect(),
+    };
     let mut seen: FxHashSet<(&str, Option<&str>, &str)> = FxHashSet::default();
     let mut scopes = Vec::new();
-    for u in published.snapshot.unresolved_scopes() {
+    for u in regions {
         let Some(repository) = u.repository().map(|r| r.name()) else {
             continue;
         };
         let file = u.file_path();
         if repo.is_some_and(|r| r != repository)
-            || (file.is_some() && !u.requested_symbol().is_some_and(hides))
             || file.is_some_and(|f| path_prefix.is_some_and(|p| !f.starts_with(p)))
             || !seen.insert((repository, file, u.reason()))
         {

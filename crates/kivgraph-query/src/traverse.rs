@@ -22,7 +22,7 @@ use crate::references::{
     Holder, bound_under_other_names, confidence, edge_kinds, language, subject_triple,
 };
 use crate::scopes::{
-    Bounds, UnboundFile, blind_spots, bounded, invisible_scopes, unbound_mentions,
+    Bounds, Hidden, UnboundFile, blind_spots, bounded, invisible_scopes, unbound_mentions,
     unextracted_relations,
 };
 use crate::selector::SelectorArgs;
@@ -588,7 +588,7 @@ pub fn trace_dependencies(
             published,
             Some(root.file().repository().name()),
             None,
-            &|_| false,
+            Hidden::Named(&[]),
         ),
         blind_spots: failures_made(published, &walk),
         unbound: Vec::new(),
@@ -913,7 +913,7 @@ fn blast_bounds<'a>(published: &'a Published, walk: &Walk, kinds: &[EdgeKind]) -
             published,
             Some(root.file().repository().name()),
             None,
-            &|hidden| names.contains(hidden),
+            Hidden::Named(&names.iter().copied().collect::<Vec<_>>()),
         ),
         blind_spots: spots,
         unbound,

@@ -815,11 +815,24 @@ impl Snapshot {
             .collect()
     }
 
-    /// The unresolved rows that describe unreadable scopes ([`is_scope_row`]), in table order.
-    pub fn unresolved_scopes(&self) -> impl Iterator<Item = UnresolvedView<'_>> {
+    /// The unresolved rows that describe unreadable scopes ([`is_scope_row`]), in table order;
+    /// only one repository's when `repository` names it (the table is sorted by repository).
+    pub fn unresolved_scopes(
+        &self,
+        repository: Option<&str>,
+    ) -> impl Iterator<Item = UnresolvedView<'_>> {
         let kind = SectionKind::UnresolvedScopeIndex;
-        (0..self.count(kind))
-            .map(move |i| self.unresolved_row(read_u32(self.record(kind, i), 0) as usize))
+        let row = move |i: usize| self.unresolved_row(read_u32(self.record(kind, i), 0) as usize);
+        let owner = move |i: usize| row(i).repository().map_or("", |r| r.name());
+        let len = self.count(kind);
+        let range = match repository {
+            None => 0..len,
+            Some(name) => {
+                let start = partition_point(len, |i| owner(i) < name);
+                start..start + partition_point(len - start, |i| owner(start + i) <= name)
+            }
+        };
+        range.map(row)
     }
 
     /// The files spelling identifier `name` more often than the graph explains (file
