@@ -21,6 +21,7 @@ use kivgraph_snapshot::Snapshot;
 use kivgraph_store::GenerationStore;
 use serde_json::{Value, json};
 
+mod accuracy;
 mod client;
 mod intent;
 mod navigate;
@@ -38,10 +39,11 @@ fn main() -> anyhow::Result<()> {
         Some("intent") => intent::intent_benchmark(&args[1..]),
         Some("sites") => sites::sites_benchmark(&args[1..]),
         Some("references") => references::references_benchmark(&args[1..]),
+        Some("accuracy") => accuracy::accuracy_benchmark(&args[1..]),
         Some("open-lookup") => open_lookup(&args[1..]),
         Some("edge-sample") => edge_sample(&args[1..]),
         _ => bail!(
-            "usage: kivgraph-bench index|serve|references --kivgraph BIN [--corpus DIR] | navigate [--corpus DIR] | intent --kivgraph BIN | sites [--corpus DIR] | open-lookup SNAPSHOT NAME | edge-sample SNAPSHOT KIND LANGUAGE CONFIDENCE N"
+            "usage: kivgraph-bench index|serve|references|accuracy --kivgraph BIN [--corpus DIR] | navigate [--corpus DIR] | intent --kivgraph BIN | sites [--corpus DIR] | open-lookup SNAPSHOT NAME | edge-sample SNAPSHOT KIND LANGUAGE CONFIDENCE N"
         ),
     }
 }

@@ -1,0 +1,322 @@
+//! Accuracy of the relation tools on real code: reference, impact and consumer questions with
+//! hand-checked ground truth (`benchmarks/accuracy/questions.json`: the files that hold the
+//! references), scored by file-level precision per confidence class and recall, with the
+//! tokens of the answer against grep + reading the files that hold the truth.
+//!
+//! The corpus is registered one upstream project per repository (seven Go modules, five npm
+//! packages, four PyPI projects), so consumers across projects are cross-repository.
+//!
+//! ```text
+//! $CARGO_TARGET_DIR/release/kivgraph-bench accuracy --kivgraph $CARGO_TARGET_DIR/release/kivgraph
+//! $CARGO_TARGET_DIR/release/kivgraph-bench accuracy --kivgraph … --explore ID|all   # grep hits to label
+//! ```
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, bail};
+use kivgraph_config::{LanguageToken, RepositoryEntry};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::client::McpClient;
+use crate::{flag, run_index, write_config};
+
+/// One upstream project per repository: (name, directory under the corpus).
+const PROJECTS: &[(&str, &str)] = &[
+    ("x-net", "go/src/golang.org/x/net"),
+    ("x-tools", "go/src/golang.org/x/tools"),
+    ("mux", "go/src/github.com/gorilla/mux"),
+    ("cobra", "go/src/github.com/spf13/cobra"),
+    (
+        "client_golang",
+        "go/src/github.com/prometheus/client_golang",
+    ),
+    ("go-cmp", "go/src/github.com/google/go-cmp"),
+    ("grpc", "go/src/google.golang.org/grpc"),
+    ("effect", "ts/effect"),
+    ("fp-ts", "ts/fp-ts"),
+    ("io-ts", "ts/io-ts"),
+    ("rxjs", "ts/rxjs"),
+    ("zod", "ts/zod"),
+    ("django", "python/django-5.2.8"),
+    ("flask", "python/flask-3.1.2"),
+    ("requests", "python/requests-2.32.5"),
+    ("sqlalchemy", "python/sqlalchemy-2.0.44"),
+];
+
+const SOURCE_GLOBS: &[&str] = &["*.go", "*.py", "*.ts", "*.tsx", "*.js", "*.mjs", "*.cjs"];
+
+#[derive(Deserialize)]
+struct Question {
+    id: String,
+    class: String,
+    language: String,
+    tool: String,
+    arguments: Value,
+    /// The identifier grep looks for, and the repositories it searches.
+    name: String,
+    repositories: Vec<String>,
+    /// `repository/path` of every file holding a reference (or an affected declaration).
+    truth: Vec<String>,
+    #[serde(default)]
+    note: String,
+}
+
+fn project_dir(corpus: &Path, repository: &str) -> anyhow::Result<PathBuf> {
+    PROJECTS
+        .iter()
+        .find(|(name, _)| *name == repository)
+        .map(|(_, dir)| corpus.join(dir))
+        .with_context(|| format!("unknown repository {repository}"))
+}
+
+/// `grep -rnw NAME` over the question's repositories, as `repository/path:line:text`.
+fn grep(corpus: &Path, question: &Question) -> anyhow::Result<Vec<String>> {
+    let mut hits = Vec::new();
+    for repository in &question.repositories {
+        let dir = project_dir(corpus, repository)?;
+        let mut command = Command::new("grep");
+        command.current_dir(&dir).args(["-rnw", &question.name]);
+        for glob in SOURCE_GLOBS {
+            command.arg(format!("--include={glob}"));
+        }
+        command.arg(".");
+        let out = String::from_utf8_lossy(&command.output()?.stdout).to_string();
+        hits.extend(
+            out.lines()
+                .map(|line| format!("{repository}/{}", line.trim_start_matches("./"))),
+        );
+    }
+    Ok(hits)
+}
+
+/// What a question's answer holds: its pages' text, every row, and the first page's verdict.
+struct Answer {
+    text: String,
+    rows: Vec<Value>,
+    verdict: Option<String>,
+}
+
+/// Calls the tool to the last page.
+fn answer(client: &mut McpClient, tool: &str, arguments: &Value) -> anyhow::Result<Answer> {
+    let mut arguments = arguments.clone();
+    let mut text = String::new();
+    let mut rows = Vec::new();
+    let mut verdict = None;
+    loop {
+        let page = client.call(tool, arguments.clone())?;
+        text.push_str(&page);
+        let value: Value =
+            serde_json::from_str(&page).with_context(|| format!("{tool} refused: {page}"))?;
+        if verdict.is_none() {
+            verdict = value["completeness"]["verdict"]
+                .as_str()
+                .map(str::to_string);
+        }
+        let results = &value["results"];
+        for field in ["references", "symbols", "consumers"] {
+            if let Some(list) = results[field].as_array() {
+                rows.extend(list.iter().cloned());
+            }
+        }
+        match value["next_cursor"].as_str() {
+            Some(cursor) => arguments["cursor"] = json!(cursor),
+            None => break,
+        }
+    }
+    Ok(Answer {
+        text,
+        rows,
+        verdict,
+    })
+}
+
+/// The file a row names, and the confidence it carries.
+fn row_file(row: &Value) -> Option<(String, String)> {
+    if row["category"] == "package" || row["category"] == "unresolved" {
+        return None;
+    }
+    let file = format!(
+        "{}/{}",
+        row["repository"].as_str()?,
+        row["file_path"].as_str()?
+    );
+    let confidence = row["confidence"]
+        .as_str()
+        .or_else(|| row["via_confidence"].as_str())?
+        .to_string();
+    Some((file, confidence))
+}
+
+pub fn accuracy_benchmark(args: &[String]) -> anyhow::Result<()> {
+    let kivgraph = PathBuf::from(flag(args, "--kivgraph").context("--kivgraph BIN is required")?);
+    let corpus = flag(args, "--corpus")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/kivgraph/corpus")
+        });
+    let questions_path = flag(args, "--questions")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../accuracy/questions.json")
+        });
+    let questions: Vec<Question> =
+        serde_json::from_str(&std::fs::read_to_string(&questions_path)?)?;
+    let explore = flag(args, "--explore");
+    let languages = vec![
+        LanguageToken::Go,
+        LanguageToken::Typescript,
+        LanguageToken::Javascript,
+        LanguageToken::Python,
+    ];
+    let mut entries = Vec::new();
+    for (name, dir) in PROJECTS {
+        let path = corpus.join(dir);
+        if !path.is_dir() {
+            bail!(
+                "{} is missing: run benchmarks/fetch-corpus.sh first",
+                path.display()
+            );
+        }
+        entries.push(RepositoryEntry {
+            name: name.to_string(),
+            path,
+            languages: languages.clone(),
+            manifests: vec![],
+            roots: vec![],
+            exclusions: vec![],
+        });
+    }
+    let work = std::env::temp_dir().join(format!("kivgraph-accuracy-{}", std::process::id()));
+    std::fs::create_dir_all(&work)?;
+    let config = write_config(&work, &entries, "off")?;
+    run_index(&kivgraph, &config)?;
+    let mut client = McpClient::start(&kivgraph, &config)?;
+    let bpe = tiktoken_rs::o200k_base()?;
+    let tokens = |text: &str| bpe.encode_with_special_tokens(text).len();
+
+    let mut rows = Vec::new();
+    // Per confidence class: (answered files, right ones).
+    let mut by_confidence: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let (mut truth_total, mut found_total) = (0, 0);
+    let mut ratios = Vec::new();
+    for question in &questions {
+        if explore
+            .as_deref()
+            .is_some_and(|id| id != "all" && id != question.id)
+        {
+            continue;
+        }
+        let mut full = question.arguments.clone();
+        full["view"] = json!("full");
+        let answer_rows = answer(&mut client, &question.tool, &full)?.rows;
+        let compact = answer(&mut client, &question.tool, &question.arguments)?;
+        let mut files: BTreeMap<String, String> = BTreeMap::new();
+        for (file, confidence) in answer_rows.iter().filter_map(row_file) {
+            // A file answered under several confidences counts under its strongest.
+            let entry = files.entry(file).or_insert(confidence.clone());
+            if confidence < *entry {
+                *entry = confidence;
+            }
+        }
+        let truth: BTreeSet<&str> = question.truth.iter().map(String::as_str).collect();
+        let hits = grep(&corpus, question)?;
+        if explore.is_some() {
+            println!("{} {}: {}", question.id, question.tool, question.arguments);
+            for (file, confidence) in &files {
+                let mark = if truth.contains(file.as_str()) {
+                    "ok "
+                } else {
+                    "?? "
+                };
+                println!("  answer {mark}{file} {confidence}");
+            }
+            for hit in &hits {
+                println!("  grep   {}", hit.chars().take(200).collect::<String>());
+            }
+            continue;
+        }
+        let mut wrong = Vec::new();
+        for (file, confidence) in &files {
+            let slot = by_confidence.entry(confidence.clone()).or_default();
+            slot.0 += 1;
+            if truth.contains(file.as_str()) {
+                slot.1 += 1;
+            } else {
+                wrong.push(file.clone());
+            }
+        }
+        let found: Vec<&&str> = truth.iter().filter(|t| files.contains_key(**t)).collect();
+        let missed: Vec<&&str> = truth.iter().filter(|t| !files.contains_key(**t)).collect();
+        truth_total += truth.len();
+        found_total += found.len();
+        // grep + reading: the word grep over the repositories, then every file that holds
+        // the truth read whole (the least an agent must open to confirm).
+        let mut grep_route: String = hits.join("\n");
+        for file in &truth {
+            let (repository, path) = file.split_once('/').context("repository/path")?;
+            grep_route.push_str(&std::fs::read_to_string(
+                project_dir(&corpus, repository)?.join(path),
+            )?);
+        }
+        let (k, g) = (tokens(&compact.text), tokens(&grep_route));
+        ratios.push(g as f64 / k as f64);
+        let verdict = compact.verdict;
+        rows.push(json!({
+            "id": question.id, "class": question.class, "language": question.language,
+            "tool": question.tool, "truth_files": truth.len(), "answered_files": files.len(),
+            "found": found.len(), "missed": missed, "wrong": wrong,
+            "verdict": verdict, "kivgraph_tokens": k, "grep_and_read_tokens": g,
+            "ratio": (g as f64 / k as f64 * 100.0).round() / 100.0, "note": question.note,
+        }));
+    }
+    drop(client);
+    let _ = std::fs::remove_dir_all(&work);
+    if explore.is_some() {
+        return Ok(());
+    }
+    ratios.sort_by(|a, b| a.total_cmp(b));
+    let median = (ratios[(ratios.len() - 1) / 2] + ratios[ratios.len() / 2]) / 2.0;
+    let precision: BTreeMap<&String, Value> = by_confidence
+        .iter()
+        .map(|(confidence, (answered, right))| {
+            (confidence, json!({"answered_files": answered, "right": right, "precision": (*right as f64 / *answered as f64 * 1000.0).round() / 1000.0}))
+        })
+        .collect();
+    // Recall per language and per class, and whether a COMPLETE verdict ever missed a file.
+    let mut recall_by: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    let mut complete_with_misses = 0;
+    for row in &rows {
+        let (truth, found) = (
+            row["truth_files"].as_u64().unwrap_or(0),
+            row["found"].as_u64().unwrap_or(0),
+        );
+        for key in [&row["language"], &row["class"]] {
+            let slot = recall_by
+                .entry(key.as_str().unwrap_or("").to_string())
+                .or_default();
+            slot.0 += truth;
+            slot.1 += found;
+        }
+        if row["verdict"] == "COMPLETE" && found < truth {
+            complete_with_misses += 1;
+        }
+    }
+    let recall_by: BTreeMap<String, Value> = recall_by
+        .into_iter()
+        .map(|(key, (truth, found))| (key, json!({"truth_files": truth, "found": found})))
+        .collect();
+    let report = json!({
+        "questions": rows,
+        "recall_by_language_and_class": recall_by,
+        "complete_verdicts": rows.iter().filter(|r| r["verdict"] == "COMPLETE").count(),
+        "complete_verdicts_that_missed_a_file": complete_with_misses,
+        "precision_by_confidence": precision,
+        "recall": {"truth_files": truth_total, "found": found_total, "recall": (found_total as f64 / truth_total.max(1) as f64 * 1000.0).round() / 1000.0},
+        "median_tokens_ratio_grep_over_kivgraph": (median * 100.0).round() / 100.0,
+    });
+    println!("{}", serde_json::to_string_pretty(&report)?);
+    Ok(())
+}
