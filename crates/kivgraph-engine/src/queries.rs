@@ -20,8 +20,9 @@ use crate::resolve::go::{
 };
 use crate::resolve::python::{self, PackageModules, PythonFile};
 use crate::resolve::typescript::{
-    self, Module, ModuleFile, ModuleSite, PackageExports, candidate_paths,
-    module_sites as module_sites_of, resolve_modules,
+    self, Module, ModuleFile, ModuleSite, NpmProvider, PackageExports, candidate_paths,
+    is_relative, module_sites as module_sites_of, npm_provider, package_candidate_paths,
+    resolve_modules,
 };
 
 /// Which package a file belongs to, as discovery assigned it.
@@ -469,25 +470,36 @@ pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
     let mut resolved = Resolved::default();
     if imports_modules {
         let index = module_index(db, Workspace::get(db));
-        let repository = declared
-            .packages
-            .first()
-            .map(|p| p.repository.clone())
-            .unwrap_or_default();
-        let lookup = |importer: &str, specifier: &str| {
-            candidate_paths(importer, specifier)
-                .into_iter()
-                .find_map(|(path, directory)| {
-                    let package = *index.get(&(repository.clone(), path.clone()))?;
-                    Some(Module {
-                        path,
-                        package: package.key(db),
-                        exports: package_exports(db, package),
-                        directory,
-                    })
+        let providers = npm_providers(db, Workspace::get(db));
+        let npm = |specifier: &str| npm_provider(specifier, &providers);
+        let lookup = |from: &str, importer: &str, specifier: &str| {
+            let (within, candidates, certain) = if is_relative(specifier) {
+                (from.to_string(), candidate_paths(importer, specifier), true)
+            } else {
+                let NpmProvider::Found {
+                    repository,
+                    root,
+                    subpath,
+                } = npm(specifier)
+                else {
+                    return None;
+                };
+                let candidates = package_candidate_paths(importer, &root, &subpath);
+                (repository, candidates, false)
+            };
+            candidates.into_iter().find_map(|(path, directory)| {
+                let package = *index.get(&(within.clone(), path.clone()))?;
+                Some(Module {
+                    repository: within.clone(),
+                    path,
+                    package: package.key(db),
+                    exports: package_exports(db, package),
+                    directory,
+                    certain,
                 })
+            })
         };
-        resolve_modules(&modules, &declared.symbols, &lookup, &mut resolved);
+        resolve_modules(&modules, &declared.symbols, &lookup, &npm, &mut resolved);
     }
     if imports_python {
         let index = python_module_index(db, Workspace::get(db));
@@ -583,6 +595,30 @@ pub fn module_index(
         })
         .collect();
     Arc::new(index)
+}
+
+/// Which registered directories carry each `package.json` name, with their repositories:
+/// the providers of package specifiers. Two claimants make a name ambiguous.
+#[salsa::tracked(returns(clone))]
+pub fn npm_providers(
+    db: &dyn Db,
+    workspace: Workspace,
+) -> Arc<BTreeMap<String, Vec<(String, String)>>> {
+    let modules = [Language::TypeScript, Language::JavaScript];
+    let mut providers: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    for (repository, _, file) in workspace_files(db, workspace, &modules) {
+        let unit = file.unit(db);
+        // `.` is a file under no package.json: nothing can name it.
+        if unit.package == "." {
+            continue;
+        }
+        let claim = (repository.clone(), unit.package_path.clone());
+        let claimants = providers.entry(unit.package.clone()).or_default();
+        if !claimants.contains(&claim) {
+            claimants.push(claim);
+        }
+    }
+    Arc::new(providers)
 }
 
 /// Every file of the given languages in the workspace, with its repository and package.

@@ -285,12 +285,14 @@ fn typescript_imports_bind_through_barrels_to_the_declaration() {
         ]
     );
     let unresolved = unresolved_rows(&facts);
-    // Default, namespace and package imports are not bound yet, and charged nothing.
+    // Default and namespace imports are not bound yet, and charged nothing.
     assert_eq!(
         unresolved,
         vec![
             "EXPORT_NOT_FOUND nothing ./cache src/app.ts:3",
             "MODULE_NOT_RESOLVED - ./missing src/app.ts:4",
+            // Rule T5: no registered package.json is named zod; charged once, to the import.
+            "PACKAGE_PROVIDER_NOT_FOUND - zod src/app.ts:7",
         ]
     );
     assert_eq!(
@@ -310,6 +312,9 @@ fn typescript_imports_bind_through_barrels_to_the_declaration() {
             "src/app.ts#run -> src/cache.ts#hidden STRUCTURAL_CERTAIN src/app.ts:10",
             // `run`'s parameter `save` hides the import: only a candidate.
             "src/app.ts#run -> src/store.ts#save CANDIDATE src/app.ts:10",
+            // Rule T6: through the namespace import `ns`; `shadow`'s parameter `ns` is
+            // another object, and gives no edge.
+            "src/app.ts#viaNamespace -> src/cache.ts#load STRUCTURAL_CERTAIN src/app.ts:16",
         ]
     );
 }
@@ -343,8 +348,52 @@ fn python_from_imports_are_candidates_to_module_level_declarations() {
             "shop/models/user.py#load -> shop/models/user.py#User CANDIDATE shop/models/user.py:6",
             "shop/views.py#again -> shop/models/user.py#load CANDIDATE shop/views.py:15",
             "shop/views.py#again -> shop/views.py#render CANDIDATE shop/views.py:15",
+            // Rule P4: through a module bound by `from .models import user` (a submodule),
+            // and by `import shop.util as tools`; `through_modules`' parameter `user` hides
+            // the module and gives no edge.
+            "shop/views.py#by_submodule -> shop/models/user.py#load CANDIDATE shop/views.py:27",
             "shop/views.py#render -> shop/models/user.py#load CANDIDATE shop/views.py:11",
             "shop/views.py#render -> shop/util.py#helper CANDIDATE shop/views.py:11",
+            "shop/views.py#through_modules -> shop/util.py#helper CANDIDATE shop/views.py:22",
         ]
+    );
+}
+
+/// Rule T5: a package specifier binds the registered package whose package.json carries the
+/// name — in another repository here — as a candidate; built-ins are charged nothing.
+#[test]
+fn typescript_package_specifiers_reach_the_registered_package() {
+    let facts = index(&["tsmodules", "tsconsumer"], LanguageToken::Typescript);
+    facts.validate().unwrap();
+    let imports: Vec<String> = imports(&facts)
+        .into_iter()
+        .filter(|row| row.starts_with("src/main.ts"))
+        .collect();
+    assert_eq!(
+        imports,
+        vec![
+            // Through the provider's barrel, credited to the declarations.
+            "src/main.ts -> src/cache.ts#load CANDIDATE 1",
+            "src/main.ts -> src/store.ts#save CANDIDATE 2",
+        ]
+    );
+    let calls: Vec<String> = calls(&facts)
+        .into_iter()
+        .filter(|row| row.starts_with("src/main.ts"))
+        .collect();
+    assert_eq!(
+        calls,
+        vec![
+            "src/main.ts#main -> src/cache.ts#load CANDIDATE src/main.ts:7",
+            "src/main.ts#main -> src/store.ts#save CANDIDATE src/main.ts:7",
+        ]
+    );
+    let unresolved: Vec<String> = unresolved_rows(&facts)
+        .into_iter()
+        .filter(|row| row.contains("src/main.ts"))
+        .collect();
+    assert_eq!(
+        unresolved,
+        vec!["PACKAGE_PROVIDER_NOT_FOUND - left-pad src/main.ts:5"]
     );
 }

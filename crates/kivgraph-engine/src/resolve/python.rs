@@ -10,7 +10,7 @@ use kivgraph_facts::{EdgeKind, StableKey, SymbolFact};
 use kivgraph_syntax::WHOLE_MODULE;
 
 use super::Resolved;
-use super::typescript::{CallBindings, ModuleFile, resolve_calls};
+use super::typescript::{CallBindings, ModuleFile, call_edges, resolve_calls};
 
 /// The module-level names of one Python module.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -96,9 +96,29 @@ pub fn resolve_imports(
 ) {
     for file in files {
         let mut bindings = CallBindings::new();
+        // Names bound to a module, by the dotted module they denote (rule P4).
+        let mut namespaces: BTreeMap<String, String> = BTreeMap::new();
         let placed = &file.placed;
         let path = &placed.file.path;
         let is_package = path.ends_with("__init__.py") || path.ends_with("__init__.pyi");
+        // `import a.b` binds `a`; `import a.b as m` binds `m` to `a.b`; a star import binds
+        // no name of its own.
+        let modules = placed
+            .sites
+            .iter()
+            .filter(|s| s.kind == EdgeKind::ImportsSymbol && s.name == WHOLE_MODULE);
+        for site in modules {
+            let (Some(module), Some(bound)) = (site.specifier.as_deref(), site.alias.as_deref())
+            else {
+                continue;
+            };
+            let first = module.split('.').next().unwrap_or(module);
+            let target = if bound == first { first } else { module };
+            if let Some((package, _)) = lookup(target) {
+                out.depends(placed.file, package, site.span, false);
+                namespaces.insert(bound.to_string(), target.to_string());
+            }
+        }
         let named = placed
             .sites
             .iter()
@@ -142,8 +162,34 @@ pub fn resolve_imports(
                 );
                 let local = site.alias.clone().unwrap_or_else(|| site.name.clone());
                 bindings.insert(local, (keys.clone(), false));
+            } else {
+                // `from package import module` binds a submodule the package does not declare.
+                let submodule = format!("{module}.{}", site.name);
+                if lookup(&submodule).is_some_and(|(_, m)| m.modules.contains_key(&submodule)) {
+                    let local = site.alias.clone().unwrap_or_else(|| site.name.clone());
+                    namespaces.insert(local, submodule);
+                }
             }
         }
         resolve_calls(placed, symbols, bindings, &|_| false, out);
+        // Rule P4: `m.f(…)` through a name bound to an indexed module calls that module's
+        // module-level `f`, as a candidate; an operand rebound locally gives no edge.
+        let declared = &symbols[placed.first_symbol..placed.first_symbol + placed.symbol_count];
+        for site in placed.sites.iter().filter(|s| !s.locally_bound) {
+            let Some(module) = site.operand.as_ref().and_then(|m| namespaces.get(m)) else {
+                continue;
+            };
+            let keys = lookup(module).and_then(|(_, m)| {
+                m.modules
+                    .get(module)?
+                    .names
+                    .get(&site.name)
+                    .filter(|keys| !keys.is_empty())
+                    .cloned()
+            });
+            if let Some(keys) = keys {
+                call_edges(placed, declared, site, &keys, false, out);
+            }
+        }
     }
 }

@@ -23,8 +23,11 @@ pub struct ModuleSite {
     pub span: LineSpan,
     /// A call's innermost enclosing declaration, as an index among the file's symbols.
     pub enclosing: Option<u32>,
-    /// A call whose name the enclosing top-level declaration binds locally somewhere.
+    /// A call whose name (or operand) the enclosing top-level declaration binds locally.
     pub locally_bound: bool,
+    /// A member call's operand, when it is a single identifier: `ns` in `ns.f(…)`.
+    #[serde(default)]
+    pub operand: Option<String>,
 }
 
 pub fn module_sites(sites: Vec<ReferenceSite>) -> Vec<ModuleSite> {
@@ -32,18 +35,30 @@ pub fn module_sites(sites: Vec<ReferenceSite>) -> Vec<ModuleSite> {
         .into_iter()
         .filter(|s| match s.kind {
             EdgeKind::ImportsSymbol | EdgeKind::Reexports | EdgeKind::Exports => true,
-            // Bare calls, where the scopes were read: `f(…)`, `new C(…)`.
-            EdgeKind::CallsDirect => s.qualifier.is_none() && s.locally_bound.is_some(),
+            // Calls where the scopes were read: `f(…)`, `new C(…)`, and `ns.f(…)` through a
+            // single identifier.
+            EdgeKind::CallsDirect => {
+                s.locally_bound.is_some()
+                    && s.qualifier.as_deref().is_none_or(|operand| {
+                        operand
+                            .chars()
+                            .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+                    })
+            }
             _ => false,
         })
-        .map(|s| ModuleSite {
-            kind: s.kind,
-            specifier: s.qualifier,
-            name: s.name,
-            alias: s.alias,
-            span: s.span,
-            enclosing: s.enclosing,
-            locally_bound: s.locally_bound.unwrap_or(false),
+        .map(|s| {
+            let call = s.kind == EdgeKind::CallsDirect;
+            ModuleSite {
+                kind: s.kind,
+                specifier: if call { None } else { s.qualifier.clone() },
+                operand: if call { s.qualifier } else { None },
+                name: s.name,
+                alias: s.alias,
+                span: s.span,
+                enclosing: s.enclosing,
+                locally_bound: s.locally_bound.unwrap_or(false),
+            }
         })
         .collect()
 }
@@ -79,24 +94,38 @@ pub fn resolve_calls(
     for site in file
         .sites
         .iter()
-        .filter(|s| s.kind == EdgeKind::CallsDirect)
+        .filter(|s| s.kind == EdgeKind::CallsDirect && s.operand.is_none())
     {
         let Some((keys, certain)) = bindings.get(&site.name) else {
             continue;
         };
-        let source = match site.enclosing {
-            Some(index) => declared[index as usize].key,
-            None => file.file.key,
-        };
-        out.edges(
-            EdgeKind::CallsDirect,
-            file.file,
-            source,
-            site.span,
-            keys,
-            *certain && !site.locally_bound && keys.len() == 1,
-        );
+        call_edges(file, declared, site, keys, *certain, out);
     }
+}
+
+/// The edges of one call site from its holder (the innermost enclosing declaration, or the
+/// file's module scope) to what it binds: certain only where the binding is, the name is not
+/// rebound locally, and one declaration answers.
+pub fn call_edges(
+    file: &ModuleFile,
+    declared: &[SymbolFact],
+    site: &ModuleSite,
+    keys: &[StableKey],
+    certain: bool,
+    out: &mut Resolved,
+) {
+    let source = match site.enclosing {
+        Some(index) => declared[index as usize].key,
+        None => file.file.key,
+    };
+    out.edges(
+        EdgeKind::CallsDirect,
+        file.file,
+        source,
+        site.span,
+        keys,
+        certain && !site.locally_bound && keys.len() == 1,
+    );
 }
 
 /// What a module exports under one name.
@@ -236,19 +265,142 @@ pub fn package_exports(files: &[ModuleFile], symbols: &[SymbolFact]) -> PackageE
     exports
 }
 
-/// Where a relative specifier lands, and that module's exports.
+/// Where a specifier lands, and that module's exports.
 pub struct Module {
+    /// The repository holding the module, which its own relative specifiers are read in.
+    pub repository: String,
     pub path: String,
     /// The package holding the module.
     pub package: StableKey,
     pub exports: Arc<PackageExports>,
     /// Reached as a directory's `index` file.
     pub directory: bool,
+    /// The specifier names this file beyond doubt: a relative path does; a package name
+    /// names whatever the importer's installation resolves, which the registered provider
+    /// only plausibly is.
+    pub certain: bool,
 }
 
-/// Finds the module a relative specifier names, from the importing file's path, as
-/// TypeScript's and Node's resolution would among the indexed files of the repository.
-pub type ModuleLookup<'a> = dyn Fn(&str, &str) -> Option<Module> + 'a;
+/// Finds the module a specifier names, from the importing file's repository and path, as
+/// TypeScript's and Node's resolution would among the indexed files: a relative one in the
+/// importer's repository, a package one in the registered package of that name.
+pub type ModuleLookup<'a> = dyn Fn(&str, &str, &str) -> Option<Module> + 'a;
+
+/// Who provides a package specifier (`zod`, `fp-ts/es6/Eq`, `@scope/name/sub`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NpmProvider {
+    /// A Node.js built-in module: not indexed, never charged.
+    Builtin,
+    /// No registered `package.json` carries the name.
+    Missing(String),
+    /// Several do; none is chosen.
+    Ambiguous(String, usize),
+    /// One does: its repository, its directory, and the path the specifier asks for below it.
+    Found {
+        repository: String,
+        root: String,
+        subpath: String,
+    },
+}
+
+const NODE_BUILTINS: &[&str] = &[
+    "assert",
+    "async_hooks",
+    "buffer",
+    "child_process",
+    "cluster",
+    "console",
+    "constants",
+    "crypto",
+    "dgram",
+    "diagnostics_channel",
+    "dns",
+    "domain",
+    "events",
+    "fs",
+    "http",
+    "http2",
+    "https",
+    "inspector",
+    "module",
+    "net",
+    "os",
+    "path",
+    "perf_hooks",
+    "process",
+    "punycode",
+    "querystring",
+    "readline",
+    "repl",
+    "stream",
+    "string_decoder",
+    "sys",
+    "test",
+    "timers",
+    "tls",
+    "trace_events",
+    "tty",
+    "url",
+    "util",
+    "v8",
+    "vm",
+    "wasi",
+    "worker_threads",
+    "zlib",
+];
+
+/// A package specifier's package name and the subpath below it.
+fn npm_package(specifier: &str) -> (&str, &str) {
+    let cut = if specifier.starts_with('@') {
+        specifier
+            .match_indices('/')
+            .nth(1)
+            .map_or(specifier.len(), |(i, _)| i)
+    } else {
+        specifier.find('/').unwrap_or(specifier.len())
+    };
+    let (name, rest) = specifier.split_at(cut);
+    (name, rest.trim_start_matches('/'))
+}
+
+/// Rule T5: a package specifier names the registered package whose `package.json` carries
+/// that name, when exactly one does.
+pub fn npm_provider(
+    specifier: &str,
+    providers: &BTreeMap<String, Vec<(String, String)>>,
+) -> NpmProvider {
+    let (name, subpath) = npm_package(specifier);
+    if specifier.starts_with("node:") || NODE_BUILTINS.contains(&name) {
+        return NpmProvider::Builtin;
+    }
+    match providers.get(name).map(Vec::as_slice) {
+        None | Some([]) => NpmProvider::Missing(name.to_string()),
+        Some([(repository, root)]) => NpmProvider::Found {
+            repository: repository.clone(),
+            root: root.clone(),
+            subpath: subpath.to_string(),
+        },
+        Some(several) => NpmProvider::Ambiguous(name.to_string(), several.len()),
+    }
+}
+
+/// The paths a package specifier may name below its provider's directory, tried in the order
+/// the importer's language prefers (an `exports` map is not read: a subpath it redirects is
+/// simply not found, and left unbound).
+pub fn package_candidate_paths(importer: &str, root: &str, subpath: &str) -> Vec<(String, bool)> {
+    let file = importer.rsplit('/').next().unwrap_or(importer);
+    let inside = if root.is_empty() {
+        file.to_string()
+    } else {
+        format!("{root}/{file}")
+    };
+    let specifier = if subpath.is_empty() {
+        ".".to_string()
+    } else {
+        format!("./{subpath}")
+    };
+    candidate_paths(&inside, &specifier)
+}
 
 /// The paths a relative specifier may name, in the order resolution tries them: a TypeScript
 /// importer prefers the sources and declarations behind an emitted `.js` name, a JavaScript
@@ -331,14 +483,19 @@ fn follow(module: &Module, name: &str, lookup: &ModuleLookup, depth: usize) -> F
     let Some(exports) = module.exports.files.get(&module.path) else {
         return Found::Undecided;
     };
+    // A binding reached through a package name is only as certain as that name's provider.
+    let through = |found: Found| match found {
+        Found::Declaration(keys, certain) => Found::Declaration(keys, certain && module.certain),
+        other => other,
+    };
     match exports.names.get(name) {
         Some(Exported::Declared { keys, certain }) => {
-            return Found::Declaration(keys.clone(), *certain);
+            return through(Found::Declaration(keys.clone(), *certain));
         }
         Some(Exported::Namespace) => return Found::Undecided,
         Some(Exported::From { specifier, name }) => {
-            return match lookup(&module.path, specifier) {
-                Some(next) => follow(&next, name, lookup, depth + 1),
+            return match lookup(&module.repository, &module.path, specifier) {
+                Some(next) => through(follow(&next, name, lookup, depth + 1)),
                 None => Found::Undecided,
             };
         }
@@ -348,7 +505,9 @@ fn follow(module: &Module, name: &str, lookup: &ModuleLookup, depth: usize) -> F
     }
     let mut found = Vec::new();
     for specifier in &exports.star {
-        match lookup(&module.path, specifier).map(|next| follow(&next, name, lookup, depth + 1)) {
+        match lookup(&module.repository, &module.path, specifier)
+            .map(|next| follow(&next, name, lookup, depth + 1))
+        {
             Some(Found::Declaration(keys, certain)) => found.push((keys, certain)),
             Some(Found::Missing) => {}
             Some(Found::Undecided) | None => return Found::Undecided,
@@ -356,7 +515,7 @@ fn follow(module: &Module, name: &str, lookup: &ModuleLookup, depth: usize) -> F
     }
     match found.as_slice() {
         [] => Found::Missing,
-        [(keys, certain)] => Found::Declaration(keys.clone(), *certain),
+        [(keys, certain)] => through(Found::Declaration(keys.clone(), *certain)),
         _ => Found::Undecided,
     }
 }
@@ -375,19 +534,54 @@ pub fn resolve_modules(
     files: &[ModuleFile],
     symbols: &[SymbolFact],
     lookup: &ModuleLookup,
+    npm: &dyn Fn(&str) -> NpmProvider,
     out: &mut Resolved,
 ) {
     for file in files {
         let mut bindings = CallBindings::new();
+        let mut namespaces: BTreeMap<String, Module> = BTreeMap::new();
         for site in file
             .sites
             .iter()
             .filter(|s| s.kind == EdgeKind::ImportsSymbol)
         {
-            let Some(specifier) = site.specifier.as_deref().filter(|s| is_relative(s)) else {
+            let Some(specifier) = site.specifier.as_deref() else {
                 continue;
             };
-            let Some(module) = lookup(&file.file.path, specifier) else {
+            if !is_relative(specifier) {
+                // Rule T5: charged once per import of a package nobody (or several) provides.
+                match npm(specifier) {
+                    NpmProvider::Builtin => continue,
+                    NpmProvider::Missing(name) => {
+                        out.hole(
+                            file.file,
+                            "PACKAGE_PROVIDER_NOT_FOUND",
+                            site.span,
+                            None,
+                            Some(&name),
+                            format!("no registered package.json is named {name}"),
+                        );
+                        continue;
+                    }
+                    NpmProvider::Ambiguous(name, count) => {
+                        out.hole(
+                            file.file,
+                            "AMBIGUOUS_PACKAGE_PROVIDER",
+                            site.span,
+                            None,
+                            Some(&name),
+                            format!("{count} registered packages are named {name}; none is chosen"),
+                        );
+                        continue;
+                    }
+                    NpmProvider::Found { .. } => {}
+                }
+            }
+            let Some(module) = lookup(&file.file.repository, &file.file.path, specifier) else {
+                if !is_relative(specifier) {
+                    // A subpath the provider's `exports` map may redirect: unbound, uncharged.
+                    continue;
+                }
                 out.hole(
                     file.file,
                     "MODULE_NOT_RESOLVED",
@@ -400,9 +594,17 @@ pub fn resolve_modules(
             };
             // ES modules bind the specifier statically: the importer depends on the package
             // holding the module whatever the import names.
-            out.depends(file.file, module.package, site.span, true);
-            // `default` and namespace imports name no declaration the syntax can identify.
-            if site.name == "default" || site.name == WHOLE_MODULE {
+            out.depends(file.file, module.package, site.span, module.certain);
+            // A namespace import binds the module itself: its members are followed at the
+            // calls through it (rule T6). A default import names no declaration the syntax
+            // can identify.
+            if site.name == WHOLE_MODULE {
+                if let Some(namespace) = &site.alias {
+                    namespaces.insert(namespace.clone(), module);
+                }
+                continue;
+            }
+            if site.name == "default" {
                 continue;
             }
             match follow(&module, &site.name, lookup, 0) {
@@ -450,6 +652,22 @@ pub fn resolve_modules(
                 )
         };
         resolve_calls(file, symbols, bindings, &declared_certain, out);
+        // Rule T6: `ns.f(…)` through a namespace import calls what the module exports as `f`.
+        let declared = &symbols[file.first_symbol..file.first_symbol + file.symbol_count];
+        for site in file.sites {
+            // An operand the enclosing declaration rebinds is some other object: no edge.
+            let Some(module) = site
+                .operand
+                .as_ref()
+                .filter(|_| !site.locally_bound)
+                .and_then(|ns| namespaces.get(ns))
+            else {
+                continue;
+            };
+            if let Found::Declaration(keys, certain) = follow(module, &site.name, lookup, 0) {
+                call_edges(file, declared, site, &keys, certain, out);
+            }
+        }
     }
 }
 

@@ -13,3 +13,15 @@ def render():
 
 def again(load):
     return load() or render()
+
+
+import shop.util as tools
+
+
+def through_modules(user=None):
+    tools.helper()
+    return user.load("k")
+
+
+def by_submodule():
+    return user.load("j")

@@ -13,3 +13,5 @@ const make = () => new Entry();
 helper();
 let swap = () => 1;
 swap();
+export function viaNamespace(): string { return ns.load("n"); }
+function shadow(ns: { load(k: string): string }): string { return ns.load("s"); }
