@@ -785,12 +785,13 @@ fn graph_status_counts_resolved_calls_and_declared_holes() {
             {"key": "CONTAINS_PACKAGE", "count": 2},
             {"key": "DEFINES", "count": 24},
             {"key": "METHOD_OF", "count": 4},
-            {"key": "PACKAGE_DEPENDS_ON", "count": 1}
+            {"key": "PACKAGE_DEPENDS_ON", "count": 1},
+            {"key": "TYPE_USES", "count": 11}
         ])
     );
     assert_eq!(
-        results["evidence"], 10,
-        "one observation per call site, and the import client makes of server"
+        results["evidence"], 21,
+        "one observation per call site and type use, and the import client makes of server"
     );
     assert_eq!(
         results["unresolved_by_reason"],
@@ -833,7 +834,8 @@ fn graph_status_reports_what_was_published() {
             "DEFINES",
             "IMPORTS_SYMBOL",
             "METHOD_OF",
-            "PACKAGE_DEPENDS_ON"
+            "PACKAGE_DEPENDS_ON",
+            "TYPE_USES"
         ]
     );
     let defines = &results["edges_by_kind"][3]["count"];

@@ -449,7 +449,12 @@ pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
     let declared = package_symbols(db, package);
     let files = go_files(db, package, &declared);
     let modules = module_files(db, package, &declared);
-    let binds = |s: &ModuleSite| matches!(s.kind, EdgeKind::ImportsSymbol | EdgeKind::CallsDirect);
+    let binds = |s: &ModuleSite| {
+        matches!(
+            s.kind,
+            EdgeKind::ImportsSymbol | EdgeKind::CallsDirect | EdgeKind::TypeUses
+        )
+    };
     let imports_modules = modules.iter().any(|m| m.sites.iter().any(binds));
     let pythons = python_files(db, package, &declared);
     let imports_python = pythons.iter().any(|p| {
@@ -458,10 +463,9 @@ pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
             .iter()
             .any(|s| binds(s) && s.name != WHOLE_MODULE)
     });
-    if files
-        .iter()
-        .all(|f| f.sites.calls.is_empty() && f.sites.imports.is_empty())
-        && !imports_modules
+    if files.iter().all(|f| {
+        f.sites.calls.is_empty() && f.sites.type_uses.is_empty() && f.sites.imports.is_empty()
+    }) && !imports_modules
         && !imports_python
     {
         return declared;
@@ -524,10 +528,9 @@ pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
         python::resolve_imports(&pythons, &declared.symbols, &lookup, &mut resolved);
     }
     resolved.append_to(&mut facts);
-    if files
-        .iter()
-        .all(|f| f.sites.calls.is_empty() && f.sites.imports.is_empty())
-    {
+    if files.iter().all(|f| {
+        f.sites.calls.is_empty() && f.sites.type_uses.is_empty() && f.sites.imports.is_empty()
+    }) {
         return Arc::new(facts);
     }
     let own = go_package_names(db, package);

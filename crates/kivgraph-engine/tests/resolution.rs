@@ -31,6 +31,15 @@ fn index(fixtures: &[&str], language: LanguageToken) -> FactSet {
 
 /// `source-file#qualified-name -> target-file#qualified-name CONFIDENCE file:line` per call edge.
 fn calls(facts: &FactSet) -> Vec<String> {
+    relations(facts, EdgeKind::CallsDirect)
+}
+
+/// `TYPE_USES` edges in the same shape as [`calls`].
+fn type_uses(facts: &FactSet) -> Vec<String> {
+    relations(facts, EdgeKind::TypeUses)
+}
+
+fn relations(facts: &FactSet, kind: EdgeKind) -> Vec<String> {
     // A call outside every declaration is held by its file's module scope.
     let symbol = |key| match facts.symbols.iter().find(|s| s.key == key) {
         Some(s) => format!("{}#{}", s.file_path, s.qualified_name),
@@ -42,7 +51,7 @@ fn calls(facts: &FactSet) -> Vec<String> {
     let mut rows: Vec<String> = facts
         .edges
         .iter()
-        .filter(|e| e.kind == EdgeKind::CallsDirect)
+        .filter(|e| e.kind == kind)
         .map(|e| {
             let evidence = evidence_of(facts, e);
             format!(
@@ -99,6 +108,24 @@ fn go_calls_bind_by_package_block_and_imports_and_nowhere_else() {
             // Calls on values: `srv` is a parameter hiding the import, `s` a local.
             "RECEIVER_TYPE_UNKNOWN NewServer - client/client.go:25",
             "RECEIVER_TYPE_UNKNOWN Start - server/server.go:14",
+        ]
+    );
+    // Rule G10: type names bind like called names; `NewServer` spells `Server` twice (its
+    // result and a composite literal), each its own observation.
+    assert_eq!(
+        type_uses(&facts),
+        vec![
+            "client/client.go#Dial -> client/client.go#Server STRUCTURAL_CERTAIN client/client.go:14",
+            "client/client.go#NewServer -> client/client.go#Server STRUCTURAL_CERTAIN client/client.go:12",
+            "client/client.go#NewServer -> client/client.go#Server STRUCTURAL_CERTAIN client/client.go:12",
+            "client/client.go#fakeServer.NewServer -> client/client.go#fakeServer STRUCTURAL_CERTAIN client/client.go:29",
+            "client/client.go#shadowed -> client/client.go#fakeServer STRUCTURAL_CERTAIN client/client.go:25",
+            "server/pool.go#Pool.Drain -> server/pool.go#Pool STRUCTURAL_CERTAIN server/pool.go:11",
+            "server/pool.go#Pool.reset -> server/pool.go#Pool STRUCTURAL_CERTAIN server/pool.go:17",
+            "server/server.go#ID -> server/server.go#Server STRUCTURAL_CERTAIN server/server.go:32",
+            "server/server.go#NewServer -> server/server.go#Server STRUCTURAL_CERTAIN server/server.go:9",
+            "server/server.go#NewServer -> server/server.go#Server STRUCTURAL_CERTAIN server/server.go:9",
+            "server/server.go#Server.Start -> server/server.go#Server STRUCTURAL_CERTAIN server/server.go:24",
         ]
     );
     // Package dependencies come from resolved imports only, one per import site: the
@@ -293,6 +320,20 @@ fn typescript_imports_bind_through_barrels_to_the_declaration() {
             "MODULE_NOT_RESOLVED - ./missing src/app.ts:4",
             // Rule T5: no registered package.json is named zod; charged once, to the import.
             "PACKAGE_PROVIDER_NOT_FOUND - zod src/app.ts:7",
+        ]
+    );
+    // Type names bind like called names (T4, T6): the file's own interface is certain;
+    // `useLocal`'s type parameter `Entry` hides the import (a candidate), and `ns.Entry`
+    // reaches a class and a namespace merged (candidates).
+    assert_eq!(
+        type_uses(&facts),
+        vec![
+            "src/app.ts#useLocal -> src/app.ts#Local STRUCTURAL_CERTAIN src/app.ts:19",
+            "src/app.ts#useLocal -> src/app.ts#Local STRUCTURAL_CERTAIN src/app.ts:19",
+            "src/app.ts#useLocal -> src/cache.ts#Entry CANDIDATE src/app.ts:19",
+            "src/app.ts#useLocal -> src/cache.ts#Entry CANDIDATE src/app.ts:19",
+            "src/app.ts#viaNsType -> src/cache.ts#Entry CANDIDATE src/app.ts:20",
+            "src/app.ts#viaNsType -> src/cache.ts#Entry CANDIDATE src/app.ts:20",
         ]
     );
     assert_eq!(

@@ -197,8 +197,9 @@ impl<'s> LocalScope<'s> {
                 {
                     node.child_by_field_name("name")
                 }
-                // A named function expression binds its name inside itself.
-                "function_expression" => node.child_by_field_name("name"),
+                // A named function expression binds its name inside itself; a type
+                // parameter binds inside the declaration that has it.
+                "function_expression" | "type_parameter" => node.child_by_field_name("name"),
                 "formal_parameters" => Some(node),
                 "arrow_function" => node.child_by_field_name("parameter"),
                 "catch_clause" => node.child_by_field_name("parameter"),

@@ -37,6 +37,9 @@ pub struct GoImport {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct GoSites {
     pub calls: Vec<Call>,
+    /// Type names where they are used (`T`, `pkg.T`), in the same shape as calls.
+    #[serde(default)]
+    pub type_uses: Vec<Call>,
     pub imports: Vec<GoImport>,
 }
 
@@ -50,11 +53,16 @@ pub fn go_sites(sites: Vec<ReferenceSite>) -> GoSites {
                 alias: site.alias,
                 span: site.span,
             }),
-            EdgeKind::CallsDirect => {
+            EdgeKind::CallsDirect | EdgeKind::TypeUses => {
                 let Some(locally_bound) = site.locally_bound else {
                     continue;
                 };
-                kept.calls.push(Call {
+                let list = if site.kind == EdgeKind::CallsDirect {
+                    &mut kept.calls
+                } else {
+                    &mut kept.type_uses
+                };
+                list.push(Call {
                     operand: site.qualifier,
                     name: site.name,
                     span: site.span,
@@ -74,7 +82,9 @@ pub fn go_sites(sites: Vec<ReferenceSite>) -> GoSites {
 pub struct GoName {
     /// The functions of that name (several only across build-constrained files).
     pub functions: Vec<StableKey>,
-    /// Also declared as a type, variable or constant.
+    /// The types of that name (likewise).
+    pub types: Vec<StableKey>,
+    /// Also declared as a variable or constant.
     pub other: bool,
 }
 
@@ -111,10 +121,10 @@ pub fn go_package_names(files: &[GoFile], symbols: &[SymbolFact]) -> GoPackageNa
                 .names
                 .entry((clause.to_string(), symbol.name.clone()))
                 .or_default();
-            if symbol.kind == SymbolKind::Func {
-                entry.functions.push(symbol.key);
-            } else {
-                entry.other = true;
+            match symbol.kind {
+                SymbolKind::Func => entry.functions.push(symbol.key),
+                SymbolKind::Type | SymbolKind::Alias => entry.types.push(symbol.key),
+                _ => entry.other = true,
             }
         }
     }
@@ -229,8 +239,97 @@ pub fn resolve_go(
                 Some(_) => receiver_unknown(file, call, &mut out),
             }
         }
+        for used in &file.sites.type_uses {
+            let Some(enclosing) = used.enclosing else {
+                continue;
+            };
+            let source = facts.symbols[file.first_symbol + enclosing as usize].key;
+            resolve_type_use(file, source, used, own, imports, &mut out);
+        }
     }
     out.append_to(facts);
+}
+
+/// Rule G10: a type name binds like a called name — the package block (or a dot import) for
+/// a bare `T`, the provider's package block for `pkg.T` — to the type declared there:
+/// certain when one declaration answers and the enclosing declaration does not rebind the
+/// name (a type parameter, a local type). A name no rule binds is kept as a hole, except the
+/// predeclared types and the standard library's.
+fn resolve_type_use(
+    file: &GoFile,
+    source: StableKey,
+    used: &Call,
+    own: &GoPackageNames,
+    imports: &FileImports,
+    out: &mut Resolved,
+) {
+    let bind = |names: &GoPackageNames, clause: &str| -> Option<Vec<StableKey>> {
+        let name = names.names.get(&(clause.to_string(), used.name.clone()))?;
+        (!name.types.is_empty()).then(|| name.types.clone())
+    };
+    let found = match &used.operand {
+        None => bind(own, file.package_clause).or_else(|| {
+            imports
+                .bound
+                .iter()
+                .filter(|(name, ..)| name == ".")
+                .find_map(|(_, _, names)| {
+                    let names = names.as_ref()?;
+                    bind(names, names.importable.as_deref()?)
+                })
+        }),
+        Some(operand) => {
+            let Some((_, path, Some(names))) =
+                imports.bound.iter().find(|(name, _, _)| name == operand)
+            else {
+                // The standard library's, or a provider charged once at its import.
+                return;
+            };
+            match names
+                .importable
+                .as_deref()
+                .and_then(|clause| bind(names, clause))
+            {
+                Some(keys) => Some(keys),
+                None => {
+                    out.hole(
+                        file.file,
+                        "NAME_NOT_RESOLVED",
+                        used.span,
+                        Some(&used.name),
+                        Some(path),
+                        format!(
+                            "package {path} declares no type `{}` in any file this pass read",
+                            used.name
+                        ),
+                    );
+                    return;
+                }
+            }
+        }
+    };
+    match found {
+        Some(keys) => out.edges(
+            EdgeKind::TypeUses,
+            file.file,
+            source,
+            used.span,
+            &keys,
+            !used.locally_bound && keys.len() == 1,
+        ),
+        None if used.locally_bound || GO_UNIVERSE.contains(&used.name.as_str()) => {}
+        None => out.hole(
+            file.file,
+            "NAME_NOT_RESOLVED",
+            used.span,
+            Some(&used.name),
+            None,
+            format!(
+                "no type `{}` is declared in package {} that this pass read, and it is neither predeclared nor local",
+                used.name, file.package_clause
+            ),
+        ),
+    }
 }
 
 fn resolve_bare(

@@ -23,7 +23,7 @@ use crate::queries::evidence_key;
 /// answer about it is a floor; the manifest publishes this per repository.
 pub fn resolved_relations(language: Language) -> &'static [EdgeKind] {
     match language {
-        Language::Go => &[EdgeKind::CallsDirect],
+        Language::Go => &[EdgeKind::CallsDirect, EdgeKind::TypeUses],
         Language::TypeScript | Language::JavaScript | Language::Python => {
             &[EdgeKind::ImportsSymbol]
         }

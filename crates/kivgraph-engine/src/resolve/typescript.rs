@@ -35,9 +35,9 @@ pub fn module_sites(sites: Vec<ReferenceSite>) -> Vec<ModuleSite> {
         .into_iter()
         .filter(|s| match s.kind {
             EdgeKind::ImportsSymbol | EdgeKind::Reexports | EdgeKind::Exports => true,
-            // Calls where the scopes were read: `f(…)`, `new C(…)`, and `ns.f(…)` through a
-            // single identifier.
-            EdgeKind::CallsDirect => {
+            // Calls and type uses where the scopes were read: `f(…)`, `new C(…)`, `T`, and
+            // `ns.f(…)`, `ns.T` through a single identifier.
+            EdgeKind::CallsDirect | EdgeKind::TypeUses => {
                 s.locally_bound.is_some()
                     && s.qualifier.as_deref().is_none_or(|operand| {
                         operand
@@ -48,7 +48,7 @@ pub fn module_sites(sites: Vec<ReferenceSite>) -> Vec<ModuleSite> {
             _ => false,
         })
         .map(|s| {
-            let call = s.kind == EdgeKind::CallsDirect;
+            let call = matches!(s.kind, EdgeKind::CallsDirect | EdgeKind::TypeUses);
             ModuleSite {
                 kind: s.kind,
                 specifier: if call { None } else { s.qualifier.clone() },
@@ -94,7 +94,8 @@ pub fn resolve_calls(
     for site in file
         .sites
         .iter()
-        .filter(|s| s.kind == EdgeKind::CallsDirect && s.operand.is_none())
+        .filter(|s| matches!(s.kind, EdgeKind::CallsDirect | EdgeKind::TypeUses))
+        .filter(|s| s.operand.is_none())
     {
         let Some((keys, certain)) = bindings.get(&site.name) else {
             continue;
@@ -103,7 +104,7 @@ pub fn resolve_calls(
     }
 }
 
-/// The edges of one call site from its holder (the innermost enclosing declaration, or the
+/// The edges of one call or type use from its holder (the innermost enclosing declaration, or the
 /// file's module scope) to what it binds: certain only where the binding is, the name is not
 /// rebound locally, and one declaration answers.
 pub fn call_edges(
@@ -119,7 +120,7 @@ pub fn call_edges(
         None => file.file.key,
     };
     out.edges(
-        EdgeKind::CallsDirect,
+        site.kind,
         file.file,
         source,
         site.span,
@@ -649,6 +650,8 @@ pub fn resolve_modules(
                         | SymbolKind::Class
                         | SymbolKind::Enum
                         | SymbolKind::Namespace
+                        | SymbolKind::Interface
+                        | SymbolKind::TypeAlias
                 )
         };
         resolve_calls(file, symbols, bindings, &declared_certain, out);

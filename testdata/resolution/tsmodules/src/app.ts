@@ -15,3 +15,6 @@ let swap = () => 1;
 swap();
 export function viaNamespace(): string { return ns.load("n"); }
 function shadow(ns: { load(k: string): string }): string { return ns.load("s"); }
+interface Local { id: string }
+export function useLocal<Entry>(x: Local, e: Entry): Local { return x; }
+export function viaNsType(e: ns.Entry): void {}
