@@ -19,6 +19,7 @@ use crate::resolve::go::{
     self, GoFile, GoPackageNames, GoProvider, GoSites, go_sites, is_go_standard_path, resolve_go,
 };
 use crate::resolve::python::{self, PackageModules, PythonFile};
+use crate::resolve::rust::{self, RustFile, resolve_rust};
 use crate::resolve::typescript::{
     self, Module, ModuleFile, ModuleSite, NpmProvider, PackageExports, candidate_paths,
     is_relative, module_sites as module_sites_of, npm_provider, package_candidate_paths,
@@ -275,25 +276,18 @@ pub fn file_facts(db: &dyn Db, file: FileInput) -> FileFacts {
     let readable = text.is_some();
     let mut module_sites = Vec::new();
     let (syntax, go_sites) = match &text {
-        // Only Go's, TS/JS's and Python's sites are resolved yet; Rust skips the walk.
         Some(text) if language == Language::Go => {
             let (syntax, sites) = kivgraph_syntax::extract_with_references(language, path, text);
             (syntax, go_sites(sites))
         }
-        Some(text)
-            if matches!(
-                language,
-                Language::TypeScript | Language::JavaScript | Language::Python
-            ) =>
-        {
+        Some(text) => {
             let (syntax, sites) = kivgraph_syntax::extract_with_references(language, path, text);
-            module_sites = module_sites_of(sites);
+            module_sites = match language {
+                Language::Rust => rust::rust_sites(sites),
+                _ => module_sites_of(sites),
+            };
             (syntax, GoSites::default())
         }
-        Some(text) => (
-            kivgraph_syntax::extract(language, path, text),
-            GoSites::default(),
-        ),
         None => (
             kivgraph_syntax::SyntaxFacts {
                 issues: vec![ParseIssue {
@@ -457,6 +451,8 @@ pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
     };
     let imports_modules = modules.iter().any(|m| m.sites.iter().any(binds));
     let pythons = python_files(db, package, &declared);
+    let rusts = rust_files(db, package, &declared);
+    let binds_rust = rusts.iter().any(|r| !r.placed.sites.is_empty());
     let imports_python = pythons.iter().any(|p| {
         p.placed
             .sites
@@ -467,6 +463,7 @@ pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
         f.sites.calls.is_empty() && f.sites.type_uses.is_empty() && f.sites.imports.is_empty()
     }) && !imports_modules
         && !imports_python
+        && !binds_rust
     {
         return declared;
     }
@@ -504,6 +501,9 @@ pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
             })
         };
         resolve_modules(&modules, &declared.symbols, &lookup, &npm, &mut resolved);
+    }
+    if binds_rust {
+        resolve_rust(&rusts, &declared.symbols, &mut resolved);
     }
     if imports_python {
         let index = python_module_index(db, Workspace::get(db));
@@ -676,6 +676,23 @@ fn python_files<'db>(
         .zip(placed_files(db, package, declared))
         .filter(|(_, (_, merged, _))| merged.language == Language::Python)
         .map(|(input, (file_facts, merged, first_symbol))| PythonFile {
+            module: input.unit(db).module.as_str(),
+            placed: module_file(file_facts, merged, first_symbol),
+        })
+        .collect()
+}
+
+fn rust_files<'db>(
+    db: &'db dyn Db,
+    package: PackageInput,
+    declared: &'db FactSet,
+) -> Vec<RustFile<'db>> {
+    package
+        .files(db)
+        .iter()
+        .zip(placed_files(db, package, declared))
+        .filter(|(_, (_, merged, _))| merged.language == Language::Rust)
+        .map(|(input, (file_facts, merged, first_symbol))| RustFile {
             module: input.unit(db).module.as_str(),
             placed: module_file(file_facts, merged, first_symbol),
         })

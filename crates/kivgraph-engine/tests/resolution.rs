@@ -438,3 +438,49 @@ fn typescript_package_specifiers_reach_the_registered_package() {
         vec!["PACKAGE_PROVIDER_NOT_FOUND - left-pad src/main.ts:5"]
     );
 }
+
+/// Rules R1–R3: `use` trees, bare names and paths walk the crate's module tree.
+#[test]
+fn rust_paths_walk_the_crate_module_tree() {
+    let facts = index(&["rsmods"], LanguageToken::Rust);
+    facts.validate().unwrap();
+    // R1: a `use` list through `crate::`, one entry renamed; a glob binds no name itself.
+    assert_eq!(
+        imports(&facts),
+        vec![
+            "src/lib.rs -> src/store/mod.rs#store::Handle STRUCTURAL_CERTAIN 3",
+            "src/lib.rs -> src/store/mod.rs#store::open STRUCTURAL_CERTAIN 3",
+        ]
+    );
+    assert_eq!(
+        calls(&facts),
+        vec![
+            // R3: `Type::new` walks through the type; `util::helper` into an inline module.
+            "src/lib.rs#run -> src/lib.rs#Config::new STRUCTURAL_CERTAIN src/lib.rs:29",
+            "src/lib.rs#run -> src/lib.rs#util::helper STRUCTURAL_CERTAIN src/lib.rs:26",
+            // R2: only a glob import opens `flush`: a candidate. `std::mem::drop` leaves the
+            // crate and is not bound.
+            "src/lib.rs#run -> src/store/disk.rs#store::disk::flush CANDIDATE src/lib.rs:27",
+            "src/lib.rs#run -> src/store/mod.rs#store::close STRUCTURAL_CERTAIN src/lib.rs:25",
+            "src/lib.rs#run -> src/store/mod.rs#store::open STRUCTURAL_CERTAIN src/lib.rs:24",
+            // `shadowed`'s parameter `open` rebinds the name: a candidate; its closure
+            // `helper` is no item of the module.
+            "src/lib.rs#shadowed -> src/store/mod.rs#store::open CANDIDATE src/lib.rs:33",
+            // `super::` from the inline module `util`.
+            "src/lib.rs#util::helper -> src/lib.rs#Config::new STRUCTURAL_CERTAIN src/lib.rs:19",
+            "src/store/mod.rs#store::close -> src/store/disk.rs#store::disk::flush STRUCTURAL_CERTAIN src/store/mod.rs:10",
+        ]
+    );
+    assert_eq!(
+        type_uses(&facts),
+        vec![
+            "src/lib.rs#Config::new -> src/lib.rs#Config STRUCTURAL_CERTAIN src/lib.rs:13",
+            // Through the renamed `use … Handle as StoreHandle`.
+            "src/lib.rs#run -> src/lib.rs#Config STRUCTURAL_CERTAIN src/lib.rs:23",
+            "src/lib.rs#run -> src/store/mod.rs#store::Handle STRUCTURAL_CERTAIN src/lib.rs:23",
+            "src/lib.rs#util::helper -> src/lib.rs#Config STRUCTURAL_CERTAIN src/lib.rs:18",
+            "src/store/mod.rs#store::close -> src/store/mod.rs#store::Handle STRUCTURAL_CERTAIN src/store/mod.rs:9",
+            "src/store/mod.rs#store::open -> src/store/mod.rs#store::Handle STRUCTURAL_CERTAIN src/store/mod.rs:5",
+        ]
+    );
+}

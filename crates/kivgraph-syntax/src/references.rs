@@ -46,11 +46,14 @@ pub struct ReferenceSite {
     /// declaration holding the site binds that name (or `x`) locally anywhere (a parameter or type parameter, a local variable, constant or type, a
     /// range or type-switch variable), so the syntax cannot prove it denotes a package-level
     /// declaration. Over-approximated on purpose: a binding in a sibling block counts too.
-    /// `None` where the language's scopes are not read yet (Rust).
+    /// `None` for sites whose scopes are not read (imports, re-exports, export clauses).
     pub locally_bound: Option<bool>,
     /// `x.name` where `x` is the enclosing method's receiver and nothing else in the method
     /// binds `x`: the syntax proves the operand's type (Go's receiver; later `self`/`this`).
     pub through_receiver: bool,
+    /// Rust: the qualifier is a path (`a::b` in `a::b::name`), not a value the name is
+    /// reached through (`x` in `x.name()`).
+    pub through_path: bool,
 }
 
 /// The reference sites of one parsed file, in source order.
@@ -87,9 +90,7 @@ pub(crate) fn collect(
     // Outer before inner where two sites start together (`new C().get()`), as a preorder.
     found.sort_by_key(|site| (site.span.start_byte, std::cmp::Reverse(site.span.end_byte)));
     assign_enclosing(&mut found, declarations);
-    if language != Language::Rust {
-        mark_local_bindings(language, src, root, &mut found);
-    }
+    mark_local_bindings(language, src, root, &mut found);
     found
 }
 
@@ -102,7 +103,8 @@ fn mark_local_bindings(language: Language, src: &str, root: Node, sites: &mut [R
             let scope = match language {
                 Language::Go => LocalScope::go(src, unit),
                 Language::Python => LocalScope::python(src, unit),
-                _ => LocalScope::typescript(src, unit),
+                Language::Rust => LocalScope::rust(src, unit),
+                Language::TypeScript | Language::JavaScript => LocalScope::typescript(src, unit),
             };
             (unit.start_byte() as u32, unit.end_byte() as u32, scope)
         })
@@ -110,10 +112,15 @@ fn mark_local_bindings(language: Language, src: &str, root: Node, sites: &mut [R
     let uses =
         |s: &&mut ReferenceSite| matches!(s.kind, EdgeKind::CallsDirect | EdgeKind::TypeUses);
     for site in sites.iter_mut().filter(uses) {
-        // The name a scope can rebind: the bare name, or the operand of `operand.name`.
+        // The name a scope can rebind: the bare name, or the operand of `operand.name`, or
+        // the first segment of a Rust path.
         let bindable = match &site.qualifier {
             None => site.name.as_str(),
             Some(operand) if is_identifier(operand) => operand.as_str(),
+            // A Rust path's first segment: a generic parameter (`T::new()`) rebinds it.
+            Some(path) if language == Language::Rust && path.contains("::") => {
+                path.split("::").next().unwrap_or(path)
+            }
             Some(_) => continue,
         };
         let at = site.span.start_byte;
@@ -235,6 +242,42 @@ impl<'s> LocalScope<'s> {
         }
     }
 
+    /// Rust: every pattern a `let`, a parameter, a closure, a `for`, a `match` arm or an
+    /// `if let` binds, generic parameters, and items nested in a function body (a top-level
+    /// item is the module's binding, not a local one).
+    fn rust(src: &'s str, unit: Node) -> Self {
+        let mut names: HashMap<&str, u32> = HashMap::new();
+        let mut stack = vec![(unit, false)];
+        while let Some((node, nested)) = stack.pop() {
+            let bound: Option<Node> = match node.kind() {
+                "let_declaration" | "parameter" | "for_expression" | "match_arm"
+                | "let_condition" => node.child_by_field_name("pattern"),
+                "closure_parameters" | "type_parameters" => Some(node),
+                "function_item" | "struct_item" | "enum_item" | "const_item" | "static_item"
+                    if nested =>
+                {
+                    node.child_by_field_name("name")
+                }
+                _ => None,
+            };
+            if let Some(pattern) = bound {
+                for name in rust_pattern_names(src, pattern) {
+                    *names.entry(name).or_default() += 1;
+                }
+            }
+            let nested = nested || node.kind() == "block";
+            stack.extend(
+                crate::common::named_children(node)
+                    .into_iter()
+                    .map(|n| (n, nested)),
+            );
+        }
+        LocalScope {
+            names,
+            receiver: None,
+        }
+    }
+
     /// Python: parameters, and every name a function or lambda body binds (assignment and
     /// loop targets, `with … as`, `except … as`, `:=`, nested `def`/`class`, imports); at the
     /// module's top level those are the module's bindings, not local ones.
@@ -322,6 +365,33 @@ fn pattern_names<'s>(src: &'s str, pattern: Node) -> Vec<&'s str> {
     found
 }
 
+/// The names a Rust pattern (or generic parameter list) binds: its identifiers, except the
+/// paths naming a struct or variant being matched and the types of closure parameters.
+fn rust_pattern_names<'s>(src: &'s str, pattern: Node) -> Vec<&'s str> {
+    let mut found = Vec::new();
+    let mut stack = vec![pattern];
+    while let Some(node) = stack.pop() {
+        match node.kind() {
+            "identifier" | "type_identifier" | "shorthand_field_identifier" => {
+                found.push(text(src, node))
+            }
+            "tuple_struct_pattern" | "struct_pattern" => {
+                let mut cursor = node.walk();
+                for child in node.named_children(&mut cursor) {
+                    if node.child_by_field_name("type") != Some(child) {
+                        stack.push(child);
+                    }
+                }
+            }
+            "scoped_identifier" | "scoped_type_identifier" | "lifetime" | "trait_bounds" => {}
+            "parameter" => stack.extend(node.child_by_field_name("pattern")),
+            "constrained_type_parameter" => stack.extend(node.child_by_field_name("left")),
+            _ => stack.extend(crate::common::named_children(node)),
+        }
+    }
+    found
+}
+
 /// Sets each site's innermost enclosing declaration in one sweep over both lists in byte
 /// order, keeping the chain of declarations open at the current position on a stack.
 fn assign_enclosing(sites: &mut [ReferenceSite], declarations: &[Declaration]) {
@@ -390,6 +460,7 @@ impl<'s> Sites<'s> {
             enclosing: None,
             locally_bound: None,
             through_receiver: false,
+            through_path: false,
         });
     }
 
@@ -434,8 +505,11 @@ impl<'s> Sites<'s> {
 
     /// A type name where it is used, not where it is declared.
     fn type_name(&mut self, node: Node) {
+        // A declaration's own name is not a use of it; a Rust struct expression's `name`
+        // (`Config { depth: 0 }`) is.
         let declared_here = node
             .parent()
+            .filter(|parent| parent.kind() != "struct_expression")
             .and_then(|parent| parent.child_by_field_name("name"))
             .is_some_and(|name| name == node);
         let name = self.text(node);
@@ -622,6 +696,7 @@ impl<'s> Sites<'s> {
                 if let Some(generic) = callee.filter(|c| c.kind() == "generic_function") {
                     callee = generic.child_by_field_name("function");
                 }
+                let before = self.found.len();
                 self.callee(
                     node,
                     callee,
@@ -631,6 +706,9 @@ impl<'s> Sites<'s> {
                         ("field_expression", "value", "field"),
                     ],
                 );
+                if callee.is_some_and(|c| c.kind() == "scoped_identifier") {
+                    self.mark_paths(before);
+                }
             }
             "use_declaration" => {
                 if let Some(argument) = node.child_by_field_name("argument") {
@@ -683,8 +761,19 @@ impl<'s> Sites<'s> {
                 let name = self.text(node);
                 self.push(kind, node, name, None);
             }
-            "scoped_type_identifier" => self.push_reached(kind, node, node, "path", "name"),
+            "scoped_type_identifier" => {
+                let before = self.found.len();
+                self.push_reached(kind, node, node, "path", "name");
+                self.mark_paths(before);
+            }
             _ => {}
+        }
+    }
+
+    /// Marks the sites pushed since `before` as reached through a path.
+    fn mark_paths(&mut self, before: usize) {
+        for site in &mut self.found[before..] {
+            site.through_path = true;
         }
     }
 

@@ -292,6 +292,8 @@ fn rust_reference_sites() {
             "CALLS_DIRECT close via store @11 in Pool::drop",
             "CALLS_DIRECT new via Vec @11 in Pool::drop",
             "CALLS_DIRECT helper @16 in Pool::open",
+            // A struct expression names its type.
+            "TYPE_USES Pool @16 in Pool::open",
             "CALLS_DIRECT new via Arc @16 in Pool::open",
             "CALLS_DIRECT default via Memo @16 in Pool::open",
         ]
@@ -420,6 +422,31 @@ fn python_sites_know_which_bare_names_a_function_binds_locally() {
             "configure Some(false)",
             // A module-level assignment binds the module's name, not a local one.
             "setup Some(false)",
+        ]
+    );
+}
+
+#[test]
+fn rust_sites_know_which_names_a_function_binds_locally() {
+    let src = "use crate::store::open;\nfn run<T: Default>(cb: impl Fn()) {\n    let f = |x: u32| x;\n    f(1);\n    cb();\n    open();\n    T::default();\n    store::open();\n    if let Some(g) = maybe() { g(); }\n    fn inner() {}\n    inner();\n}\n";
+    let (_, sites) = crate::extract_with_references(Language::Rust, "lib.rs", src);
+    let bound: Vec<String> = sites
+        .iter()
+        .filter(|s| s.kind == kivgraph_facts::EdgeKind::CallsDirect)
+        .map(|s| format!("{} {:?}", s.name, s.locally_bound))
+        .collect();
+    assert_eq!(
+        bound,
+        vec![
+            "f Some(true)",
+            "cb Some(true)",
+            "open Some(false)",
+            // A generic parameter rebinds the path's first segment.
+            "default Some(true)",
+            "open Some(false)",
+            "maybe Some(false)",
+            "g Some(true)",
+            "inner Some(true)",
         ]
     );
 }

@@ -3,12 +3,14 @@
 //! binds stays unbound or becomes an `UNRESOLVED` row with its reason — never an edge from a
 //! matching name.
 //!
-//! Resolved so far: Go calls (`go.rs`, rules G1–G8), TypeScript/JavaScript imports of
-//! relative modules (`typescript.rs`, rules T1–T3) and Python `from` imports (`python.rs`,
-//! rules P1–P2).
+//! Resolved so far: Go calls and type names (`go.rs`, rules G1–G10), TypeScript/JavaScript
+//! imports, calls and type names (`typescript.rs`, rules T1–T6), Python imports, calls and
+//! annotations (`python.rs`, rules P1–P4) and Rust `use` trees, calls and type names within
+//! a crate (`rust.rs`, rules R1–R3).
 
 pub mod go;
 pub mod python;
+pub mod rust;
 pub mod typescript;
 
 use kivgraph_facts::{

@@ -1,0 +1,36 @@
+pub mod store;
+
+use crate::store::{open, Handle as StoreHandle};
+use store::disk::*;
+
+/// Settings for a run.
+pub struct Config {
+    pub depth: usize,
+}
+
+impl Config {
+    pub fn new() -> Self {
+        Config { depth: 0 }
+    }
+}
+
+mod util {
+    pub fn helper() -> super::Config {
+        super::Config::new()
+    }
+}
+
+pub fn run(handle: StoreHandle) -> Config {
+    open();
+    store::close(handle);
+    util::helper();
+    flush();
+    std::mem::drop(0);
+    Config::new()
+}
+
+pub fn shadowed<F: Fn()>(open: F) {
+    open();
+    let helper = || 1;
+    helper();
+}
