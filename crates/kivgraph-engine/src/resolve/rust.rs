@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use kivgraph_facts::{EdgeKind, StableKey, SymbolFact, SymbolKind};
+use kivgraph_facts::{EdgeKind, KeyMap, StableKey, SymbolFact, SymbolKind};
 use kivgraph_syntax::{ReferenceSite, WHOLE_MODULE};
 
 use super::Resolved;
@@ -119,6 +119,26 @@ struct Scope<'a> {
     items: &'a Items,
     uses: &'a Uses,
     module: &'a str,
+    /// The modules the file's glob imports open, resolved once (without globs, so that one
+    /// glob never searches through another).
+    globs: Vec<String>,
+}
+
+impl<'a> Scope<'a> {
+    fn new(items: &'a Items, uses: &'a Uses, module: &'a str) -> Self {
+        let mut scope = Scope {
+            items,
+            uses,
+            module,
+            globs: Vec::new(),
+        };
+        scope.globs = uses
+            .globs
+            .iter()
+            .filter_map(|glob| scope.path(glob, 0).map(|(opened, _)| opened))
+            .collect();
+        scope
+    }
 }
 
 impl Scope<'_> {
@@ -143,13 +163,11 @@ impl Scope<'_> {
                 } else if let Some(path) = self.uses.names.get(first) {
                     self.path(path, depth + 1)?
                 } else {
-                    let glob = self.uses.globs.iter().find_map(|glob| {
-                        let (opened, _) = self.path(glob, depth + 1)?;
+                    let glob = self.globs.iter().find(|opened| {
                         self.items
-                            .contains_key(&(opened.clone(), first.clone()))
-                            .then(|| join(&opened, first))
+                            .contains_key(&((*opened).clone(), first.clone()))
                     })?;
-                    (glob, false)
+                    (join(glob, first), false)
                 }
             }
         };
@@ -190,17 +208,17 @@ pub fn resolve_rust(files: &[RustFile], symbols: &[SymbolFact], out: &mut Resolv
         let placed = &file.placed;
         let declared = &symbols[placed.first_symbol..placed.first_symbol + placed.symbol_count];
         let uses = Uses::of(placed.sites);
+        let modules = inline_modules(declared);
+        let mut scopes: BTreeMap<&str, Scope> = BTreeMap::new();
         for site in placed.sites {
             // Items inside an inline `mod` live in that module.
             let module = site
                 .enclosing
-                .and_then(|i| inline_module(declared, i as usize))
+                .and_then(|i| modules.get(i as usize).copied().flatten())
                 .unwrap_or(file.module);
-            let scope = Scope {
-                items: &items,
-                uses: &uses,
-                module,
-            };
+            let scope = scopes
+                .entry(module)
+                .or_insert_with(|| Scope::new(&items, &uses, module));
             let mut segments: Vec<String> = match site.kind {
                 EdgeKind::ImportsSymbol => match &site.specifier {
                     Some(path) if site.name != WHOLE_MODULE && site.name != "self" => {
@@ -247,17 +265,37 @@ pub fn resolve_rust(files: &[RustFile], symbols: &[SymbolFact], out: &mut Resolv
     }
 }
 
-/// The module an inline `mod` declaration (the site's innermost enclosing module symbol)
-/// opens, if the site sits in one.
-fn inline_module(declared: &[SymbolFact], mut index: usize) -> Option<&str> {
-    loop {
-        let symbol = declared.get(index)?;
-        if symbol.kind == SymbolKind::Module {
-            return Some(&symbol.qualified_name);
+/// For each declaration of a file, the inline `mod` it sits in (its innermost enclosing
+/// module symbol), if any.
+fn inline_modules(declared: &[SymbolFact]) -> Vec<Option<&str>> {
+    let position: KeyMap<usize> = declared
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.key, i))
+        .collect();
+    let mut modules: Vec<Option<Option<&str>>> = vec![None; declared.len()];
+    for start in 0..declared.len() {
+        // Walk up to the first declaration whose answer is known, then fill the chain.
+        let mut chain = Vec::new();
+        let mut at = Some(start);
+        let answer = loop {
+            let Some(index) = at else { break None };
+            if let Some(known) = modules[index] {
+                break known;
+            }
+            let symbol = &declared[index];
+            if symbol.kind == SymbolKind::Module {
+                modules[index] = Some(Some(symbol.qualified_name.as_str()));
+                break Some(symbol.qualified_name.as_str());
+            }
+            chain.push(index);
+            at = symbol.parent.and_then(|p| position.get(&p).copied());
+        };
+        for index in chain {
+            modules[index] = Some(answer);
         }
-        let parent = symbol.parent?;
-        index = declared.iter().position(|s| s.key == parent)?;
     }
+    modules.into_iter().map(Option::flatten).collect()
 }
 
 /// Whether a declaration can be what a site of this kind names: a type name names a type, a
