@@ -466,6 +466,8 @@ fn rust_paths_walk_the_crate_module_tree() {
             // `shadowed`'s parameter `open` rebinds the name: a candidate; its closure
             // `helper` is no item of the module.
             "src/lib.rs#shadowed -> src/store/mod.rs#store::open CANDIDATE src/lib.rs:33",
+            // Inside `mod tests`, `Config` is only reached through `use super::*`.
+            "src/lib.rs#tests::builds -> src/lib.rs#Config::new CANDIDATE src/lib.rs:43",
             // `super::` from the inline module `util`.
             "src/lib.rs#util::helper -> src/lib.rs#Config::new STRUCTURAL_CERTAIN src/lib.rs:19",
             "src/store/mod.rs#store::close -> src/store/disk.rs#store::disk::flush STRUCTURAL_CERTAIN src/store/mod.rs:10",
@@ -478,6 +480,7 @@ fn rust_paths_walk_the_crate_module_tree() {
             // Through the renamed `use … Handle as StoreHandle`.
             "src/lib.rs#run -> src/lib.rs#Config STRUCTURAL_CERTAIN src/lib.rs:23",
             "src/lib.rs#run -> src/store/mod.rs#store::Handle STRUCTURAL_CERTAIN src/lib.rs:23",
+            "src/lib.rs#tests::builds -> src/lib.rs#Config CANDIDATE src/lib.rs:42",
             "src/lib.rs#util::helper -> src/lib.rs#Config STRUCTURAL_CERTAIN src/lib.rs:18",
             "src/store/mod.rs#store::close -> src/store/mod.rs#store::Handle STRUCTURAL_CERTAIN src/store/mod.rs:9",
             "src/store/mod.rs#store::open -> src/store/mod.rs#store::Handle STRUCTURAL_CERTAIN src/store/mod.rs:5",

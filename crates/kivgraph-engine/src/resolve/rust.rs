@@ -3,9 +3,9 @@
 //! macros and method calls on values are left unbound: the identifier census accounts for
 //! them.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-use kivgraph_facts::{EdgeKind, KeyMap, StableKey, SymbolFact, SymbolKind};
+use kivgraph_facts::{EdgeKind, StableKey, SymbolFact, SymbolKind};
 use kivgraph_syntax::{ReferenceSite, WHOLE_MODULE};
 
 use super::Resolved;
@@ -164,8 +164,7 @@ impl Scope<'_> {
                     self.path(path, depth + 1)?
                 } else {
                     let glob = self.globs.iter().find(|opened| {
-                        self.items
-                            .contains_key(&((*opened).clone(), first.clone()))
+                        self.items.contains_key(&((*opened).clone(), first.clone()))
                     })?;
                     (join(glob, first), false)
                 }
@@ -204,17 +203,23 @@ impl Scope<'_> {
 /// (`#[cfg]` twins) are candidates, as is a name the enclosing function rebinds.
 pub fn resolve_rust(files: &[RustFile], symbols: &[SymbolFact], out: &mut Resolved) {
     let items = items(symbols);
+    let modules: BTreeSet<&str> = symbols
+        .iter()
+        .filter(|s| s.kind == SymbolKind::Module)
+        .map(|s| s.qualified_name.as_str())
+        .collect();
     for file in files {
         let placed = &file.placed;
         let declared = &symbols[placed.first_symbol..placed.first_symbol + placed.symbol_count];
         let uses = Uses::of(placed.sites);
-        let modules = inline_modules(declared);
         let mut scopes: BTreeMap<&str, Scope> = BTreeMap::new();
         for site in placed.sites {
-            // Items inside an inline `mod` live in that module.
+            // Items inside an inline `mod` live in that module: the longest module path
+            // that holds the enclosing declaration.
             let module = site
                 .enclosing
-                .and_then(|i| modules.get(i as usize).copied().flatten())
+                .and_then(|i| declared.get(i as usize))
+                .and_then(|symbol| inline_module(&symbol.qualified_name, file.module, &modules))
                 .unwrap_or(file.module);
             let scope = scopes
                 .entry(module)
@@ -265,37 +270,24 @@ pub fn resolve_rust(files: &[RustFile], symbols: &[SymbolFact], out: &mut Resolv
     }
 }
 
-/// For each declaration of a file, the inline `mod` it sits in (its innermost enclosing
-/// module symbol), if any.
-fn inline_modules(declared: &[SymbolFact]) -> Vec<Option<&str>> {
-    let position: KeyMap<usize> = declared
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s.key, i))
-        .collect();
-    let mut modules: Vec<Option<Option<&str>>> = vec![None; declared.len()];
-    for start in 0..declared.len() {
-        // Walk up to the first declaration whose answer is known, then fill the chain.
-        let mut chain = Vec::new();
-        let mut at = Some(start);
-        let answer = loop {
-            let Some(index) = at else { break None };
-            if let Some(known) = modules[index] {
-                break known;
-            }
-            let symbol = &declared[index];
-            if symbol.kind == SymbolKind::Module {
-                modules[index] = Some(Some(symbol.qualified_name.as_str()));
-                break Some(symbol.qualified_name.as_str());
-            }
-            chain.push(index);
-            at = symbol.parent.and_then(|p| position.get(&p).copied());
-        };
-        for index in chain {
-            modules[index] = Some(answer);
+/// The inline module (below the file's own) whose path is the longest prefix of a
+/// declaration's qualified name, if any.
+fn inline_module<'a>(
+    qualified_name: &'a str,
+    file_module: &str,
+    modules: &BTreeSet<&str>,
+) -> Option<&'a str> {
+    let mut holder = qualified_name;
+    while let Some((prefix, _)) = holder.rsplit_once("::") {
+        if prefix == file_module || prefix.len() < file_module.len() {
+            return None;
         }
+        if modules.contains(prefix) {
+            return Some(prefix);
+        }
+        holder = prefix;
     }
-    modules.into_iter().map(Option::flatten).collect()
+    None
 }
 
 /// Whether a declaration can be what a site of this kind names: a type name names a type, a

@@ -34,3 +34,12 @@ pub fn shadowed<F: Fn()>(open: F) {
     let helper = || 1;
     helper();
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn builds() -> Config {
+        Config::new()
+    }
+}
