@@ -4,7 +4,8 @@
 //! tokens of the answer against grep + reading the files that hold the truth.
 //!
 //! The corpus is registered one upstream project per repository (seven Go modules, five npm
-//! packages, four PyPI projects), so consumers across projects are cross-repository.
+//! packages, four PyPI projects, and the Rust crates together), so consumers across projects
+//! are cross-repository.
 //!
 //! ```text
 //! $CARGO_TARGET_DIR/release/kivgraph-bench accuracy --kivgraph $CARGO_TARGET_DIR/release/kivgraph
@@ -44,6 +45,8 @@ const PROJECTS: &[(&str, &str)] = &[
     ("flask", "python/flask-3.1.2"),
     ("requests", "python/requests-2.32.5"),
     ("sqlalchemy", "python/sqlalchemy-2.0.44"),
+    // The Rust crates stay one repository: crates are resolved within themselves.
+    ("crates", "rust/src"),
 ];
 
 const SOURCE_GLOBS: &[&str] = &["*.go", "*.py", "*.ts", "*.tsx", "*.js", "*.mjs", "*.cjs"];
@@ -170,6 +173,7 @@ pub fn accuracy_benchmark(args: &[String]) -> anyhow::Result<()> {
         LanguageToken::Typescript,
         LanguageToken::Javascript,
         LanguageToken::Python,
+        LanguageToken::Rust,
     ];
     let mut entries = Vec::new();
     for (name, dir) in PROJECTS {
