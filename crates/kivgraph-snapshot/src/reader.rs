@@ -141,13 +141,18 @@ impl Snapshot {
     }
 
     fn str_at(&self, record: &[u8], at: usize) -> &str {
+        std::str::from_utf8(self.str_bytes_at(record, at)).unwrap_or("")
+    }
+
+    /// A string's bytes, without checking them again: indexes order by bytes, which for
+    /// UTF-8 is the order of the strings, and every string was checked once at open.
+    fn str_bytes_at(&self, record: &[u8], at: usize) -> &[u8] {
         let offset = read_u32(record, at) as usize;
         let len = read_u32(record, at + 4) as usize;
         let strings = &self.section(SectionKind::Strings).range;
         self.bytes()
             .get(strings.start + offset..strings.start + offset + len)
-            .and_then(|b| std::str::from_utf8(b).ok())
-            .unwrap_or("")
+            .unwrap_or(&[])
     }
 
     fn validate(backing: Backing) -> Result<Self, SnapshotError> {
@@ -403,7 +408,9 @@ impl Snapshot {
             TABLE_EVIDENCE => Some(evidence),
             _ => None,
         };
-        for i in 0..self.count(SectionKind::Edges) {
+        // Every table is checked on both cores: a serial loop between parallel ones leaves
+        // the pool's idle workers spinning against it.
+        first_error(self.count(SectionKind::Edges), |i| {
             let r = self.record(SectionKind::Edges, i);
             EdgeKind::from_code(r[0]).map_err(|e| fail("edge", i, &e.to_string()))?;
             Confidence::from_code(r[1]).map_err(|e| fail("edge", i, &e.to_string()))?;
@@ -418,8 +425,9 @@ impl Snapshot {
             {
                 return Err(fail("edge", i, "endpoint or evidence out of range"));
             }
-        }
-        for i in 0..self.count(SectionKind::Unresolved) {
+            Ok(())
+        })?;
+        first_error(self.count(SectionKind::Unresolved), |i| {
             let r = self.record(SectionKind::Unresolved, i);
             let repository = read_u32(r, 0);
             if repository != NONE && repository as usize >= repositories {
@@ -429,13 +437,15 @@ impl Snapshot {
             for at in [8, 16, 24, 32, 40] {
                 self.check_str("unresolved", i, r, at)?;
             }
-        }
-        for i in 0..evidence {
+            Ok(())
+        })?;
+        first_error(evidence, |i| {
             let r = self.record(SectionKind::Evidence, i);
             if read_u32(r, 32) as usize >= repositories || read_u32(r, 36) as usize >= files {
                 return Err(fail("evidence", i, "repository or file out of range"));
             }
-        }
+            Ok(())
+        })?;
         let symbol_rows = (TABLE_SYMBOL, symbols);
         self.validate_adjacency(
             (SectionKind::ForwardOffsets, SectionKind::ForwardEdges),
@@ -574,13 +584,11 @@ impl Snapshot {
     fn index_key(&self, kind: SectionKind, i: u32) -> (&[u8], &[u8]) {
         match kind {
             SectionKind::NameIndex => (
-                self.str_at(self.record(SectionKind::Symbols, i as usize), 48)
-                    .as_bytes(),
+                self.str_bytes_at(self.record(SectionKind::Symbols, i as usize), 48),
                 b"",
             ),
             SectionKind::QualifiedNameIndex => (
-                self.str_at(self.record(SectionKind::Symbols, i as usize), 56)
-                    .as_bytes(),
+                self.str_bytes_at(self.record(SectionKind::Symbols, i as usize), 56),
                 b"",
             ),
             SectionKind::KeyIndex => (
@@ -593,9 +601,8 @@ impl Snapshot {
                 let file = self.record(SectionKind::Files, i as usize);
                 let repository = read_u32(file, 64) as usize;
                 (
-                    self.str_at(self.record(SectionKind::Repositories, repository), 0)
-                        .as_bytes(),
-                    self.str_at(file, 72).as_bytes(),
+                    self.str_bytes_at(self.record(SectionKind::Repositories, repository), 0),
+                    self.str_bytes_at(file, 72),
                 )
             }
             SectionKind::UnresolvedFileIndex => {
