@@ -780,17 +780,17 @@ fn graph_status_counts_resolved_calls_and_declared_holes() {
     assert_eq!(
         results["edges_by_kind"],
         json!([
-            {"key": "CALLS_DIRECT", "count": 9},
+            {"key": "CALLS_DIRECT", "count": 11},
             {"key": "CONTAINS_FILE", "count": 5},
             {"key": "CONTAINS_PACKAGE", "count": 2},
-            {"key": "DEFINES", "count": 24},
+            {"key": "DEFINES", "count": 25},
             {"key": "METHOD_OF", "count": 4},
             {"key": "PACKAGE_DEPENDS_ON", "count": 1},
-            {"key": "TYPE_USES", "count": 11}
+            {"key": "TYPE_USES", "count": 12}
         ])
     );
     assert_eq!(
-        results["evidence"], 21,
+        results["evidence"], 24,
         "one observation per call site and type use, and the import client makes of server"
     );
     assert_eq!(
@@ -798,7 +798,7 @@ fn graph_status_counts_resolved_calls_and_declared_holes() {
         json!([
             {"key": "MODULE_PROVIDER_NOT_FOUND", "count": 1},
             {"key": "NAME_NOT_RESOLVED", "count": 3},
-            {"key": "RECEIVER_TYPE_UNKNOWN", "count": 2}
+            {"key": "RECEIVER_TYPE_UNKNOWN", "count": 1}
         ])
     );
 }
@@ -1340,18 +1340,36 @@ fn find_references_answers_one_hop_with_a_proven_verdict() {
         client.refused("find_references", json!({"name": "NewServer"})),
         "AMBIGUOUS_SYMBOL: name \"NewServer\" declares 3 symbols; repeat with the repository and path of the one you mean: gocalls:client/client.go:12, gocalls:client/client.go:29, gocalls:server/server.go:9"
     );
-    // The server's NewServer: two resolved callers, never the client's homonym; the call on a
-    // parameter that shadows the import is a blind spot, so the page is a floor.
+    // The server's NewServer: two resolved callers, never the client's homonym, and every
+    // spelling of the name explained — `srv.NewServer` on a parameter declared `fakeServer`
+    // is that type's method (rule G11) — so the answer is proven whole.
     let subject = json!({"name": "NewServer", "repository": "gocalls", "path": "server"});
-    let blind_spot = json!({"reason": "RECEIVER_TYPE_UNKNOWN", "repository": "gocalls", "path": "client/client.go", "line": 25, "requested_symbol": "NewServer", "detail": "the operand is a value whose type the syntax layer does not infer; only a type checker can bind this call"});
-    let completeness = json!({"verdict": "LOWER_BOUND", "blind_spots": [blind_spot], "fallback": {"pattern": "\\bNewServer\\b", "paths": [fixture.join("client/client.go").display().to_string()]}});
     assert_eq!(
         client.ok("find_references", subject.clone()),
-        json!({"snapshot_id": 1, "total": 2, "returned": 2, "coverage": {"exact": 2, "unresolved_related": 1}, "completeness": completeness, "results": {
+        json!({"snapshot_id": 1, "total": 2, "returned": 2, "coverage": {"exact": 2}, "completeness": {"verdict": "COMPLETE"}, "results": {
             "subject": "gocalls:server/server.go:9", "qn": "NewServer", "direction": "incoming",
             "edge_kinds_default_excluded": ["EXPORTS", "REEXPORTS"], "repository": "gocalls",
             "edge_kind": "CALLS_DIRECT", "kind": "func", "confidence": "STRUCTURAL_CERTAIN", "provenance": "TREE_SITTER_SYNTAX",
             "files": [{"file": "client/client.go", "at": ["Start@18-23"]}, {"file": "server/server.go", "at": ["Run@12-21"]}]}})
+    );
+    // Server.Start is called on `s`, which holds a call's result: no edge, a blind spot, and
+    // an empty page that says it is a floor.
+    let blind_spot = json!({"reason": "RECEIVER_TYPE_UNKNOWN", "repository": "gocalls", "path": "server/server.go", "line": 14, "requested_symbol": "Start", "detail": "the operand is a value whose type the syntax layer does not infer; only a type checker can bind this call"});
+    let start = client.ok(
+        "find_references",
+        json!({"qualified_name": "Server.Start", "repository": "gocalls"}),
+    );
+    assert_eq!(start["total"], 0);
+    assert_eq!(start["coverage"], json!({"unresolved_related": 1}));
+    assert_eq!(
+        start["completeness"],
+        json!({"verdict": "LOWER_BOUND", "blind_spots": [blind_spot], "fallback": {"pattern": "\\bStart\\b", "paths": [fixture.join("server/server.go").display().to_string()]}})
+    );
+    assert!(
+        start["guidance"]
+            .as_str()
+            .unwrap()
+            .starts_with("no reference was resolved, but this is a floor")
     );
     let mut files = subject.clone();
     files["view"] = json!("files");

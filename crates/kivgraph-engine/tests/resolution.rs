@@ -82,7 +82,10 @@ fn go_calls_bind_by_package_block_and_imports_and_nowhere_else() {
             // Through the alias `srv`; the homonym client.NewServer is never the target.
             "client/client.go#Start -> server/server.go#NewServer STRUCTURAL_CERTAIN client/client.go:19",
             "client/client.go#Start -> server/server.go#Run STRUCTURAL_CERTAIN client/client.go:22",
-            // `shadowed` calls srv.NewServer on a parameter named `srv`: no edge.
+            // Rule G11: `shadowed` calls srv.NewServer on a parameter named `srv` declared
+            // `fakeServer`, whose method it is — never the imported package's function.
+            "client/client.go#shadowed -> client/client.go#fakeServer.NewServer STRUCTURAL_CERTAIN client/client.go:25",
+            "client/client.go#withLiteral -> client/client.go#fakeServer.NewServer STRUCTURAL_CERTAIN client/client.go:34",
             // Through the method's own receiver; `p.hook()` calls a field, `p.Lock()` a
             // promoted method (a row below).
             "server/pool.go#Pool.Drain -> server/pool.go#Pool.reset STRUCTURAL_CERTAIN server/pool.go:14",
@@ -105,8 +108,8 @@ fn go_calls_bind_by_package_block_and_imports_and_nowhere_else() {
             "NAME_NOT_RESOLVED Gone example.com/gocalls/server client/client.go:21",
             "NAME_NOT_RESOLVED Pool.Lock - server/pool.go:12",
             "NAME_NOT_RESOLVED missing - server/server.go:19",
-            // Calls on values: `srv` is a parameter hiding the import, `s` a local.
-            "RECEIVER_TYPE_UNKNOWN NewServer - client/client.go:25",
+            // A call on a value whose type the syntax does not spell: `s` holds a call's
+            // result.
             "RECEIVER_TYPE_UNKNOWN Start - server/server.go:14",
         ]
     );
@@ -120,6 +123,7 @@ fn go_calls_bind_by_package_block_and_imports_and_nowhere_else() {
             "client/client.go#NewServer -> client/client.go#Server STRUCTURAL_CERTAIN client/client.go:12",
             "client/client.go#fakeServer.NewServer -> client/client.go#fakeServer STRUCTURAL_CERTAIN client/client.go:29",
             "client/client.go#shadowed -> client/client.go#fakeServer STRUCTURAL_CERTAIN client/client.go:25",
+            "client/client.go#withLiteral -> client/client.go#fakeServer STRUCTURAL_CERTAIN client/client.go:33",
             "server/pool.go#Pool.Drain -> server/pool.go#Pool STRUCTURAL_CERTAIN server/pool.go:11",
             "server/pool.go#Pool.reset -> server/pool.go#Pool STRUCTURAL_CERTAIN server/pool.go:17",
             "server/server.go#ID -> server/server.go#Server STRUCTURAL_CERTAIN server/server.go:32",

@@ -54,6 +54,10 @@ pub struct ReferenceSite {
     /// Rust: the qualifier is a path (`a::b` in `a::b::name`), not a value the name is
     /// reached through (`x` in `x.name()`).
     pub through_path: bool,
+    /// Go: `x.name` where `x` is bound once in the enclosing declaration with a type the
+    /// syntax spells — a parameter `x *T`, `var x T`, `x := T{…}` or `x := &T{…}` — that
+    /// type's name (`T`, or `pkg.T`).
+    pub operand_type: Option<String>,
 }
 
 /// The reference sites of one parsed file, in source order.
@@ -135,13 +139,24 @@ fn mark_local_bindings(language: Language, src: &str, root: Node, sites: &mut [R
         site.through_receiver = site.qualifier.is_some()
             && bindings == 1
             && scope.is_some_and(|scope| scope.receiver == Some(bindable));
+        if site.qualifier.is_some() && bindings == 1 {
+            // A local type of the same name would be another type: then no claim.
+            site.operand_type = scope
+                .and_then(|scope| {
+                    let ty = *scope.types.get(bindable)?;
+                    (ty.contains('.') || scope.bindings(ty) == 0).then_some(ty)
+                })
+                .map(str::to_string);
+        }
     }
 }
 
-/// The names one top-level declaration binds locally, counted, and (Go) a method's receiver.
+/// The names one top-level declaration binds locally, counted, and (Go) a method's receiver
+/// and the types its bindings are declared with.
 struct LocalScope<'s> {
     names: HashMap<&'s str, u32>,
     receiver: Option<&'s str>,
+    types: HashMap<&'s str, &'s str>,
 }
 
 impl<'s> LocalScope<'s> {
@@ -149,8 +164,12 @@ impl<'s> LocalScope<'s> {
     /// inside a block (a function body).
     fn go(src: &'s str, unit: Node) -> Self {
         let mut names: HashMap<&str, u32> = HashMap::new();
+        let mut types: HashMap<&str, &str> = HashMap::new();
         let mut stack = vec![(unit, false)];
         while let Some((node, in_block)) = stack.pop() {
+            if let Some((name, ty)) = go_declared_type(src, node) {
+                types.insert(name, ty);
+            }
             let bound: &[&str] = match node.kind() {
                 "parameter_declaration"
                 | "variadic_parameter_declaration"
@@ -187,7 +206,11 @@ impl<'s> LocalScope<'s> {
             .and_then(|list| crate::common::named_children(list).into_iter().next())
             .and_then(|parameter| parameter.child_by_field_name("name"))
             .map(|name| text(src, name));
-        LocalScope { names, receiver }
+        LocalScope {
+            names,
+            receiver,
+            types,
+        }
     }
 
     /// TypeScript/JavaScript: parameters, and declarations nested in a function, block or
@@ -239,6 +262,7 @@ impl<'s> LocalScope<'s> {
         LocalScope {
             names,
             receiver: None,
+            types: HashMap::new(),
         }
     }
 
@@ -275,6 +299,7 @@ impl<'s> LocalScope<'s> {
         LocalScope {
             names,
             receiver: None,
+            types: HashMap::new(),
         }
     }
 
@@ -327,11 +352,52 @@ impl<'s> LocalScope<'s> {
         LocalScope {
             names,
             receiver: None,
+            types: HashMap::new(),
         }
     }
 
     fn bindings(&self, name: &str) -> u32 {
         self.names.get(name).copied().unwrap_or(0)
+    }
+}
+
+/// Go: the type a single binding is declared with, where the syntax spells it: a parameter
+/// or `var` with one name (`c *Conn`, `var b bytes.Buffer`), or `x := T{…}` / `x := &T{…}`.
+fn go_declared_type<'s>(src: &'s str, node: Node) -> Option<(&'s str, &'s str)> {
+    let named = |ty: Node| -> Option<&'s str> {
+        let ty = match ty.kind() {
+            "pointer_type" => crate::common::named_children(ty).into_iter().next()?,
+            _ => ty,
+        };
+        matches!(ty.kind(), "type_identifier" | "qualified_type").then(|| text(src, ty))
+    };
+    match node.kind() {
+        "parameter_declaration" | "var_spec" => {
+            let mut cursor = node.walk();
+            let names: Vec<Node> = node.children_by_field_name("name", &mut cursor).collect();
+            let [name] = names.as_slice() else {
+                return None;
+            };
+            Some((text(src, *name), named(node.child_by_field_name("type")?)?))
+        }
+        "short_var_declaration" => {
+            let left = crate::common::named_children(node.child_by_field_name("left")?);
+            let right = crate::common::named_children(node.child_by_field_name("right")?);
+            let ([name], [value]) = (left.as_slice(), right.as_slice()) else {
+                return None;
+            };
+            let literal = match value.kind() {
+                "unary_expression" if text(src, *value).starts_with('&') => {
+                    value.child_by_field_name("operand")?
+                }
+                _ => *value,
+            };
+            (literal.kind() == "composite_literal")
+                .then(|| named(literal.child_by_field_name("type")?))
+                .flatten()
+                .map(|ty| (text(src, *name), ty))
+        }
+        _ => None,
     }
 }
 
@@ -461,6 +527,7 @@ impl<'s> Sites<'s> {
             locally_bound: None,
             through_receiver: false,
             through_path: false,
+            operand_type: None,
         });
     }
 

@@ -23,6 +23,9 @@ pub struct Call {
     pub locally_bound: bool,
     /// The operand is the enclosing method's receiver, bound nowhere else.
     pub through_receiver: bool,
+    /// The type the operand is declared with, where the syntax spells it (`T`, `pkg.T`).
+    #[serde(default)]
+    pub operand_type: Option<String>,
 }
 
 /// A Go import spec: `alias "path"`.
@@ -69,6 +72,7 @@ pub fn go_sites(sites: Vec<ReferenceSite>) -> GoSites {
                     enclosing: site.enclosing,
                     locally_bound,
                     through_receiver: site.through_receiver,
+                    operand_type: site.operand_type,
                 });
             }
             _ => {}
@@ -236,7 +240,10 @@ pub fn resolve_go(
                         receiver_unknown(file, call, &mut out);
                     }
                 }
-                Some(_) => receiver_unknown(file, call, &mut out),
+                Some(_) => match declared_receiver(file, call, own) {
+                    Some(receiver) => members.resolve(file, source, receiver, call, &mut out),
+                    None => receiver_unknown(file, call, &mut out),
+                },
             }
         }
         for used in &file.sites.type_uses {
@@ -447,6 +454,24 @@ impl Members {
                 ),
             );
         }
+    }
+}
+
+/// Rule G11: a variable bound once in the enclosing declaration with a type the syntax
+/// spells — a parameter, a `var`, a composite literal — has that type for good (Go types are
+/// static), so `x.m()` calls a method of that type as G8 does through a receiver. The type
+/// must be one the package block declares exactly once; another package's type needs its
+/// method table and is left receiver-unknown.
+fn declared_receiver(file: &GoFile, call: &Call, own: &GoPackageNames) -> Option<StableKey> {
+    let name = call.operand_type.as_deref().filter(|t| !t.contains('.'))?;
+    match own
+        .names
+        .get(&(file.package_clause.to_string(), name.to_string()))?
+        .types
+        .as_slice()
+    {
+        [one] => Some(*one),
+        _ => None,
     }
 }
 

@@ -27,3 +27,9 @@ func shadowed(srv fakeServer) { srv.NewServer("") }
 type fakeServer struct{}
 
 func (fakeServer) NewServer(string) {}
+
+// withLiteral's variable has the type of the literal that creates it (rule G11).
+func withLiteral() {
+	f := &fakeServer{}
+	f.NewServer("x")
+}
