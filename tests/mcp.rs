@@ -780,18 +780,21 @@ fn graph_status_counts_resolved_calls_and_declared_holes() {
     assert_eq!(
         results["edges_by_kind"],
         json!([
-            {"key": "CALLS_DIRECT", "count": 11},
+            {"key": "ASSIGNS_FUNCTION", "count": 1},
+            {"key": "CALLS_DIRECT", "count": 12},
             {"key": "CONTAINS_FILE", "count": 5},
             {"key": "CONTAINS_PACKAGE", "count": 2},
-            {"key": "DEFINES", "count": 25},
+            {"key": "DEFINES", "count": 26},
             {"key": "METHOD_OF", "count": 4},
             {"key": "PACKAGE_DEPENDS_ON", "count": 1},
+            {"key": "PASSES_AS_CALLBACK", "count": 1},
+            {"key": "RETURNS_FUNCTION", "count": 1},
             {"key": "TYPE_USES", "count": 12}
         ])
     );
     assert_eq!(
-        results["evidence"], 24,
-        "one observation per call site and type use, and the import client makes of server"
+        results["evidence"], 28,
+        "one observation per call site, type use and value use, and the import client makes of server"
     );
     assert_eq!(
         results["unresolved_by_reason"],
@@ -1534,12 +1537,12 @@ fn trace_and_blast_radius_walk_the_resolved_graph() {
         blast["results"],
         json!({
             "root": "gocalls:server/report.go:9", "depth": 3, "max_nodes": 5000,
-            "kinds_default_excluded": ["field", "variable"], "affected": 4, "deepest_depth": 3,
-            "by_depth": {"1": 1, "2": 2, "3": 1}, "by_kind": {"CALLS_DIRECT": 4}, "by_repository": {"gocalls": 4},
-            "by_package": [{"package": "example.com/gocalls/client", "count": 1}, {"package": "example.com/gocalls/server", "count": 3}],
+            "kinds_default_excluded": ["field", "variable"], "affected": 5, "deepest_depth": 3,
+            "by_depth": {"1": 1, "2": 2, "3": 2}, "by_kind": {"CALLS_DIRECT": 5}, "by_repository": {"gocalls": 5},
+            "by_package": [{"package": "example.com/gocalls/client", "count": 1}, {"package": "example.com/gocalls/server", "count": 4}],
             "repository": "gocalls", "kind": "func", "via_kind": "CALLS_DIRECT", "via_provenance": "TREE_SITTER_SYNTAX",
             "files": [
-                {"file": "server/report.go", "at": [["report@3-7", "1", "cleanup", "STRUCTURAL_CERTAIN"]]},
+                {"file": "server/report.go", "at": [["report@3-7", "1", "cleanup", "STRUCTURAL_CERTAIN"], ["register@12-17", "3", "retry", "STRUCTURAL_CERTAIN"]]},
                 {"file": "server/server.go", "at": [["retry@27-29", "2", "report", "CANDIDATE"], ["Run@12-21", "2", "report", "STRUCTURAL_CERTAIN"]]},
                 {"file": "client/client.go", "at": [["Start@18-23", "3", "Run", "STRUCTURAL_CERTAIN"]]}
             ]
@@ -1550,7 +1553,7 @@ fn trace_and_blast_radius_walk_the_resolved_graph() {
         blast["completeness"],
         json!({"verdict": "LOWER_BOUND", "unbound_uses": {"files": 1, "occurrences": 1}, "fallback": {"pattern": "\\bcleanup\\b", "paths": [server_go]}})
     );
-    assert_eq!(blast["coverage"], json!({"exact": 3, "candidate": 1}));
+    assert_eq!(blast["coverage"], json!({"exact": 4, "candidate": 1}));
     // kinds narrows what counts, echoed sorted; the walk itself is unchanged.
     let methods = client.ok("get_blast_radius", json!({"qualified_name": "cleanup", "repository": "gocalls", "kinds": ["method"], "edge_kinds": ["CALLS_DIRECT"], "view": "full"}));
     assert_eq!(

@@ -460,7 +460,10 @@ pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
             .any(|s| binds(s) && s.name != WHOLE_MODULE)
     });
     if files.iter().all(|f| {
-        f.sites.calls.is_empty() && f.sites.type_uses.is_empty() && f.sites.imports.is_empty()
+        f.sites.calls.is_empty()
+            && f.sites.type_uses.is_empty()
+            && f.sites.value_uses.is_empty()
+            && f.sites.imports.is_empty()
     }) && !imports_modules
         && !imports_python
         && !binds_rust
@@ -529,7 +532,10 @@ pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
     }
     resolved.append_to(&mut facts);
     if files.iter().all(|f| {
-        f.sites.calls.is_empty() && f.sites.type_uses.is_empty() && f.sites.imports.is_empty()
+        f.sites.calls.is_empty()
+            && f.sites.type_uses.is_empty()
+            && f.sites.value_uses.is_empty()
+            && f.sites.imports.is_empty()
     }) {
         return Arc::new(facts);
     }

@@ -89,6 +89,7 @@ fn go_calls_bind_by_package_block_and_imports_and_nowhere_else() {
             // Through the method's own receiver; `p.hook()` calls a field, `p.Lock()` a
             // promoted method (a row below).
             "server/pool.go#Pool.Drain -> server/pool.go#Pool.reset STRUCTURAL_CERTAIN server/pool.go:14",
+            "server/report.go#register -> server/server.go#retry STRUCTURAL_CERTAIN server/report.go:13",
             "server/report.go#report -> server/report.go#cleanup STRUCTURAL_CERTAIN server/report.go:6",
             "server/server.go#Run -> server/report.go#report STRUCTURAL_CERTAIN server/server.go:17",
             "server/server.go#Run -> server/server.go#NewServer STRUCTURAL_CERTAIN server/server.go:13",
@@ -130,6 +131,29 @@ fn go_calls_bind_by_package_block_and_imports_and_nowhere_else() {
             "server/server.go#NewServer -> server/server.go#Server STRUCTURAL_CERTAIN server/server.go:9",
             "server/server.go#NewServer -> server/server.go#Server STRUCTURAL_CERTAIN server/server.go:9",
             "server/server.go#Server.Start -> server/server.go#Server STRUCTURAL_CERTAIN server/server.go:24",
+        ]
+    );
+    // Rule G12: names used as values, by where they stand; the local `handlers` is no edge.
+    let mut values: Vec<String> = [
+        EdgeKind::PassesAsCallback,
+        EdgeKind::AssignsFunction,
+        EdgeKind::ReturnsFunction,
+        EdgeKind::References,
+    ]
+    .into_iter()
+    .flat_map(|kind| {
+        relations(&facts, kind)
+            .into_iter()
+            .map(move |row| format!("{kind} {row}"))
+    })
+    .collect();
+    values.sort();
+    assert_eq!(
+        values,
+        vec![
+            "ASSIGNS_FUNCTION server/report.go#register -> server/report.go#cleanup STRUCTURAL_CERTAIN server/report.go:14",
+            "PASSES_AS_CALLBACK server/report.go#register -> server/report.go#report STRUCTURAL_CERTAIN server/report.go:13",
+            "RETURNS_FUNCTION server/report.go#register -> server/report.go#cleanup STRUCTURAL_CERTAIN server/report.go:16",
         ]
     );
     // Package dependencies come from resolved imports only, one per import site: the

@@ -113,8 +113,16 @@ fn mark_local_bindings(language: Language, src: &str, root: Node, sites: &mut [R
             (unit.start_byte() as u32, unit.end_byte() as u32, scope)
         })
         .collect();
-    let uses =
-        |s: &&mut ReferenceSite| matches!(s.kind, EdgeKind::CallsDirect | EdgeKind::TypeUses);
+    let uses = |s: &&mut ReferenceSite| {
+        matches!(
+            s.kind,
+            EdgeKind::CallsDirect
+                | EdgeKind::TypeUses
+                | EdgeKind::PassesAsCallback
+                | EdgeKind::AssignsFunction
+                | EdgeKind::ReturnsFunction
+        )
+    };
     for site in sites.iter_mut().filter(uses) {
         // The name a scope can rebind: the bare name, or the operand of `operand.name`, or
         // the first segment of a Rust path.
@@ -617,9 +625,66 @@ impl<'s> Sites<'s> {
                 return false;
             }
             "type_identifier" => self.type_name(node),
+            "argument_list" => self.go_values(node, EdgeKind::PassesAsCallback),
+            "return_statement" => {
+                if let Some(list) = crate::common::named_children(node).first() {
+                    self.go_values(*list, EdgeKind::ReturnsFunction);
+                }
+            }
+            "assignment_statement" | "short_var_declaration" => {
+                if let Some(right) = node.child_by_field_name("right") {
+                    self.go_values(right, EdgeKind::AssignsFunction);
+                }
+            }
+            "var_spec" | "const_spec" => {
+                if let Some(value) = node.child_by_field_name("value") {
+                    self.go_values(value, EdgeKind::AssignsFunction);
+                }
+            }
+            "keyed_element" => {
+                // `{Key: value}`: the value is assigned to a field or a map entry.
+                if let Some(value) = crate::common::named_children(node).get(1) {
+                    self.go_values(*value, EdgeKind::AssignsFunction);
+                }
+            }
             _ => {}
         }
         true
+    }
+
+    /// Go: a name used as a value where the syntax shows how — passed as an argument,
+    /// returned, assigned — when the expression is the name itself (`handler`) or a name of
+    /// an imported package (`pkg.Handler`). The resolver keeps the kind when the name
+    /// denotes a function, and makes it `REFERENCES` otherwise.
+    fn go_values(&mut self, list: Node, kind: EdgeKind) {
+        let values = match list.kind() {
+            "expression_list" | "argument_list" => crate::common::named_children(list),
+            _ => vec![list],
+        };
+        for value in values {
+            let value = match value.kind() {
+                "literal_element" => match crate::common::named_children(value).first() {
+                    Some(inner) => *inner,
+                    None => continue,
+                },
+                _ => value,
+            };
+            match value.kind() {
+                "identifier" => {
+                    let name = self.text(value);
+                    if !matches!(name, "nil" | "true" | "false" | "iota" | "_") {
+                        self.push(kind, value, name, None);
+                    }
+                }
+                "selector_expression" => {
+                    let operand = value.child_by_field_name("operand");
+                    if operand.is_some_and(|o| o.kind() == "identifier") {
+                        self.push_reached(kind, value, value, "operand", "field");
+                    }
+                }
+                _ => {}
+            }
+        }
     }
 
     fn typescript(&mut self, node: Node) -> bool {

@@ -43,6 +43,10 @@ pub struct GoSites {
     /// Type names where they are used (`T`, `pkg.T`), in the same shape as calls.
     #[serde(default)]
     pub type_uses: Vec<Call>,
+    /// Names used as values (`PASSES_AS_CALLBACK`, `ASSIGNS_FUNCTION`, `RETURNS_FUNCTION`
+    /// by where they stand), in the same shape as calls.
+    #[serde(default)]
+    pub value_uses: Vec<(EdgeKind, Call)>,
     pub imports: Vec<GoImport>,
 }
 
@@ -56,16 +60,15 @@ pub fn go_sites(sites: Vec<ReferenceSite>) -> GoSites {
                 alias: site.alias,
                 span: site.span,
             }),
-            EdgeKind::CallsDirect | EdgeKind::TypeUses => {
+            EdgeKind::CallsDirect
+            | EdgeKind::TypeUses
+            | EdgeKind::PassesAsCallback
+            | EdgeKind::AssignsFunction
+            | EdgeKind::ReturnsFunction => {
                 let Some(locally_bound) = site.locally_bound else {
                     continue;
                 };
-                let list = if site.kind == EdgeKind::CallsDirect {
-                    &mut kept.calls
-                } else {
-                    &mut kept.type_uses
-                };
-                list.push(Call {
+                let call = Call {
                     operand: site.qualifier,
                     name: site.name,
                     span: site.span,
@@ -73,7 +76,12 @@ pub fn go_sites(sites: Vec<ReferenceSite>) -> GoSites {
                     locally_bound,
                     through_receiver: site.through_receiver,
                     operand_type: site.operand_type,
-                });
+                };
+                match site.kind {
+                    EdgeKind::CallsDirect => kept.calls.push(call),
+                    EdgeKind::TypeUses => kept.type_uses.push(call),
+                    kind => kept.value_uses.push((kind, call)),
+                }
             }
             _ => {}
         }
@@ -88,6 +96,8 @@ pub struct GoName {
     pub functions: Vec<StableKey>,
     /// The types of that name (likewise).
     pub types: Vec<StableKey>,
+    /// The variables and constants of that name (likewise).
+    pub values: Vec<StableKey>,
     /// Also declared as a variable or constant.
     pub other: bool,
 }
@@ -128,7 +138,10 @@ pub fn go_package_names(files: &[GoFile], symbols: &[SymbolFact]) -> GoPackageNa
             match symbol.kind {
                 SymbolKind::Func => entry.functions.push(symbol.key),
                 SymbolKind::Type | SymbolKind::Alias => entry.types.push(symbol.key),
-                _ => entry.other = true,
+                _ => {
+                    entry.values.push(symbol.key);
+                    entry.other = true;
+                }
             }
         }
     }
@@ -246,6 +259,13 @@ pub fn resolve_go(
                 },
             }
         }
+        for (kind, used) in &file.sites.value_uses {
+            let Some(enclosing) = used.enclosing else {
+                continue;
+            };
+            let source = facts.symbols[file.first_symbol + enclosing as usize].key;
+            resolve_value_use(file, source, *kind, used, own, imports, &mut out);
+        }
         for used in &file.sites.type_uses {
             let Some(enclosing) = used.enclosing else {
                 continue;
@@ -337,6 +357,62 @@ fn resolve_type_use(
             ),
         ),
     }
+}
+
+/// Rule G12: a package-level name used as a value — passed as an argument, assigned,
+/// returned — binds like a called name (the package block, a dot import, or `pkg.F`
+/// through an import). A function keeps the kind of its position (`PASSES_AS_CALLBACK`,
+/// `ASSIGNS_FUNCTION`, `RETURNS_FUNCTION`); a variable or constant is `REFERENCES`. A name
+/// the enclosing declaration binds is a local, and neither an edge nor a failure.
+fn resolve_value_use(
+    file: &GoFile,
+    source: StableKey,
+    kind: EdgeKind,
+    used: &Call,
+    own: &GoPackageNames,
+    imports: &FileImports,
+    out: &mut Resolved,
+) {
+    if used.locally_bound {
+        return;
+    }
+    let lookup = |names: &GoPackageNames, clause: &str| -> Option<GoName> {
+        names
+            .names
+            .get(&(clause.to_string(), used.name.clone()))
+            .cloned()
+    };
+    let found = match &used.operand {
+        None => lookup(own, file.package_clause).or_else(|| {
+            imports
+                .bound
+                .iter()
+                .filter(|(name, ..)| name == ".")
+                .find_map(|(_, _, names)| {
+                    let names = names.as_ref()?;
+                    lookup(names, names.importable.as_deref()?)
+                })
+        }),
+        Some(operand) => imports
+            .bound
+            .iter()
+            .find(|(name, _, _)| name == operand)
+            .and_then(|(_, _, names)| {
+                let names = names.as_ref()?;
+                lookup(names, names.importable.as_deref()?)
+            }),
+    };
+    let Some(name) = found else {
+        return;
+    };
+    let (kind, keys) = if !name.functions.is_empty() {
+        (kind, name.functions)
+    } else if !name.values.is_empty() {
+        (EdgeKind::References, name.values)
+    } else {
+        return;
+    };
+    out.edges(kind, file.file, source, used.span, &keys, keys.len() == 1);
 }
 
 fn resolve_bare(

@@ -7,3 +7,11 @@ func report(addr string) {
 }
 
 func cleanup() {}
+
+// register passes, stores and returns functions as values (rule G12).
+func register() func() {
+	retry(report)
+	handlers := map[string]func(){"clean": cleanup}
+	_ = handlers
+	return cleanup
+}
