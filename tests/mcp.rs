@@ -1622,14 +1622,14 @@ fn cross_repo_consumers_keep_uses_dependencies_and_failures_apart() {
     let dir = tempfile::tempdir().unwrap();
     index_resolution_fixtures(dir.path(), &["gocalls", "goconsumer"]);
     let mut client = Client::start(dir.path());
-    // goconsumer calls Run twice (once through a dot import) and imports its package from two
-    // files; gocalls' own client is not an outside consumer.
+    // goconsumer calls Run twice (once through a dot import) and imports its package from
+    // three files; gocalls' own client is not an outside consumer.
     assert_eq!(
         client.ok(
             "find_cross_repo_consumers",
             json!({"qualified_name": "Run", "repository": "gocalls"})
         ),
-        json!({"snapshot_id": 1, "total": 4, "returned": 4, "coverage": {"exact": 2, "package_level": 2}, "completeness": {"verdict": "COMPLETE"}, "results": {
+        json!({"snapshot_id": 1, "total": 5, "returned": 5, "coverage": {"exact": 2, "package_level": 3}, "completeness": {"verdict": "COMPLETE"}, "results": {
         "subject": {"qualified_name": "Run", "at": "gocalls:server/server.go:12", "pkg": "example.com/gocalls/server", "module_path": "example.com/gocalls", "end_line": 21},
         "confidence": "STRUCTURAL_CERTAIN", "provenance": "TREE_SITTER_SYNTAX",
         "groups": [
@@ -1644,7 +1644,7 @@ fn cross_repo_consumers_keep_uses_dependencies_and_failures_apart() {
     let new_server = client.ok("find_cross_repo_consumers", json!({"qualified_name": "NewServer", "repository": "gocalls", "path": "server", "view": "full"}));
     assert_eq!(
         new_server["coverage"],
-        json!({"exact": 0, "candidate": 0, "unresolved_related": 0, "package_level": 2})
+        json!({"exact": 0, "candidate": 0, "unresolved_related": 0, "package_level": 3})
     );
     assert_eq!(new_server["results"]["consumers"][0]["category"], "package");
     // A proven absence.
@@ -1679,7 +1679,8 @@ fn cross_repo_consumers_keep_uses_dependencies_and_failures_apart() {
         "find_cross_repo_consumers",
         json!({"qualified_name": "Run", "repository": "gocalls"}),
     );
-    assert_eq!(forked["coverage"], json!({"unresolved_related": 2}));
+    // One failed request per import of the claimed path: main.go, dot.go and typed.go.
+    assert_eq!(forked["coverage"], json!({"unresolved_related": 3}));
     assert_eq!(
         (
             forked["results"]["category"].clone(),
@@ -1698,6 +1699,6 @@ fn cross_repo_consumers_keep_uses_dependencies_and_failures_apart() {
             .as_array()
             .unwrap()
             .len(),
-        2
+        3
     );
 }

@@ -78,6 +78,9 @@ fn go_calls_bind_by_package_block_and_imports_and_nowhere_else() {
             // Another repository, through the provider's import path and package clause.
             "app/dot.go#dotted -> server/server.go#Run STRUCTURAL_CERTAIN app/dot.go:6",
             "app/main.go#main -> server/server.go#Run STRUCTURAL_CERTAIN app/main.go:8",
+            // Rule G11 across packages: `s *server.Server`; `b *strings.Builder` is the
+            // standard library's, neither an edge nor a failure.
+            "app/typed.go#typed -> server/server.go#Server.Start STRUCTURAL_CERTAIN app/typed.go:11",
             "client/client.go#Dial -> client/client.go#NewServer STRUCTURAL_CERTAIN client/client.go:14",
             // Through the alias `srv`; the homonym client.NewServer is never the target.
             "client/client.go#Start -> server/server.go#NewServer STRUCTURAL_CERTAIN client/client.go:19",
@@ -119,6 +122,7 @@ fn go_calls_bind_by_package_block_and_imports_and_nowhere_else() {
     assert_eq!(
         type_uses(&facts),
         vec![
+            "app/typed.go#typed -> server/server.go#Server STRUCTURAL_CERTAIN app/typed.go:10",
             "client/client.go#Dial -> client/client.go#Server STRUCTURAL_CERTAIN client/client.go:14",
             "client/client.go#NewServer -> client/client.go#Server STRUCTURAL_CERTAIN client/client.go:12",
             "client/client.go#NewServer -> client/client.go#Server STRUCTURAL_CERTAIN client/client.go:12",
@@ -164,6 +168,7 @@ fn go_calls_bind_by_package_block_and_imports_and_nowhere_else() {
             "example.com/gocalls/client -> example.com/gocalls/server STRUCTURAL_CERTAIN client/client.go:6",
             "example.com/goconsumer/app -> example.com/gocalls/server STRUCTURAL_CERTAIN app/dot.go:3",
             "example.com/goconsumer/app -> example.com/gocalls/server STRUCTURAL_CERTAIN app/main.go:3",
+            "example.com/goconsumer/app -> example.com/gocalls/server STRUCTURAL_CERTAIN app/typed.go:6",
         ]
     );
 }

@@ -110,6 +110,11 @@ pub struct GoPackageNames {
     /// The clause another package imports: the one that is neither `main` nor `*_test`, when
     /// exactly one is.
     pub importable: Option<String>,
+    /// The methods the package declares, by (type name, method name), and its struct fields
+    /// as (type name, field name): what an importer's `x.m()` reads when `x` is declared
+    /// with one of the package's types (rule G11).
+    pub methods: BTreeMap<(String, String), Vec<StableKey>>,
+    pub fields: BTreeSet<(String, String)>,
 }
 
 /// One Go file of a package: where its symbols sit in the package's symbol table.
@@ -147,6 +152,22 @@ pub fn go_package_names(files: &[GoFile], symbols: &[SymbolFact]) -> GoPackageNa
     }
     if let [only] = importable.as_slice() {
         table.importable = Some(only.to_string());
+    }
+    let type_names: BTreeMap<StableKey, &str> = symbols
+        .iter()
+        .filter(|s| s.parent.is_none())
+        .map(|s| (s.key, s.name.as_str()))
+        .collect();
+    for symbol in symbols {
+        let Some(owner) = symbol.parent.and_then(|p| type_names.get(&p)) else {
+            continue;
+        };
+        let member = (owner.to_string(), symbol.name.clone());
+        if symbol.kind == SymbolKind::Method {
+            table.methods.entry(member).or_default().push(symbol.key);
+        } else {
+            table.fields.insert(member);
+        }
     }
     table
 }
@@ -253,8 +274,14 @@ pub fn resolve_go(
                         receiver_unknown(file, call, &mut out);
                     }
                 }
-                Some(_) => match declared_receiver(file, call, own) {
-                    Some(receiver) => members.resolve(file, source, receiver, call, &mut out),
+                Some(_) => match declared_receiver(file, call, own, imports) {
+                    Some(DeclaredReceiver::Own(receiver)) => {
+                        members.resolve(file, source, receiver, call, &mut out)
+                    }
+                    Some(DeclaredReceiver::Imported(names, ty)) => {
+                        resolve_imported_member(file, source, names, ty, call, &mut out)
+                    }
+                    Some(DeclaredReceiver::Unindexed) => {}
                     None => receiver_unknown(file, call, &mut out),
                 },
             }
@@ -535,19 +562,79 @@ impl Members {
 
 /// Rule G11: a variable bound once in the enclosing declaration with a type the syntax
 /// spells — a parameter, a `var`, a composite literal — has that type for good (Go types are
-/// static), so `x.m()` calls a method of that type as G8 does through a receiver. The type
-/// must be one the package block declares exactly once; another package's type needs its
-/// method table and is left receiver-unknown.
-fn declared_receiver(file: &GoFile, call: &Call, own: &GoPackageNames) -> Option<StableKey> {
-    let name = call.operand_type.as_deref().filter(|t| !t.contains('.'))?;
+/// static), so `x.m()` calls a method of that type as G8 does through a receiver: a type the
+/// package block declares exactly once, or `pkg.T` of a package the file imports.
+enum DeclaredReceiver<'a> {
+    Own(StableKey),
+    Imported(&'a GoPackageNames, &'a str),
+    /// A predeclared type (`error`) or one of a package nobody indexed (the standard
+    /// library, or one charged once at its import): known, but nothing to bind or charge.
+    Unindexed,
+}
+
+fn declared_receiver<'a>(
+    file: &GoFile,
+    call: &'a Call,
+    own: &GoPackageNames,
+    imports: &'a FileImports,
+) -> Option<DeclaredReceiver<'a>> {
+    let ty = call.operand_type.as_deref()?;
+    if let Some((package, name)) = ty.split_once('.') {
+        if imports.unindexed.contains(package) {
+            return Some(DeclaredReceiver::Unindexed);
+        }
+        let (_, _, names) = imports
+            .bound
+            .iter()
+            .find(|(bound, _, _)| bound == package)?;
+        return Some(DeclaredReceiver::Imported(names.as_deref()?, name));
+    }
+    if GO_UNIVERSE.contains(&ty) {
+        return Some(DeclaredReceiver::Unindexed);
+    }
     match own
         .names
-        .get(&(file.package_clause.to_string(), name.to_string()))?
+        .get(&(file.package_clause.to_string(), ty.to_string()))?
         .types
         .as_slice()
     {
-        [one] => Some(*one),
+        [one] => Some(DeclaredReceiver::Own(*one)),
         _ => None,
+    }
+}
+
+/// `x.m()` on a value of another package's type `pkg.T`: that package's method `T.m`, a
+/// field call (nothing), or a method promoted from an embedded type (a hole).
+fn resolve_imported_member(
+    file: &GoFile,
+    source: StableKey,
+    names: &GoPackageNames,
+    ty: &str,
+    call: &Call,
+    out: &mut Resolved,
+) {
+    let member = (ty.to_string(), call.name.clone());
+    if let Some(methods) = names.methods.get(&member) {
+        out.edges(
+            EdgeKind::CallsDirect,
+            file.file,
+            source,
+            call.span,
+            methods,
+            methods.len() == 1,
+        );
+    } else if !names.fields.contains(&member) {
+        out.hole(
+            file.file,
+            "NAME_NOT_RESOLVED",
+            call.span,
+            Some(&format!("{ty}.{}", call.name)),
+            None,
+            format!(
+                "{ty} declares no method or field `{}` in its package; it is promoted from an embedded type, which the syntax layer does not follow",
+                call.name
+            ),
+        );
     }
 }
 

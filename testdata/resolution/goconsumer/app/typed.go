@@ -1,0 +1,13 @@
+package main
+
+import (
+	"strings"
+
+	"example.com/gocalls/server"
+)
+
+// typed calls methods on values declared with another package's type (rule G11).
+func typed(s *server.Server, b *strings.Builder) {
+	s.Start()
+	b.WriteString("x")
+}
