@@ -369,6 +369,14 @@ fn typescript_imports_bind_through_barrels_to_the_declaration() {
             "src/app.ts#viaNsType -> src/cache.ts#Entry CANDIDATE src/app.ts:20",
         ]
     );
+    // Names used as values (T4, T6): references from the object that holds them.
+    assert_eq!(
+        relations(&facts, EdgeKind::References),
+        vec![
+            "src/app.ts#handlers -> src/app.ts#helper STRUCTURAL_CERTAIN src/app.ts:21",
+            "src/app.ts#handlers -> src/cache.ts#load STRUCTURAL_CERTAIN src/app.ts:21",
+        ]
+    );
     assert_eq!(
         calls(&facts),
         vec![
@@ -414,6 +422,11 @@ fn python_from_imports_are_candidates_to_module_level_declarations() {
             // `os.path` (nobody's) are not charged: Python's bindings are not all declarations.
             "IMPORT_NOT_RESOLVED - .missing shop/views.py:5",
         ]
+    );
+    // A name used as a value (a dict entry) is a reference, a candidate like the import.
+    assert_eq!(
+        relations(&facts, EdgeKind::References),
+        vec!["shop/views.py#registry -> shop/util.py#helper CANDIDATE shop/views.py:30"]
     );
     // Rule P3: calls bind the module's names, always as candidates (Python rebinds them).
     assert_eq!(

@@ -747,9 +747,67 @@ impl<'s> Sites<'s> {
                 return false;
             }
             "type_identifier" => self.type_name(node),
+            "arguments" => self.values(node, EdgeKind::PassesAsCallback),
+            "return_statement" => {
+                if let Some(value) = crate::common::named_children(node).first() {
+                    self.values(*value, EdgeKind::ReturnsFunction);
+                }
+            }
+            "variable_declarator" | "assignment_expression" | "pair" => {
+                let value = node
+                    .child_by_field_name("value")
+                    .or_else(|| node.child_by_field_name("right"));
+                if let Some(value) = value {
+                    self.values(value, EdgeKind::AssignsFunction);
+                }
+            }
             _ => {}
         }
         true
+    }
+
+    /// TypeScript/JavaScript and Python: a name used as a value where the syntax shows how
+    /// — passed as an argument, returned, assigned — when the expression is the name itself
+    /// or a member of a name (`ns.f`, `module.f`). The resolver makes each a `REFERENCES`
+    /// edge where the name is bound to a declaration.
+    fn values(&mut self, list: Node, kind: EdgeKind) {
+        let values = match list.kind() {
+            "arguments" | "argument_list" | "expression_list" => {
+                crate::common::named_children(list)
+            }
+            _ => vec![list],
+        };
+        for value in values {
+            let value = match value.kind() {
+                // `f(key=value)`: the value is what is passed.
+                "keyword_argument" => match value.child_by_field_name("value") {
+                    Some(inner) => inner,
+                    None => continue,
+                },
+                _ => value,
+            };
+            match value.kind() {
+                "identifier" => {
+                    let name = self.text(value);
+                    if !matches!(name, "undefined" | "None" | "True" | "False" | "self") {
+                        self.push(kind, value, name, None);
+                    }
+                }
+                "member_expression" | "attribute"
+                    if value
+                        .child_by_field_name("object")
+                        .is_some_and(|o| o.kind() == "identifier") =>
+                {
+                    let field = if value.kind() == "attribute" {
+                        "attribute"
+                    } else {
+                        "property"
+                    };
+                    self.push_reached(kind, value, value, "object", field);
+                }
+                _ => {}
+            }
+        }
     }
 
     /// A class's `extends`/`implements` entry: a name, a dotted name, or a generic of either.
@@ -1054,6 +1112,20 @@ impl<'s> Sites<'s> {
             "type" => {
                 self.descend_into(node, Self::annotation);
                 return false;
+            }
+            "argument_list" => self.values(node, EdgeKind::PassesAsCallback),
+            "return_statement" => {
+                if let Some(value) = crate::common::named_children(node).first() {
+                    self.values(*value, EdgeKind::ReturnsFunction);
+                }
+            }
+            "assignment" | "pair" => {
+                let value = node
+                    .child_by_field_name("right")
+                    .or_else(|| node.child_by_field_name("value"));
+                if let Some(value) = value {
+                    self.values(value, EdgeKind::AssignsFunction);
+                }
             }
             _ => {}
         }

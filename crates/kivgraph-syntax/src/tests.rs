@@ -265,9 +265,11 @@ fn typescript_reference_sites() {
             "TYPE_USES Entry @7 in Store",
             "TYPE_USES Entry @8 in Store.read",
             "CALLS_DIRECT get via this.cache @9 in Store.read",
+            "PASSES_AS_CALLBACK key @9 in Store.read",
             "CALLS_DIRECT get via new Cache() @10 in Store.read",
             "CALLS_DIRECT Cache @10 in Store.read",
             "CALLS_DIRECT join via path @10 in Store.read",
+            "PASSES_AS_CALLBACK key @10 in Store.read",
             "CALLS_DIRECT fetchAll @14 in boot",
             "EXPORTS boot as start @15 in -",
             "EXPORTS Store @15 in -",
@@ -319,6 +321,8 @@ fn python_reference_sites() {
             "CALLS_DIRECT clear via self.cache @7 in Repo.get",
             "CALLS_DIRECT load @8 in Repo.get",
             "CALLS_DIRECT join via osp @8 in Repo.get",
+            // A name passed as an argument is a value use.
+            "PASSES_AS_CALLBACK key @8 in Repo.get",
             "CALLS_DIRECT run @10 in -",
         ]
     );

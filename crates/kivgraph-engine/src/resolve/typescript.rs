@@ -35,9 +35,13 @@ pub fn module_sites(sites: Vec<ReferenceSite>) -> Vec<ModuleSite> {
         .into_iter()
         .filter(|s| match s.kind {
             EdgeKind::ImportsSymbol | EdgeKind::Reexports | EdgeKind::Exports => true,
-            // Calls and type uses where the scopes were read: `f(…)`, `new C(…)`, `T`, and
-            // `ns.f(…)`, `ns.T` through a single identifier.
-            EdgeKind::CallsDirect | EdgeKind::TypeUses => {
+            // Calls, type uses and value uses where the scopes were read: `f(…)`, `new C(…)`,
+            // `T`, `g(f)`, and `ns.f(…)`, `ns.T`, `g(ns.f)` through a single identifier.
+            EdgeKind::CallsDirect
+            | EdgeKind::TypeUses
+            | EdgeKind::PassesAsCallback
+            | EdgeKind::AssignsFunction
+            | EdgeKind::ReturnsFunction => {
                 s.locally_bound.is_some()
                     && s.qualifier.as_deref().is_none_or(|operand| {
                         operand
@@ -48,7 +52,9 @@ pub fn module_sites(sites: Vec<ReferenceSite>) -> Vec<ModuleSite> {
             _ => false,
         })
         .map(|s| {
-            let call = matches!(s.kind, EdgeKind::CallsDirect | EdgeKind::TypeUses);
+            let call = s.kind != EdgeKind::ImportsSymbol
+                && s.kind != EdgeKind::Reexports
+                && s.kind != EdgeKind::Exports;
             ModuleSite {
                 kind: s.kind,
                 specifier: if call { None } else { s.qualifier.clone() },
@@ -94,14 +100,30 @@ pub fn resolve_calls(
     for site in file
         .sites
         .iter()
-        .filter(|s| matches!(s.kind, EdgeKind::CallsDirect | EdgeKind::TypeUses))
-        .filter(|s| s.operand.is_none())
+        .filter(|s| s.operand.is_none() && is_use(s.kind))
     {
+        // A value use the enclosing declaration binds is a local, not a reference.
+        if is_value_use(site.kind) && site.locally_bound {
+            continue;
+        }
         let Some((keys, certain)) = bindings.get(&site.name) else {
             continue;
         };
         call_edges(file, declared, site, keys, *certain, out);
     }
+}
+
+/// A call, a type name, or a name used as a value: the sites bindings resolve.
+fn is_use(kind: EdgeKind) -> bool {
+    matches!(kind, EdgeKind::CallsDirect | EdgeKind::TypeUses) || is_value_use(kind)
+}
+
+/// A name passed, assigned or returned as a value.
+fn is_value_use(kind: EdgeKind) -> bool {
+    matches!(
+        kind,
+        EdgeKind::PassesAsCallback | EdgeKind::AssignsFunction | EdgeKind::ReturnsFunction
+    )
 }
 
 /// The edges of one call or type use from its holder (the innermost enclosing declaration, or the
@@ -119,8 +141,14 @@ pub fn call_edges(
         Some(index) => declared[index as usize].key,
         None => file.file.key,
     };
+    // The declarations' kinds are not at hand here: a value use is a `REFERENCES`.
+    let kind = if is_value_use(site.kind) {
+        EdgeKind::References
+    } else {
+        site.kind
+    };
     out.edges(
-        site.kind,
+        kind,
         file.file,
         source,
         site.span,

@@ -25,3 +25,6 @@ def through_modules(user=None):
 
 def by_submodule():
     return user.load("j")
+
+
+registry = {"assist": assist}

@@ -18,3 +18,4 @@ function shadow(ns: { load(k: string): string }): string { return ns.load("s"); 
 interface Local { id: string }
 export function useLocal<Entry>(x: Local, e: Entry): Local { return x; }
 export function viaNsType(e: ns.Entry): void {}
+export const handlers = { run: helper, load: ns.load };
