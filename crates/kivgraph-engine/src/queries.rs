@@ -18,6 +18,7 @@ use crate::resolve::Resolved;
 use crate::resolve::go::{
     self, GoFile, GoPackageNames, GoProvider, GoSites, go_sites, is_go_standard_path, resolve_go,
 };
+use crate::resolve::go_implements::{self, GoMethodSets};
 use crate::resolve::python::{self, PackageModules, PythonFile};
 use crate::resolve::rust::{self, RustFile, resolve_rust};
 use crate::resolve::typescript::{
@@ -275,7 +276,7 @@ pub fn file_facts(db: &dyn Db, file: FileInput) -> FileFacts {
     let text = db.source_text(fingerprint);
     let readable = text.is_some();
     let mut module_sites = Vec::new();
-    let (syntax, go_sites) = match &text {
+    let (syntax, mut go_sites) = match &text {
         Some(text) if language == Language::Go => {
             let (syntax, sites) = kivgraph_syntax::extract_with_references(language, path, text);
             (syntax, go_sites(sites))
@@ -349,6 +350,12 @@ pub fn file_facts(db: &dyn Db, file: FileInput) -> FileFacts {
             declaration,
         });
     }
+    // The shapes only interface satisfaction reads travel with the resolver's sites.
+    go_sites.method_shapes = symbols
+        .iter_mut()
+        .enumerate()
+        .filter_map(|(i, s)| Some((i as u32, s.declaration.method_shape.take()?)))
+        .collect();
     FileFacts {
         key_module: key_scope(language, unit).1.to_string(),
         package: PackageFact {
@@ -440,6 +447,21 @@ pub fn package_symbols(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
 /// importer.
 #[salsa::tracked(returns(clone))]
 pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
+    let resolved = resolve_package(db, package);
+    match go_package_implementations(db, package) {
+        Some(implementations) => {
+            let mut facts = FactSet::clone(&resolved);
+            facts.edges.extend(implementations.edges.iter().cloned());
+            facts
+                .evidence
+                .extend(implementations.evidence.iter().cloned());
+            Arc::new(facts)
+        }
+        None => resolved,
+    }
+}
+
+fn resolve_package(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
     let declared = package_symbols(db, package);
     let files = go_files(db, package, &declared);
     let modules = module_files(db, package, &declared);
@@ -459,12 +481,8 @@ pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
             .iter()
             .any(|s| binds(s) && s.name != WHOLE_MODULE)
     });
-    if files.iter().all(|f| {
-        f.sites.calls.is_empty()
-            && f.sites.type_uses.is_empty()
-            && f.sites.value_uses.is_empty()
-            && f.sites.imports.is_empty()
-    }) && !imports_modules
+    if files.iter().all(|f| f.sites.binds_nothing())
+        && !imports_modules
         && !imports_python
         && !binds_rust
     {
@@ -531,24 +549,92 @@ pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
         python::resolve_imports(&pythons, &declared.symbols, &lookup, &mut resolved);
     }
     resolved.append_to(&mut facts);
-    if files.iter().all(|f| {
-        f.sites.calls.is_empty()
-            && f.sites.type_uses.is_empty()
-            && f.sites.value_uses.is_empty()
-            && f.sites.imports.is_empty()
-    }) {
+    if files.iter().all(|f| f.sites.binds_nothing()) {
         return Arc::new(facts);
     }
     let own = go_package_names(db, package);
     let providers = go_providers(db, Workspace::get(db));
-    let provider = |path: &str| match providers.get(path).map(Vec::as_slice) {
+    resolve_go(&mut facts, &files, &own, &go_provider(db, &providers));
+    Arc::new(facts)
+}
+
+/// What provides a Go import path, as the workspace's registered packages say.
+fn go_provider<'db>(
+    db: &'db dyn Db,
+    providers: &'db BTreeMap<String, Vec<PackageInput>>,
+) -> impl Fn(&str) -> GoProvider + 'db {
+    move |path: &str| match providers.get(path).map(Vec::as_slice) {
         _ if is_go_standard_path(path) => GoProvider::Standard,
         None | Some([]) => GoProvider::Missing,
         Some([only]) => GoProvider::Found(only.key(db), go_package_names(db, *only)),
         Some(several) => GoProvider::Ambiguous(several.len()),
+    }
+}
+
+/// A Go package's interfaces and method-carrying types with resolved signatures: what
+/// interface satisfaction compares. Unchanged by edits inside function bodies.
+#[salsa::tracked(returns(clone))]
+pub fn go_method_sets(db: &dyn Db, package: PackageInput) -> Arc<GoMethodSets> {
+    let declared = package_symbols(db, package);
+    let files = go_files(db, package, &declared);
+    let Some(first) = files.first() else {
+        return Arc::default();
     };
-    resolve_go(&mut facts, &files, &own, &provider);
-    Arc::new(facts)
+    let import_path = package_import_path(&first.file.package, &declared);
+    let own = go_package_names(db, package);
+    let providers = go_providers(db, Workspace::get(db));
+    Arc::new(go_implements::go_method_sets(
+        &files,
+        &declared.symbols,
+        &own,
+        &import_path,
+        &go_provider(db, &providers),
+    ))
+}
+
+/// Discovery names a Go package `MODULE IMPORT_PATH`.
+fn package_import_path(package: &StableKey, declared: &FactSet) -> String {
+    declared
+        .packages
+        .iter()
+        .find(|p| p.key == *package)
+        .map(|p| {
+            p.name
+                .rsplit_once(' ')
+                .map_or(p.name.as_str(), |(_, path)| path)
+        })
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Every implicit interface satisfaction of the workspace's Go code, by implementing
+/// package (rule G13).
+#[salsa::tracked(returns(clone))]
+pub fn go_implementations(
+    db: &dyn Db,
+    workspace: Workspace,
+) -> Arc<BTreeMap<StableKey, Arc<FactSet>>> {
+    let providers = go_providers(db, workspace);
+    let mut packages: Vec<PackageInput> = providers.values().flatten().copied().collect();
+    packages.sort_by_key(|p| p.key(db));
+    packages.dedup();
+    let sets: Vec<Arc<GoMethodSets>> = packages.iter().map(|p| go_method_sets(db, *p)).collect();
+    let sets: Vec<&GoMethodSets> = sets.iter().map(Arc::as_ref).collect();
+    Arc::new(
+        go_implements::go_implementations(&sets)
+            .into_iter()
+            .map(|(package, facts)| (package, Arc::new(facts)))
+            .collect(),
+    )
+}
+
+/// One package's share of [`go_implementations`]: its importers' facts depend on this
+/// alone, so a change elsewhere that leaves it equal re-resolves nothing here.
+#[salsa::tracked(returns(clone))]
+pub fn go_package_implementations(db: &dyn Db, package: PackageInput) -> Option<Arc<FactSet>> {
+    go_implementations(db, Workspace::get(db))
+        .get(&package.key(db))
+        .cloned()
 }
 
 /// The TypeScript/JavaScript files of a package with where their symbols sit in `declared`.

@@ -533,3 +533,42 @@ fn rust_paths_walk_the_crate_module_tree() {
         ]
     );
 }
+
+#[test]
+fn go_types_implement_interfaces_whose_resolved_signatures_they_declare() {
+    let facts = index(&["godispatch"], LanguageToken::Go);
+    assert_eq!(
+        relations(&facts, EdgeKind::Implements),
+        [
+            "app/app.go#SlackNotifier -> store/notify.go#Notifier STRUCTURAL_CERTAIN app/app.go:10",
+            "app/app.go#SlackNotifier.Notify -> store/notify.go#Notifier.Notify STRUCTURAL_CERTAIN app/app.go:12",
+            "store/notify.go#EmailNotifier -> store/notify.go#Notifier STRUCTURAL_CERTAIN store/notify.go:8",
+            "store/notify.go#EmailNotifier.Notify -> store/notify.go#Notifier.Notify STRUCTURAL_CERTAIN store/notify.go:10",
+            "store/store.go#Audit -> store/store.go#Reporter STRUCTURAL_CERTAIN store/store.go:46",
+            "store/store.go#Audit.Report -> store/store.go#Reporter.Report STRUCTURAL_CERTAIN store/store.go:53",
+            "store/store.go#MemoryStore -> store/store.go#Closer STRUCTURAL_CERTAIN store/store.go:30",
+            "store/store.go#MemoryStore -> store/store.go#Store STRUCTURAL_CERTAIN store/store.go:30",
+            "store/store.go#MemoryStore.Close -> store/store.go#Closer.Close STRUCTURAL_CERTAIN store/store.go:43",
+            "store/store.go#MemoryStore.Get -> store/store.go#Store.Get STRUCTURAL_CERTAIN store/store.go:34",
+            "store/store.go#MemoryStore.Put -> store/store.go#Store.Put STRUCTURAL_CERTAIN store/store.go:38",
+        ]
+    );
+    assert_eq!(
+        relations(&facts, EdgeKind::Embeds),
+        [
+            "store/store.go#Audit -> store/store.go#MemoryStore STRUCTURAL_CERTAIN store/store.go:47",
+            "store/store.go#Closer -> store/store.go#Store STRUCTURAL_CERTAIN store/store.go:13",
+        ]
+    );
+    // Calls through an interface bind to the interface's method (G11), never to a type
+    // that happens to declare the name.
+    assert_eq!(
+        calls(&facts),
+        [
+            "app/app.go#Alert -> store/notify.go#Notifier.Notify STRUCTURAL_CERTAIN app/app.go:23",
+            "app/app.go#Count -> store/notify.go#Counter.Notify STRUCTURAL_CERTAIN app/app.go:27",
+            "app/app.go#Load -> store/store.go#Store.Get STRUCTURAL_CERTAIN app/app.go:15",
+            "app/app.go#Save -> store/store.go#Store.Put STRUCTURAL_CERTAIN app/app.go:19",
+        ]
+    );
+}

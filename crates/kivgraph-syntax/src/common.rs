@@ -322,6 +322,7 @@ impl<'s> Builder<'s> {
             parent: declaration.parent,
             receiver: declaration.receiver,
             discriminator: declaration.discriminator,
+            method_shape: None,
         });
         index
     }

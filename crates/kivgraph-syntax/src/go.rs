@@ -5,7 +5,7 @@ use kivgraph_facts::SymbolKind;
 use tree_sitter::Node;
 
 use crate::common::{
-    Builder, NewDeclaration, collapse, doc_above, named_children, signature, truncate,
+    Builder, NewDeclaration, collapse, doc_above, named_children, signature, text, truncate,
 };
 
 fn exported(name: &str) -> bool {
@@ -110,7 +110,10 @@ fn method(b: &mut Builder, node: Node) {
             .map(|i| i as u32)
     });
     let doc = go_doc(b, node);
-    b.push(
+    let generic = node
+        .child_by_field_name("receiver")
+        .is_some_and(|r| b.text(r).contains('['));
+    let index = b.push(
         node,
         NewDeclaration {
             exported: exported(&name),
@@ -124,6 +127,78 @@ fn method(b: &mut Builder, node: Node) {
             discriminator: None,
         },
     );
+    if !generic {
+        b.declarations_mut()[index as usize].method_shape = Some(method_shape(b.src, node));
+    }
+}
+
+/// A method's signature as interface satisfaction compares it: the parameter and result
+/// types, parameter names dropped (`(a, b int)` is `int , int`), type names marked so the
+/// engine can say which declaration each denotes.
+fn method_shape(src: &str, node: Node) -> String {
+    let mut shape = String::new();
+    if let Some(parameters) = node.child_by_field_name("parameters") {
+        list_shape(src, parameters, &mut shape);
+    }
+    shape.push_str(" ->");
+    // `string`, `(string)` and `(s string)` are one result list.
+    match node.child_by_field_name("result") {
+        Some(result) if result.kind() == "parameter_list" => list_shape(src, result, &mut shape),
+        Some(result) => {
+            shape.push_str(" (");
+            type_shape(src, result, &mut shape);
+            shape.push_str(" , )");
+        }
+        None => shape.push_str(" ( )"),
+    }
+    shape
+}
+
+fn list_shape(src: &str, list: Node, shape: &mut String) {
+    shape.push_str(" (");
+    for parameter in named_children(list) {
+        let Some(ty) = parameter.child_by_field_name("type") else {
+            continue;
+        };
+        let mut cursor = parameter.walk();
+        let names = parameter
+            .children_by_field_name("name", &mut cursor)
+            .count();
+        let variadic = parameter.kind() == "variadic_parameter_declaration";
+        for _ in 0..names.max(1) {
+            if variadic {
+                shape.push_str(" ...");
+            }
+            type_shape(src, ty, shape);
+            shape.push_str(" ,");
+        }
+    }
+    shape.push_str(" )");
+}
+
+fn type_shape(src: &str, node: Node, shape: &mut String) {
+    match node.kind() {
+        "type_identifier" => {
+            shape.push_str(" #");
+            shape.push_str(text(src, node));
+        }
+        "qualified_type" => {
+            shape.push_str(" @");
+            shape.push_str(&collapse(text(src, node)).replace(' ', ""));
+        }
+        "parameter_list" => list_shape(src, node, shape),
+        "comment" => {}
+        _ if node.child_count() == 0 => {
+            shape.push(' ');
+            shape.push_str(text(src, node));
+        }
+        _ => {
+            let mut cursor = node.walk();
+            for child in node.children(&mut cursor) {
+                type_shape(src, child, shape);
+            }
+        }
+    }
 }
 
 fn type_spec(b: &mut Builder, declaration: Node, spec: Node) {
@@ -227,6 +302,20 @@ fn type_spec(b: &mut Builder, declaration: Node, spec: Node) {
             }
         }
         "interface_type" => {
+            // A constraint (`~int | string`) or a generic interface is no method set the
+            // syntax can compare; a type name alone is an embedded interface.
+            let comparable = type_parameters.is_empty()
+                && named_children(ty).into_iter().all(|element| {
+                    element.kind() != "type_elem"
+                        || matches!(
+                            named_children(element)
+                                .iter()
+                                .map(|n| n.kind())
+                                .collect::<Vec<_>>()
+                                .as_slice(),
+                            ["type_identifier" | "qualified_type"]
+                        )
+                });
             for element in named_children(ty)
                 .into_iter()
                 .filter(|n| n.kind() == "method_elem")
@@ -239,7 +328,7 @@ fn type_spec(b: &mut Builder, declaration: Node, spec: Node) {
                 };
                 let doc = go_doc(b, element);
                 let signature = collapse(b.text(element));
-                member(
+                let member_index = member(
                     b,
                     element,
                     (index, &name),
@@ -248,6 +337,10 @@ fn type_spec(b: &mut Builder, declaration: Node, spec: Node) {
                     signature,
                     doc,
                 );
+                if comparable {
+                    b.declarations_mut()[member_index as usize].method_shape =
+                        Some(method_shape(b.src, element));
+                }
             }
         }
         _ => {}
@@ -263,7 +356,7 @@ fn member(
     kind: SymbolKind,
     signature: String,
     doc: Option<String>,
-) {
+) -> u32 {
     b.push(
         node,
         NewDeclaration {
@@ -277,7 +370,7 @@ fn member(
             receiver: None,
             discriminator: None,
         },
-    );
+    )
 }
 
 fn value_specs(b: &mut Builder, declaration: Node, kind: SymbolKind) {

@@ -44,6 +44,12 @@ pub struct Declaration {
     /// Distinguishes same-named declarations the language allows (TypeScript overloads):
     /// the parameter list as spelled.
     pub discriminator: Option<String>,
+    /// Go: a method's parameter and result types with the parameter names dropped, for
+    /// interface satisfaction: tokens separated by spaces, `#T` a type name as spelled bare,
+    /// `@pkg.T` a qualified one, everything else verbatim. `None` where it cannot be
+    /// compared (a generic receiver or interface, a constraint interface).
+    #[serde(default)]
+    pub method_shape: Option<String>,
 }
 
 /// Everything the syntax layer says about one file.
@@ -59,7 +65,7 @@ pub struct SyntaxFacts {
 }
 
 /// Grammar versions, part of every cache identity: a new grammar never trusts old facts.
-pub const GRAMMAR_VERSIONS: &str = "tree-sitter=0.27.1;go=0.25.0;typescript=0.23.2;javascript=0.25.0;rust=0.24.2;python=0.25.0;extractor=9";
+pub const GRAMMAR_VERSIONS: &str = "tree-sitter=0.27.1;go=0.25.0;typescript=0.23.2;javascript=0.25.0;rust=0.24.2;python=0.25.0;extractor=10";
 
 /// The grammar for a path: TSX for `.tsx`, the JavaScript grammar (which reads JSX) for JS.
 fn grammar(language: Language, path: &str) -> tree_sitter::Language {

@@ -60,6 +60,32 @@ pub struct ReferenceSite {
     pub operand_type: Option<String>,
 }
 
+/// Go: a type name standing alone as a struct's field (`struct { Base }`, `*Base`) or as an
+/// interface element (`interface { Reader }`) is embedded; anywhere else it is a use.
+fn go_use_of_type(node: Node) -> EdgeKind {
+    let Some(parent) = node.parent() else {
+        return EdgeKind::TypeUses;
+    };
+    let embedded = match parent.kind() {
+        "field_declaration" => {
+            parent.child_by_field_name("name").is_none()
+                && parent.child_by_field_name("type") == Some(node)
+        }
+        "type_elem" => {
+            parent.named_child_count() == 1
+                && parent
+                    .parent()
+                    .is_some_and(|p| p.kind() == "interface_type")
+        }
+        _ => false,
+    };
+    if embedded {
+        EdgeKind::Embeds
+    } else {
+        EdgeKind::TypeUses
+    }
+}
+
 /// The reference sites of one parsed file, in source order.
 pub(crate) fn collect(
     language: Language,
@@ -118,6 +144,7 @@ fn mark_local_bindings(language: Language, src: &str, root: Node, sites: &mut [R
             s.kind,
             EdgeKind::CallsDirect
                 | EdgeKind::TypeUses
+                | EdgeKind::Embeds
                 | EdgeKind::PassesAsCallback
                 | EdgeKind::AssignsFunction
                 | EdgeKind::ReturnsFunction
@@ -621,8 +648,13 @@ impl<'s> Sites<'s> {
                 return false;
             }
             "qualified_type" => {
-                self.push_reached(EdgeKind::TypeUses, node, node, "package", "name");
+                let kind = go_use_of_type(node);
+                self.push_reached(kind, node, node, "package", "name");
                 return false;
+            }
+            "type_identifier" if go_use_of_type(node) == EdgeKind::Embeds => {
+                let name = self.text(node);
+                self.push(EdgeKind::Embeds, node, name, None);
             }
             "type_identifier" => self.type_name(node),
             "argument_list" => self.go_values(node, EdgeKind::PassesAsCallback),

@@ -43,11 +43,28 @@ pub struct GoSites {
     /// Type names where they are used (`T`, `pkg.T`), in the same shape as calls.
     #[serde(default)]
     pub type_uses: Vec<Call>,
+    /// Type names embedded in a struct or an interface, in the same shape.
+    #[serde(default)]
+    pub embeds: Vec<Call>,
     /// Names used as values (`PASSES_AS_CALLBACK`, `ASSIGNS_FUNCTION`, `RETURNS_FUNCTION`
     /// by where they stand), in the same shape as calls.
     #[serde(default)]
     pub value_uses: Vec<(EdgeKind, Call)>,
     pub imports: Vec<GoImport>,
+    /// The Go method shapes of the file's declarations, by declaration index (methods and
+    /// interface methods; see `Declaration::method_shape`).
+    #[serde(default)]
+    pub method_shapes: Vec<(u32, String)>,
+}
+
+impl GoSites {
+    pub fn binds_nothing(&self) -> bool {
+        self.calls.is_empty()
+            && self.type_uses.is_empty()
+            && self.embeds.is_empty()
+            && self.value_uses.is_empty()
+            && self.imports.is_empty()
+    }
 }
 
 /// Keeps the sites the resolver reads: calls whose scopes the syntax layer read, and imports.
@@ -62,6 +79,7 @@ pub fn go_sites(sites: Vec<ReferenceSite>) -> GoSites {
             }),
             EdgeKind::CallsDirect
             | EdgeKind::TypeUses
+            | EdgeKind::Embeds
             | EdgeKind::PassesAsCallback
             | EdgeKind::AssignsFunction
             | EdgeKind::ReturnsFunction => {
@@ -80,6 +98,7 @@ pub fn go_sites(sites: Vec<ReferenceSite>) -> GoSites {
                 match site.kind {
                     EdgeKind::CallsDirect => kept.calls.push(call),
                     EdgeKind::TypeUses => kept.type_uses.push(call),
+                    EdgeKind::Embeds => kept.embeds.push(call),
                     kind => kept.value_uses.push((kind, call)),
                 }
             }
@@ -184,7 +203,7 @@ pub enum GoProvider {
 
 /// Go's predeclared functions and types (a conversion `int(x)` is spelled as a call): one
 /// that the package does not redeclare is neither an edge nor a failure.
-const GO_UNIVERSE: &[&str] = &[
+pub(crate) const GO_UNIVERSE: &[&str] = &[
     "append",
     "cap",
     "clear",
@@ -270,7 +289,7 @@ pub fn resolve_go(
                         imports.bound.iter().find(|(name, _, _)| name == operand)
                     {
                         resolve_imported(file, source, call, imported, &mut out);
-                    } else if !imports.unindexed.contains(operand) {
+                    } else if !imports.unindexed.contains_key(operand) {
                         receiver_unknown(file, call, &mut out);
                     }
                 }
@@ -298,7 +317,27 @@ pub fn resolve_go(
                 continue;
             };
             let source = facts.symbols[file.first_symbol + enclosing as usize].key;
-            resolve_type_use(file, source, used, own, imports, &mut out);
+            resolve_type_use(
+                file,
+                EdgeKind::TypeUses,
+                source,
+                used,
+                own,
+                imports,
+                &mut out,
+            );
+        }
+        for used in &file.sites.embeds {
+            let Some(enclosing) = used.enclosing else {
+                continue;
+            };
+            // An embedded field is a member named after its type: the struct embeds.
+            let holder = &facts.symbols[file.first_symbol + enclosing as usize];
+            let source = match holder.kind {
+                SymbolKind::Field => holder.parent.unwrap_or(holder.key),
+                _ => holder.key,
+            };
+            resolve_type_use(file, EdgeKind::Embeds, source, used, own, imports, &mut out);
         }
     }
     out.append_to(facts);
@@ -311,6 +350,7 @@ pub fn resolve_go(
 /// predeclared types and the standard library's.
 fn resolve_type_use(
     file: &GoFile,
+    kind: EdgeKind,
     source: StableKey,
     used: &Call,
     own: &GoPackageNames,
@@ -364,7 +404,7 @@ fn resolve_type_use(
     };
     match found {
         Some(keys) => out.edges(
-            EdgeKind::TypeUses,
+            kind,
             file.file,
             source,
             used.span,
@@ -580,7 +620,7 @@ fn declared_receiver<'a>(
 ) -> Option<DeclaredReceiver<'a>> {
     let ty = call.operand_type.as_deref()?;
     if let Some((package, name)) = ty.split_once('.') {
-        if imports.unindexed.contains(package) {
+        if imports.unindexed.contains_key(package) {
             return Some(DeclaredReceiver::Unindexed);
         }
         let (_, _, names) = imports
@@ -652,14 +692,15 @@ fn receiver_unknown(file: &GoFile, call: &Call, out: &mut Resolved) {
 }
 
 /// The names a file's imports bind, each with its path and what provides it.
-type ImportBinding = (String, String, Option<Arc<GoPackageNames>>);
+pub(crate) type ImportBinding = (String, String, Option<Arc<GoPackageNames>>);
 
 /// A file's imports: those bound to an indexed provider, and the names of the ones that are
 /// not indexed (the standard library, or charged once as a missing provider), whose
 /// selector calls are not charged again.
-struct FileImports {
-    bound: Vec<ImportBinding>,
-    unindexed: BTreeSet<String>,
+pub(crate) struct FileImports {
+    pub(crate) bound: Vec<ImportBinding>,
+    /// By the name each binds, with its path.
+    pub(crate) unindexed: BTreeMap<String, String>,
 }
 
 /// The name an import binds when the source gives no alias and no provider is indexed to
@@ -675,13 +716,13 @@ fn conventional_name(path: &str) -> String {
 
 /// Binds each import of a file to its provider; charges the imports nobody (or several)
 /// provides, once per import spec.
-fn file_imports(
+pub(crate) fn file_imports(
     file: &GoFile,
     provider: &dyn Fn(&str) -> GoProvider,
     out: &mut Resolved,
 ) -> FileImports {
     let mut bound = Vec::new();
-    let mut unindexed = BTreeSet::new();
+    let mut unindexed = BTreeMap::new();
     for import in &file.sites.imports {
         let alias = import.alias.as_deref();
         if alias == Some("_") {
@@ -689,7 +730,10 @@ fn file_imports(
         }
         let found = provider(&import.path);
         if !matches!(found, GoProvider::Found(..)) {
-            unindexed.insert(alias.map_or_else(|| conventional_name(&import.path), str::to_string));
+            unindexed.insert(
+                alias.map_or_else(|| conventional_name(&import.path), str::to_string),
+                import.path.clone(),
+            );
         }
         match found {
             GoProvider::Standard => {}

@@ -3,12 +3,14 @@
 //! binds stays unbound or becomes an `UNRESOLVED` row with its reason — never an edge from a
 //! matching name.
 //!
-//! Resolved so far: Go calls and type names (`go.rs`, rules G1–G10), TypeScript/JavaScript
+//! Resolved so far: Go calls, type names, embedding and implicit interface satisfaction
+//! (`go.rs` and `go_implements.rs`, rules G1–G13), TypeScript/JavaScript
 //! imports, calls and type names (`typescript.rs`, rules T1–T6), Python imports, calls and
 //! annotations (`python.rs`, rules P1–P4) and Rust `use` trees, calls and type names within
 //! a crate (`rust.rs`, rules R1–R3).
 
 pub mod go;
+pub mod go_implements;
 pub mod python;
 pub mod rust;
 pub mod typescript;
@@ -21,11 +23,12 @@ use kivgraph_facts::{
 use crate::queries::evidence_key;
 
 /// The reference relations this layer resolves for a language: every site of these kinds is
-/// an edge or an `UNRESOLVED` row. A relation absent here is not extracted at all, so an
+/// an edge or an `UNRESOLVED` row. Go's `IMPLEMENTS` is not among them: a method promoted
+/// from an embedded type, or an interface embedding the standard library's, escapes it. A relation absent here is not extracted at all, so an
 /// answer about it is a floor; the manifest publishes this per repository.
 pub fn resolved_relations(language: Language) -> &'static [EdgeKind] {
     match language {
-        Language::Go => &[EdgeKind::CallsDirect, EdgeKind::TypeUses],
+        Language::Go => &[EdgeKind::CallsDirect, EdgeKind::TypeUses, EdgeKind::Embeds],
         Language::TypeScript | Language::JavaScript | Language::Python => {
             &[EdgeKind::ImportsSymbol]
         }
@@ -53,18 +56,49 @@ impl Resolved {
         targets: &[StableKey],
         certain: bool,
     ) {
-        let observed = evidence_key(&file.repository, &file.path, span);
-        self.evidence.push(Evidence {
-            key: observed,
-            repository: file.repository.clone(),
-            file_path: file.path.clone(),
-            span,
-        });
         let confidence = if certain {
             Confidence::StructuralCertain
         } else {
             Confidence::Candidate
         };
+        self.record(
+            kind,
+            (&file.repository, &file.path, span),
+            source,
+            targets,
+            confidence,
+        );
+    }
+
+    /// Certain edges observed at a declaration of `repository`/`path` rather than at a site.
+    pub(crate) fn observed(
+        &mut self,
+        kind: EdgeKind,
+        repository: &str,
+        path: &str,
+        source: StableKey,
+        span: LineSpan,
+        targets: &[StableKey],
+    ) {
+        let at = (repository, path, span);
+        self.record(kind, at, source, targets, Confidence::StructuralCertain);
+    }
+
+    fn record(
+        &mut self,
+        kind: EdgeKind,
+        (repository, path, span): (&str, &str, LineSpan),
+        source: StableKey,
+        targets: &[StableKey],
+        confidence: Confidence,
+    ) {
+        let observed = evidence_key(repository, path, span);
+        self.evidence.push(Evidence {
+            key: observed,
+            repository: repository.to_string(),
+            file_path: path.to_string(),
+            span,
+        });
         self.edges.extend(targets.iter().map(|target| Edge {
             kind,
             source,

@@ -1,0 +1,313 @@
+//! Go: which types implement which interfaces (rule G13 of `docs/resolution.md`).
+//!
+//! Go's satisfaction is implicit — a type implements an interface when its method set holds
+//! every method of the interface with an identical signature — so it is decided across the
+//! workspace, after every signature's type names have been resolved to the declarations they
+//! denote. Two methods are compared by name and resolved signature, never by name alone.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use kivgraph_facts::{EdgeKind, FactSet, LineSpan, StableKey, SymbolFact, SymbolKind};
+
+use super::Resolved;
+use super::go::{FileImports, GO_UNIVERSE, GoFile, GoPackageNames, GoProvider, file_imports};
+
+/// `Error() string`, the method of the predeclared `error`, in resolved form.
+const ERROR_METHOD: &str = "Error ( ) -> ( string , )";
+
+/// A declaration an implementation is observed at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Declared {
+    pub key: StableKey,
+    pub package: StableKey,
+    pub repository: String,
+    pub path: String,
+    pub span: LineSpan,
+}
+
+impl Declared {
+    fn of(symbol: &SymbolFact) -> Self {
+        Declared {
+            key: symbol.key,
+            package: symbol.package,
+            repository: symbol.repository.clone(),
+            path: symbol.file_path.clone(),
+            span: symbol.span,
+        }
+    }
+}
+
+/// What an interface embeds, as far as the syntax binds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Embedded {
+    /// A type declared once in a registered package (an interface, unless the workspace
+    /// says otherwise).
+    Type(StableKey),
+    /// The predeclared `error`.
+    Error,
+    /// Anything else (the standard library's, an unbound name): the method set is unknown.
+    Unknown,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GoInterface {
+    pub declared: Declared,
+    /// Resolved signature and method symbol of each method it declares itself; `None` when
+    /// one of them cannot be compared (a type name the syntax cannot resolve).
+    pub methods: Option<Vec<(String, StableKey)>>,
+    pub embeds: Vec<Embedded>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GoConcrete {
+    pub declared: Declared,
+    /// The methods declared on the type (value or pointer receiver), by resolved signature.
+    pub methods: BTreeMap<String, Declared>,
+}
+
+/// One Go package's interfaces and method-carrying types, signatures resolved.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct GoMethodSets {
+    pub interfaces: Vec<GoInterface>,
+    pub types: Vec<GoConcrete>,
+}
+
+/// Rewrites a method shape with each type name replaced by what it denotes: `path.T` for a
+/// type of this package or of an imported one, the bare name for a predeclared type. `None`
+/// when a name is neither (a dot import, an unindexed local).
+fn resolved_shape(
+    shape: &str,
+    own: &GoPackageNames,
+    clause: &str,
+    import_path: &str,
+    imports: &FileImports,
+) -> Option<String> {
+    let mut resolved = String::with_capacity(shape.len() + 16);
+    for token in shape.split(' ').filter(|t| !t.is_empty()) {
+        resolved.push(' ');
+        if let Some(name) = token.strip_prefix('#') {
+            let declared = own
+                .names
+                .get(&(clause.to_string(), name.to_string()))
+                .is_some_and(|n| !n.types.is_empty());
+            if declared {
+                resolved.push_str(import_path);
+                resolved.push('.');
+            } else if !GO_UNIVERSE.contains(&name) {
+                return None;
+            }
+            resolved.push_str(name);
+        } else if let Some(qualified) = token.strip_prefix('@') {
+            let (package, name) = qualified.split_once('.')?;
+            let path = imports
+                .bound
+                .iter()
+                .find(|(bound, ..)| bound == package)
+                .map(|(_, path, _)| path)
+                .or_else(|| imports.unindexed.get(package))?;
+            resolved.push_str(path);
+            resolved.push('.');
+            resolved.push_str(name);
+        } else {
+            resolved.push_str(token);
+        }
+    }
+    Some(resolved)
+}
+
+fn is_interface(symbol: &SymbolFact) -> bool {
+    symbol.kind == SymbolKind::Type && symbol.signature.ends_with(" interface")
+}
+
+/// A package's interfaces and types with their resolved method signatures.
+pub fn go_method_sets(
+    files: &[GoFile],
+    symbols: &[SymbolFact],
+    own: &GoPackageNames,
+    import_path: &str,
+    provider: &dyn Fn(&str) -> GoProvider,
+) -> GoMethodSets {
+    let mut signatures: BTreeMap<StableKey, Option<String>> = BTreeMap::new();
+    let mut embeds: BTreeMap<StableKey, Vec<Embedded>> = BTreeMap::new();
+    for file in files {
+        if file.sites.method_shapes.is_empty() && file.sites.embeds.is_empty() {
+            continue;
+        }
+        // Imports are charged by the package's resolution; here they only name paths.
+        let imports = file_imports(file, provider, &mut Resolved::default());
+        for (index, shape) in &file.sites.method_shapes {
+            let symbol = &symbols[file.first_symbol + *index as usize];
+            let resolved = resolved_shape(shape, own, file.package_clause, import_path, &imports)
+                .map(|shape| format!("{}{shape}", symbol.name));
+            signatures.insert(symbol.key, resolved);
+        }
+        for embed in &file.sites.embeds {
+            let Some(holder) = embed
+                .enclosing
+                .map(|i| &symbols[file.first_symbol + i as usize])
+                .filter(|s| is_interface(s))
+            else {
+                continue;
+            };
+            let single = |names: &GoPackageNames, clause: &str| match names
+                .names
+                .get(&(clause.to_string(), embed.name.clone()))
+                .map(|n| n.types.as_slice())
+            {
+                Some([one]) => Some(*one),
+                _ => None,
+            };
+            let embedded = match &embed.operand {
+                None => match single(own, file.package_clause) {
+                    Some(key) => Embedded::Type(key),
+                    None if embed.name == "error" => Embedded::Error,
+                    None => Embedded::Unknown,
+                },
+                Some(package) => imports
+                    .bound
+                    .iter()
+                    .find(|(bound, ..)| bound == package)
+                    .and_then(|(_, _, names)| {
+                        let names = names.as_deref()?;
+                        single(names, names.importable.as_deref()?)
+                    })
+                    .map_or(Embedded::Unknown, Embedded::Type),
+            };
+            embeds.entry(holder.key).or_default().push(embedded);
+        }
+    }
+    let mut members: BTreeMap<StableKey, Vec<&SymbolFact>> = BTreeMap::new();
+    for symbol in symbols.iter().filter(|s| s.kind == SymbolKind::Method) {
+        if let Some(parent) = symbol.parent {
+            members.entry(parent).or_default().push(symbol);
+        }
+    }
+    let mut sets = GoMethodSets::default();
+    for symbol in symbols.iter().filter(|s| s.kind == SymbolKind::Type) {
+        let methods = members.get(&symbol.key).map_or(&[][..], Vec::as_slice);
+        if is_interface(symbol) {
+            let resolved: Option<Vec<(String, StableKey)>> = methods
+                .iter()
+                .map(|m| Some((signatures.get(&m.key)?.clone()?, m.key)))
+                .collect();
+            sets.interfaces.push(GoInterface {
+                declared: Declared::of(symbol),
+                methods: resolved,
+                embeds: embeds.remove(&symbol.key).unwrap_or_default(),
+            });
+        } else if !methods.is_empty() {
+            let methods: BTreeMap<String, Declared> = methods
+                .iter()
+                .filter_map(|m| Some((signatures.get(&m.key)?.clone()?, Declared::of(m))))
+                .collect();
+            if !methods.is_empty() {
+                sets.types.push(GoConcrete {
+                    declared: Declared::of(symbol),
+                    methods,
+                });
+            }
+        }
+    }
+    sets
+}
+
+/// The method set of an interface, embedded interfaces included: each resolved signature
+/// with the interface methods that declare it (none for `error`'s). `None` when any part is
+/// unknown.
+fn interface_method_set(
+    key: StableKey,
+    interfaces: &BTreeMap<StableKey, &GoInterface>,
+    visiting: &mut BTreeSet<StableKey>,
+    set: &mut BTreeMap<String, Vec<StableKey>>,
+) -> Option<()> {
+    let interface = interfaces.get(&key)?;
+    if !visiting.insert(key) {
+        return Some(());
+    }
+    for (signature, method) in interface.methods.as_ref()? {
+        set.entry(signature.clone()).or_default().push(*method);
+    }
+    for embedded in &interface.embeds {
+        match embedded {
+            Embedded::Type(inner) => interface_method_set(*inner, interfaces, visiting, set)?,
+            Embedded::Error => {
+                set.entry(ERROR_METHOD.to_string()).or_default();
+            }
+            Embedded::Unknown => return None,
+        }
+    }
+    Some(())
+}
+
+/// Every `IMPLEMENTS` edge the workspace's Go declarations prove — a type to the interface,
+/// and each of its methods to the interface method it provides — grouped by the
+/// implementing package.
+pub fn go_implementations(sets: &[&GoMethodSets]) -> BTreeMap<StableKey, FactSet> {
+    let interfaces: BTreeMap<StableKey, &GoInterface> = sets
+        .iter()
+        .flat_map(|s| &s.interfaces)
+        .map(|i| (i.declared.key, i))
+        .collect();
+    let types: Vec<&GoConcrete> = sets.iter().flat_map(|s| &s.types).collect();
+    let mut by_signature: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (index, ty) in types.iter().enumerate() {
+        for signature in ty.methods.keys() {
+            by_signature.entry(signature).or_default().push(index);
+        }
+    }
+    let mut found: BTreeMap<StableKey, Resolved> = BTreeMap::new();
+    for key in interfaces.keys() {
+        let mut set = BTreeMap::new();
+        if interface_method_set(*key, &interfaces, &mut BTreeSet::new(), &mut set).is_none()
+            || set.is_empty()
+        {
+            continue;
+        }
+        // The rarest signature bounds the candidates.
+        let Some(candidates) = set
+            .keys()
+            .map(|s| by_signature.get(s.as_str()).map_or(&[][..], Vec::as_slice))
+            .min_by_key(|c| c.len())
+        else {
+            continue;
+        };
+        for ty in candidates.iter().map(|i| types[*i]) {
+            if !set.keys().all(|s| ty.methods.contains_key(s)) {
+                continue;
+            }
+            let out = found.entry(ty.declared.package).or_default();
+            edge(out, &ty.declared, &[*key]);
+            for (signature, targets) in &set {
+                if !targets.is_empty() {
+                    edge(out, &ty.methods[signature], targets);
+                }
+            }
+        }
+    }
+    found
+        .into_iter()
+        .map(|(package, resolved)| {
+            let mut facts = FactSet::default();
+            resolved.append_to(&mut facts);
+            (package, facts)
+        })
+        .collect()
+}
+
+/// `IMPLEMENTS` from `implementer`, observed at its declaration's first line.
+fn edge(out: &mut Resolved, implementer: &Declared, targets: &[StableKey]) {
+    let span = LineSpan {
+        start_line: implementer.span.start_line,
+        end_line: implementer.span.start_line,
+        start_byte: implementer.span.start_byte,
+        end_byte: implementer.span.start_byte,
+    };
+    out.observed(
+        EdgeKind::Implements,
+        &implementer.repository,
+        &implementer.path,
+        implementer.key,
+        span,
+        targets,
+    );
+}

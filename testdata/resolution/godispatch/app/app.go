@@ -1,0 +1,28 @@
+package app
+
+import (
+	"context"
+
+	"example.com/godispatch/store"
+)
+
+// SlackNotifier is a second Notifier, from another package.
+type SlackNotifier struct{ Channel string }
+
+func (s SlackNotifier) Notify(text string) error { return nil }
+
+func Load(ctx context.Context, s store.Store, key string) (string, error) {
+	return s.Get(ctx, key)
+}
+
+func Save(ctx context.Context, s store.Store, key, value string) error {
+	return s.Put(ctx, key, value)
+}
+
+func Alert(n store.Notifier) error {
+	return n.Notify("down")
+}
+
+func Count(c store.Counter) error {
+	return c.Notify(3)
+}

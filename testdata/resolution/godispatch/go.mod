@@ -1,0 +1,3 @@
+module example.com/godispatch
+
+go 1.22

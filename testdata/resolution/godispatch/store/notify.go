@@ -1,0 +1,15 @@
+package store
+
+// Notifier has several implementations: a call through it reaches one of them.
+type Notifier interface {
+	Notify(message string) error
+}
+
+type EmailNotifier struct{}
+
+func (EmailNotifier) Notify(message string) error { return nil }
+
+// Counter declares Notify with another signature: it is not a Notifier.
+type Counter struct{}
+
+func (Counter) Notify(times int) error { return nil }
