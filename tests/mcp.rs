@@ -1702,3 +1702,75 @@ fn cross_repo_consumers_keep_uses_dependencies_and_failures_apart() {
         3
     );
 }
+
+#[test]
+fn calls_through_an_interface_reach_its_one_implementation_and_no_other() {
+    let dir = tempfile::tempdir().unwrap();
+    index_resolution_fixtures(dir.path(), &["godispatch"]);
+    let mut client = Client::start(dir.path());
+    // MemoryStore is Store's only implementation: Load's call through Store.Get can reach
+    // nothing else, so it is MemoryStore.Get's reference too, marked with the bridge.
+    assert_eq!(
+        client.ok(
+            "find_references",
+            json!({"qualified_name": "MemoryStore.Get", "repository": "godispatch"})
+        ),
+        json!({"snapshot_id": 1, "total": 1, "returned": 1, "coverage": {"exact": 1}, "completeness": {"verdict": "COMPLETE"}, "results": {
+            "subject": "godispatch:store/store.go:34", "qn": "MemoryStore.Get", "direction": "incoming",
+            "dispatch_through": "godispatch:store/store.go:7",
+            "edge_kinds_default_excluded": ["EXPORTS", "REEXPORTS"], "repository": "godispatch",
+            "edge_kind": "CALLS_DIRECT", "kind": "func", "confidence": "STRUCTURAL_CERTAIN", "provenance": "TREE_SITTER_SYNTAX",
+            "via": "Store.Get", "files": [{"file": "app/app.go", "at": ["Load@14-16"]}]}})
+    );
+    let full = client.ok(
+        "find_references",
+        json!({"qualified_name": "MemoryStore.Get", "repository": "godispatch", "view": "full"}),
+    );
+    assert_eq!(
+        (
+            full["results"]["dispatch_through"]["qualified_name"].clone(),
+            full["results"]["references"][0]["qualified_name"].clone(),
+            full["results"]["references"][0]["via"].clone()
+        ),
+        (json!("Store.Get"), json!("Load"), json!("Store.Get"))
+    );
+    // Notifier has two implementations (one in another package; Counter.Notify takes an
+    // int and is none): nothing is bridged, and the empty answer says why it is a floor.
+    assert_eq!(
+        client.ok(
+            "find_references",
+            json!({"qualified_name": "EmailNotifier.Notify", "repository": "godispatch"})
+        ),
+        json!({"snapshot_id": 1, "total": 0, "returned": 0,
+            "guidance": "no reference was resolved, but this is a floor: completeness.not_followed names uses that may reach this symbol and that the index does not credit to it; follow them before concluding nobody uses it",
+            "completeness": {"verdict": "LOWER_BOUND", "not_followed": "calls through the interface method Notifier.Notify may dispatch here, but it has 2 implementations, so none of them is credited with those calls; ask find_references about Notifier.Notify for them"},
+            "results": {"subject": "godispatch:store/notify.go:10", "qn": "EmailNotifier.Notify", "direction": "incoming", "edge_kinds_default_excluded": ["EXPORTS", "REEXPORTS"], "repository": "godispatch", "files": []}})
+    );
+    assert_eq!(
+        client.ok(
+            "find_references",
+            json!({"qualified_name": "Notifier.Notify", "repository": "godispatch", "edge_kinds": ["IMPLEMENTS"]})
+        )["results"]["files"],
+        json!([{"file": "app/app.go", "at": ["SlackNotifier.Notify@12"]}, {"file": "store/notify.go", "at": ["EmailNotifier.Notify@10"]}])
+    );
+    // The reverse walk crosses IMPLEMENTS towards the interface, then reaches its callers.
+    let blast = client.ok(
+        "get_blast_radius",
+        json!({"qualified_name": "MemoryStore.Put", "repository": "godispatch"}),
+    );
+    assert_eq!(
+        blast["results"]["files"],
+        json!([{"file": "store/store.go", "at": [["Store.Put@8", "method", "1", "MemoryStore.Put", "IMPLEMENTS"]]},
+               {"file": "app/app.go", "at": [["Save@18-20", "func", "2", "Store.Put", "CALLS_DIRECT"]]}])
+    );
+    // Changing Store (its methods are seeds too) reaches what implements it, embeds it,
+    // uses it and calls through it.
+    let store = client.ok(
+        "get_blast_radius",
+        json!({"qualified_name": "Store", "repository": "godispatch", "depth": 1}),
+    );
+    assert_eq!(
+        store["results"]["by_kind"],
+        json!({"CALLS_DIRECT": 2, "EMBEDS": 1, "IMPLEMENTS": 3, "TYPE_USES": 2})
+    );
+}

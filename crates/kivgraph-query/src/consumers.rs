@@ -378,7 +378,7 @@ pub fn find_cross_repo_consumers(
             .into_iter()
             .filter(|(file, _)| file.repository().name() != home)
             .collect(),
-        not_followed: bound_under_other_names(&subject),
+        not_followed: bound_under_other_names(&subject).map(str::to_string),
         unextracted: Vec::new(),
     };
     let guidance = if total == 0 {

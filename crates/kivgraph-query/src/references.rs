@@ -4,7 +4,7 @@
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use kivgraph_facts::{Confidence, EdgeKind, Language};
+use kivgraph_facts::{Confidence, EdgeKind, Language, SymbolKind};
 use kivgraph_snapshot::{EdgeView, FileView, NodeRef, SymbolView};
 
 use crate::args::{Limit, PageLimits, ResponseFormat, View, relative_path, trimmed};
@@ -274,16 +274,63 @@ pub(crate) fn subject_fields(subject: &SymbolView) -> Value {
 /// What bounds a reference answer about `subject`: failures anywhere that asked for its name,
 /// unreadable scopes of its repository, spellings of its name the graph does not explain,
 /// and uses through bindings the syntax layer does not follow.
-pub(crate) fn reference_bounds<'a>(published: &'a Published, subject: &SymbolView) -> Bounds<'a> {
+pub(crate) fn reference_bounds<'a>(
+    published: &'a Published,
+    subject: &SymbolView,
+    shared: &[Dispatch],
+) -> Bounds<'a> {
     let name = subject.name();
     let repository = subject.file().repository().name();
+    let shared = shared.iter().map(|d| {
+        format!(
+            "calls through the interface method {} may dispatch here, but it has {} implementations, so none of them is credited with those calls; ask find_references about {} for them",
+            d.interface_method.qualified_name(),
+            d.implementations,
+            d.interface_method.qualified_name()
+        )
+    });
+    let reasons: Vec<String> = bound_under_other_names(subject)
+        .map(str::to_string)
+        .into_iter()
+        .chain(shared)
+        .collect();
     Bounds {
         scopes: invisible_scopes(published, Some(repository), None, Hidden::Named(&[name])),
         blind_spots: blind_spots(published, name),
         unbound: unbound_mentions(published, name, Some(subject), true),
-        not_followed: bound_under_other_names(subject),
+        not_followed: (!reasons.is_empty()).then(|| reasons.join("; ")),
         unextracted: Vec::new(),
     }
+}
+
+/// An interface method a method implements, with how many implementations it has.
+pub(crate) struct Dispatch<'a> {
+    pub(crate) interface_method: SymbolView<'a>,
+    pub(crate) implementations: usize,
+}
+
+/// The interface methods `subject` implements (`IMPLEMENTS` edges from a method).
+pub(crate) fn dispatches<'a>(published: &'a Published, subject: &SymbolView) -> Vec<Dispatch<'a>> {
+    if subject.kind() != SymbolKind::Method {
+        return Vec::new();
+    }
+    let snapshot = &published.snapshot;
+    let implements = |e: &EdgeView| e.kind() == EdgeKind::Implements;
+    snapshot
+        .outgoing(subject.index)
+        .filter(implements)
+        .filter_map(|edge| match edge.target() {
+            NodeRef::Symbol(i) => snapshot.symbol(i),
+            _ => None,
+        })
+        .map(|interface_method| Dispatch {
+            implementations: snapshot
+                .incoming(interface_method.index)
+                .filter(implements)
+                .count(),
+            interface_method,
+        })
+        .collect()
 }
 
 /// Why `symbol` may be used under a name no file spells as its own: a default, namespace or
@@ -302,6 +349,9 @@ pub(crate) fn bound_under_other_names(symbol: &SymbolView) -> Option<&'static st
 struct Row<'a> {
     holder: Holder<'a>,
     edge: EdgeView<'a>,
+    /// The interface method the reference was made to, for a row bridged to its one
+    /// implementation.
+    via: Option<SymbolView<'a>>,
 }
 
 pub fn find_references(
@@ -358,24 +408,37 @@ pub fn find_references(
     };
 
     let snapshot = &published.snapshot;
-    let adjacent: Vec<(EdgeView, NodeRef)> = match direction {
+    let (sole, shared): (Vec<Dispatch>, Vec<Dispatch>) = dispatches(published, &subject)
+        .into_iter()
+        .partition(|d| d.implementations == 1);
+    // A call through an interface method with one implementation can reach nothing else:
+    // its references are the implementation's too, each marked with the bridge.
+    let adjacent: Vec<(EdgeView, NodeRef, Option<SymbolView>)> = match direction {
         Direction::Incoming => snapshot
             .incoming(subject.index)
-            .map(|e| (e, e.source()))
+            .map(|e| (e, e.source(), None))
+            .chain(sole.iter().flat_map(|d| {
+                snapshot
+                    .incoming(d.interface_method.index)
+                    .filter(|e| e.kind() != EdgeKind::Implements)
+                    .map(|e| (e, e.source(), Some(d.interface_method)))
+            }))
             .collect(),
         Direction::Outgoing => snapshot
             .outgoing(subject.index)
-            .map(|e| (e, e.target()))
+            .map(|e| (e, e.target(), None))
             .collect(),
     };
+    let bridged = direction == Direction::Incoming && !sole.is_empty();
     let mut rows: Vec<Row> = adjacent
         .into_iter()
-        .filter(|(edge, _)| kinds.contains(&edge.kind()))
-        .filter(|(edge, _)| confidence.is_none_or(|c| edge.confidence() == c))
-        .filter_map(|(edge, node)| {
+        .filter(|(edge, ..)| kinds.contains(&edge.kind()))
+        .filter(|(edge, ..)| confidence.is_none_or(|c| edge.confidence() == c))
+        .filter_map(|(edge, node, via)| {
             Some(Row {
                 holder: Holder::of(published, node)?,
                 edge,
+                via,
             })
         })
         .filter(|row| language.is_none_or(|l| row.holder.file().language() == l))
@@ -394,6 +457,7 @@ pub fn find_references(
             row.edge.kind(),
             row.edge.confidence(),
             row.edge.provenance().code(),
+            row.via.map(|v| v.qualified_name()),
             row.edge.index,
         )
     });
@@ -403,7 +467,7 @@ pub fn find_references(
     let returned = page.len();
     let next_cursor = (offset + returned < total)
         .then(|| identity.cursor(published.snapshot_id(), offset + returned));
-    let bounds = reference_bounds(published, &subject);
+    let bounds = reference_bounds(published, &subject, &shared);
     let coverage = Coverage {
         exact: rows
             .iter()
@@ -416,7 +480,15 @@ pub fn find_references(
         unresolved_related: bounds.blind_spots.len(),
         package_level: 0,
     };
-    let guidance = guidance(direction, total, returned, bounds.is_complete());
+    let floor = if bounds.is_complete() {
+        None
+    } else if bounds.blind_spots.is_empty() && bounds.scopes.is_empty() && bounds.unbound.is_empty()
+    {
+        Some(Floor::NotFollowed)
+    } else {
+        Some(Floor::Unbound)
+    };
+    let guidance = guidance(direction, total, returned, floor);
     let completeness = bounded(published, Some(subject.name()), &bounds);
 
     let mut results = Map::new();
@@ -430,6 +502,22 @@ pub fn find_references(
         }
     }
     results.insert("direction".into(), json!(direction.as_str()));
+    if bridged {
+        let through: Vec<Value> = sole
+            .iter()
+            .map(|d| match view {
+                View::Full => subject_fields(&d.interface_method),
+                _ => json!(subject_triple(&d.interface_method)),
+            })
+            .collect();
+        results.insert(
+            "dispatch_through".into(),
+            match <[Value; 1]>::try_from(through) {
+                Ok([one]) => one,
+                Err(several) => Value::Array(several),
+            },
+        );
+    }
     if default_excluded {
         results.insert(
             "edge_kinds_default_excluded".into(),
@@ -442,12 +530,15 @@ pub fn find_references(
                 repository: row.holder.repository().to_string(),
                 file: row.holder.file().path().to_string(),
                 label: row.holder.label(),
-                columns: vec![
+                columns: [
                     json!(row.edge.kind().as_str()),
                     json!(row.holder.kind()),
                     json!(row.edge.confidence().as_str()),
                     json!(row.edge.provenance().as_str()),
-                ],
+                ]
+                .into_iter()
+                .chain(bridged.then(|| json!(row.via.map(|v| v.qualified_name()))))
+                .collect(),
             })
             .collect()
     };
@@ -460,6 +551,9 @@ pub fn find_references(
                     fields.insert("edge_kind".into(), json!(row.edge.kind().as_str()));
                     fields.insert("confidence".into(), json!(row.edge.confidence().as_str()));
                     fields.insert("provenance".into(), json!(row.edge.provenance().as_str()));
+                    if let Some(via) = row.via {
+                        fields.insert("via".into(), json!(via.qualified_name()));
+                    }
                     if format == ResponseFormat::Detailed {
                         fields.insert(
                             "evidence_kind".into(),
@@ -482,7 +576,8 @@ pub fn find_references(
         }
         View::Compact => compact_rows(
             results,
-            &["edge_kind", "kind", "confidence", "provenance"],
+            &["edge_kind", "kind", "confidence", "provenance", "via"]
+                [..if bridged { 5 } else { 4 }],
             &labelled(),
             subject.file().repository().name(),
         ),
@@ -501,11 +596,24 @@ pub fn find_references(
     ))
 }
 
-fn guidance(direction: Direction, total: usize, returned: usize, complete: bool) -> Option<String> {
+/// Why an answer is a floor: uses the index recorded and could not bind, or only uses it
+/// does not follow to this symbol (`not_followed`).
+enum Floor {
+    Unbound,
+    NotFollowed,
+}
+
+fn guidance(
+    direction: Direction,
+    total: usize,
+    returned: usize,
+    floor: Option<Floor>,
+) -> Option<String> {
     if total == 0 {
-        return Some(match (direction, complete) {
-            (Direction::Incoming, true) => "nobody references this symbol: every spelling of its name in the indexed graph is its declaration or a resolved use, so this is an absence rather than a miss. find_cross_repo_consumers and graph_status show what was indexed".into(),
-            (Direction::Incoming, false) => "no reference was resolved, but this is a floor: the index holds uses of this name it could not bind; see completeness.blind_spots and run the fallback pattern over its paths before concluding nobody uses it".into(),
+        return Some(match (direction, floor) {
+            (Direction::Incoming, None) => "nobody references this symbol: every spelling of its name in the indexed graph is its declaration or a resolved use, so this is an absence rather than a miss. find_cross_repo_consumers and graph_status show what was indexed".into(),
+            (Direction::Incoming, Some(Floor::Unbound)) => "no reference was resolved, but this is a floor: the index holds uses of this name it could not bind; see completeness.blind_spots and run the fallback pattern over its paths before concluding nobody uses it".into(),
+            (Direction::Incoming, Some(Floor::NotFollowed)) => "no reference was resolved, but this is a floor: completeness.not_followed names uses that may reach this symbol and that the index does not credit to it; follow them before concluding nobody uses it".into(),
             (Direction::Outgoing, _) => "this symbol reaches nothing the index resolved; ask direction incoming for who references it".into(),
         });
     }

@@ -140,7 +140,7 @@ pub struct Bounds<'a> {
     pub blind_spots: Vec<UnresolvedView<'a>>,
     pub unbound: Vec<UnboundFile<'a>>,
     /// Why uses of the subject may exist that no file spells under its name.
-    pub not_followed: Option<&'static str>,
+    pub not_followed: Option<String>,
     /// Per language the walk crossed, the relations it was asked to follow that the pass did
     /// not extract there (the manifest's `resolved_relations`).
     pub unextracted: Vec<(String, Vec<String>)>,
@@ -213,7 +213,7 @@ pub fn bounded(published: &Published, name: Option<&str>, bounds: &Bounds) -> Va
             json!({"files": bounds.unbound.len(), "occurrences": occurrences}),
         );
     }
-    if let Some(reason) = bounds.not_followed {
+    if let Some(reason) = &bounds.not_followed {
         block.insert("not_followed".into(), json!(reason));
     }
     if !bounds.unextracted.is_empty() {

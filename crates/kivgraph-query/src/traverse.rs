@@ -239,20 +239,26 @@ fn walk<'a>(
                 continue;
             };
             expanded.push(node);
-            let edges: Box<dyn Iterator<Item = EdgeView>> = match bounds.direction {
-                Direction::Outward => Box::new(snapshot.outgoing(index)),
-                Direction::Backward => Box::new(snapshot.incoming(index)),
+            // The reverse walk crosses `IMPLEMENTS` both ways: what implements a changed
+            // interface is affected, and so is whoever calls through the interface a changed
+            // implementation provides.
+            let edges: Box<dyn Iterator<Item = (EdgeView, NodeRef)>> = match bounds.direction {
+                Direction::Outward => Box::new(snapshot.outgoing(index).map(|e| (e, e.target()))),
+                Direction::Backward => Box::new(
+                    snapshot.incoming(index).map(|e| (e, e.source())).chain(
+                        snapshot
+                            .outgoing(index)
+                            .filter(|e| e.kind() == EdgeKind::Implements)
+                            .map(|e| (e, e.target())),
+                    ),
+                ),
             };
-            for edge in edges {
+            for (edge, other) in edges {
                 if !bounds.kinds.contains(&edge.kind())
                     || bounds.confidence.is_some_and(|c| edge.confidence() != c)
                 {
                     continue;
                 }
-                let other = match bounds.direction {
-                    Direction::Outward => edge.target(),
-                    Direction::Backward => edge.source(),
-                };
                 let Some(other) = Node::of(other) else {
                     continue;
                 };
@@ -917,7 +923,10 @@ fn blast_bounds<'a>(published: &'a Published, walk: &Walk, kinds: &[EdgeKind]) -
         ),
         blind_spots: spots,
         unbound,
-        not_followed: expanded.iter().find_map(bound_under_other_names),
+        not_followed: expanded
+            .iter()
+            .find_map(bound_under_other_names)
+            .map(str::to_string),
         unextracted: unextracted_relations(published, &expanded_languages(published, walk), kinds),
     }
 }
