@@ -14,7 +14,6 @@ use kivgraph_syntax::{Declaration, WHOLE_MODULE};
 use serde::{Deserialize, Serialize};
 
 use crate::database::Db;
-use crate::resolve::Resolved;
 use crate::resolve::go::{
     self, GoFile, GoPackageNames, GoProvider, GoSites, go_sites, is_go_standard_path, resolve_go,
 };
@@ -26,6 +25,7 @@ use crate::resolve::typescript::{
     is_relative, module_sites as module_sites_of, npm_provider, package_candidate_paths,
     resolve_modules,
 };
+use crate::resolve::{Resolved, class_overrides};
 
 /// Which package a file belongs to, as discovery assigned it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -468,7 +468,11 @@ fn resolve_package(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
     let binds = |s: &ModuleSite| {
         matches!(
             s.kind,
-            EdgeKind::ImportsSymbol | EdgeKind::CallsDirect | EdgeKind::TypeUses
+            EdgeKind::ImportsSymbol
+                | EdgeKind::CallsDirect
+                | EdgeKind::TypeUses
+                | EdgeKind::Extends
+                | EdgeKind::Implements
         )
     };
     let imports_modules = modules.iter().any(|m| m.sites.iter().any(binds));
@@ -549,6 +553,11 @@ fn resolve_package(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
         python::resolve_imports(&pythons, &declared.symbols, &lookup, &mut resolved);
     }
     resolved.append_to(&mut facts);
+    if imports_modules || imports_python {
+        let mut overrides = Resolved::default();
+        class_overrides(&facts, &mut overrides);
+        overrides.append_to(&mut facts);
+    }
     if files.iter().all(|f| f.sites.binds_nothing()) {
         return Arc::new(facts);
     }

@@ -572,3 +572,41 @@ fn go_types_implement_interfaces_whose_resolved_signatures_they_declare() {
         ]
     );
 }
+
+#[test]
+fn class_heritage_binds_like_a_type_name_and_methods_override_their_bases() {
+    let facts = index(&["tsmodules"], LanguageToken::Typescript);
+    facts.validate().unwrap();
+    assert_eq!(
+        relations(&facts, EdgeKind::Extends),
+        [
+            "src/app.ts#Cached -> src/app.ts#Base STRUCTURAL_CERTAIN src/app.ts:24",
+            "src/app.ts#Named -> src/app.ts#Local STRUCTURAL_CERTAIN src/app.ts:25",
+            // The class and the namespace merged under `Entry`: the import binds both.
+            "src/app.ts#Stored -> src/cache.ts#Entry CANDIDATE src/app.ts:26",
+            "src/app.ts#Stored -> src/cache.ts#Entry CANDIDATE src/app.ts:26",
+        ]
+    );
+    assert_eq!(
+        relations(&facts, EdgeKind::Implements),
+        ["src/app.ts#Cached -> src/app.ts#Local STRUCTURAL_CERTAIN src/app.ts:24"]
+    );
+    assert_eq!(
+        relations(&facts, EdgeKind::Overrides),
+        ["src/app.ts#Cached.run -> src/app.ts#Base.run STRUCTURAL_CERTAIN src/app.ts:24"]
+    );
+    // Python: a module-level class can be rebound, so heritage is a candidate.
+    let facts = index(&["pymodules"], LanguageToken::Python);
+    facts.validate().unwrap();
+    assert_eq!(
+        relations(&facts, EdgeKind::Extends),
+        [
+            "shop/views.py#Guest -> shop/models/user.py#User CANDIDATE shop/views.py:43",
+            "shop/views.py#Member -> shop/views.py#Base CANDIDATE shop/views.py:38",
+        ]
+    );
+    assert_eq!(
+        relations(&facts, EdgeKind::Overrides),
+        ["shop/views.py#Member.render -> shop/views.py#Base.render CANDIDATE shop/views.py:39"]
+    );
+}

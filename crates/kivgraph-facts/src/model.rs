@@ -41,6 +41,18 @@ pub struct LineSpan {
     pub end_byte: u32,
 }
 
+impl LineSpan {
+    /// Where a declaration starts: its first line, empty in bytes. What a fact observed at
+    /// the declaration as a whole (an implementation, an override) points to.
+    pub fn start(self) -> LineSpan {
+        LineSpan {
+            end_line: self.start_line,
+            end_byte: self.start_byte,
+            ..self
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct RepositoryFact {
     pub key: StableKey,

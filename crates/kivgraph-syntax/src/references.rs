@@ -145,6 +145,8 @@ fn mark_local_bindings(language: Language, src: &str, root: Node, sites: &mut [R
             EdgeKind::CallsDirect
                 | EdgeKind::TypeUses
                 | EdgeKind::Embeds
+                | EdgeKind::Extends
+                | EdgeKind::Implements
                 | EdgeKind::PassesAsCallback
                 | EdgeKind::AssignsFunction
                 | EdgeKind::ReturnsFunction

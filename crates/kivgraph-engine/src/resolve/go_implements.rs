@@ -296,18 +296,12 @@ pub fn go_implementations(sets: &[&GoMethodSets]) -> BTreeMap<StableKey, FactSet
 
 /// `IMPLEMENTS` from `implementer`, observed at its declaration's first line.
 fn edge(out: &mut Resolved, implementer: &Declared, targets: &[StableKey]) {
-    let span = LineSpan {
-        start_line: implementer.span.start_line,
-        end_line: implementer.span.start_line,
-        start_byte: implementer.span.start_byte,
-        end_byte: implementer.span.start_byte,
-    };
     out.observed(
         EdgeKind::Implements,
         &implementer.repository,
         &implementer.path,
         implementer.key,
-        span,
+        implementer.span.start(),
         targets,
     );
 }

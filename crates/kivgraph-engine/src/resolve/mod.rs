@@ -11,6 +11,7 @@
 
 pub mod go;
 pub mod go_implements;
+mod overrides;
 pub mod python;
 pub mod rust;
 pub mod typescript;
@@ -21,6 +22,8 @@ use kivgraph_facts::{
 };
 
 use crate::queries::evidence_key;
+
+pub(crate) use overrides::class_overrides;
 
 /// The reference relations this layer resolves for a language: every site of these kinds is
 /// an edge or an `UNRESOLVED` row. Go's `IMPLEMENTS` is not among them: a method promoted

@@ -39,6 +39,8 @@ pub fn module_sites(sites: Vec<ReferenceSite>) -> Vec<ModuleSite> {
             // `T`, `g(f)`, and `ns.f(…)`, `ns.T`, `g(ns.f)` through a single identifier.
             EdgeKind::CallsDirect
             | EdgeKind::TypeUses
+            | EdgeKind::Extends
+            | EdgeKind::Implements
             | EdgeKind::PassesAsCallback
             | EdgeKind::AssignsFunction
             | EdgeKind::ReturnsFunction => {
@@ -113,9 +115,13 @@ pub fn resolve_calls(
     }
 }
 
-/// A call, a type name, or a name used as a value: the sites bindings resolve.
+/// A call, a type name, a class's base or implemented interface, or a name used as a value:
+/// the sites bindings resolve.
 fn is_use(kind: EdgeKind) -> bool {
-    matches!(kind, EdgeKind::CallsDirect | EdgeKind::TypeUses) || is_value_use(kind)
+    matches!(
+        kind,
+        EdgeKind::CallsDirect | EdgeKind::TypeUses | EdgeKind::Extends | EdgeKind::Implements
+    ) || is_value_use(kind)
 }
 
 /// A name passed, assigned or returned as a value.

@@ -28,3 +28,17 @@ def by_submodule():
 
 
 registry = {"assist": assist}
+
+
+class Base:
+    def render(self):
+        return ""
+
+
+class Member(Base):
+    def render(self):
+        return "member"
+
+
+class Guest(user.User):
+    pass

@@ -19,3 +19,8 @@ interface Local { id: string }
 export function useLocal<Entry>(x: Local, e: Entry): Local { return x; }
 export function viaNsType(e: ns.Entry): void {}
 export const handlers = { run: helper, load: ns.load };
+// Heritage binds like a type name: a local class and interface, an imported class.
+class Base { run(): void {} }
+export class Cached extends Base implements Local { id = ""; run(): void {} }
+interface Named extends Local { name: string }
+export class Stored extends Entry {}
