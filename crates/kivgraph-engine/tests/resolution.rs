@@ -112,6 +112,8 @@ fn go_calls_bind_by_package_block_and_imports_and_nowhere_else() {
             "NAME_NOT_RESOLVED Gone example.com/gocalls/server client/client.go:21",
             "NAME_NOT_RESOLVED Pool.Lock - server/pool.go:12",
             "NAME_NOT_RESOLVED missing - server/server.go:19",
+            // From another repository, a provider definition no unit published.
+            "PROVIDER_DEFINITION_NOT_INDEXED Shutdown example.com/gocalls/server app/typed.go:17",
             // A call on a value whose type the syntax does not spell: `s` holds a call's
             // result.
             "RECEIVER_TYPE_UNKNOWN Start - server/server.go:14",
@@ -481,7 +483,11 @@ fn typescript_package_specifiers_reach_the_registered_package() {
         .collect();
     assert_eq!(
         unresolved,
-        vec!["PACKAGE_PROVIDER_NOT_FOUND - left-pad src/main.ts:5"]
+        vec![
+            "PACKAGE_PROVIDER_NOT_FOUND - left-pad src/main.ts:5",
+            // The registered provider's module exports no such name.
+            "PROVIDER_DEFINITION_NOT_INDEXED retired tsmodules/src/store src/main.ts:8",
+        ]
     );
 }
 
@@ -544,6 +550,10 @@ fn go_types_implement_interfaces_whose_resolved_signatures_they_declare() {
             "app/app.go#SlackNotifier.Notify -> store/notify.go#Notifier.Notify STRUCTURAL_CERTAIN app/app.go:12",
             "store/notify.go#EmailNotifier -> store/notify.go#Notifier STRUCTURAL_CERTAIN store/notify.go:8",
             "store/notify.go#EmailNotifier.Notify -> store/notify.go#Notifier.Notify STRUCTURAL_CERTAIN store/notify.go:10",
+            // An unexported method name belongs to its package: app's buffer.flush is
+            // another name.
+            "store/notify.go#diskFlusher -> store/notify.go#flusher STRUCTURAL_CERTAIN store/notify.go:22",
+            "store/notify.go#diskFlusher.flush -> store/notify.go#flusher.flush STRUCTURAL_CERTAIN store/notify.go:24",
             "store/store.go#Audit -> store/store.go#Reporter STRUCTURAL_CERTAIN store/store.go:46",
             "store/store.go#Audit.Report -> store/store.go#Reporter.Report STRUCTURAL_CERTAIN store/store.go:53",
             "store/store.go#MemoryStore -> store/store.go#Closer STRUCTURAL_CERTAIN store/store.go:30",

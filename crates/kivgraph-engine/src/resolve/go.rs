@@ -134,6 +134,21 @@ pub struct GoPackageNames {
     /// with one of the package's types (rule G11).
     pub methods: BTreeMap<(String, String), Vec<StableKey>>,
     pub fields: BTreeSet<(String, String)>,
+    /// The repository the package belongs to.
+    pub repository: String,
+}
+
+impl GoPackageNames {
+    /// What a selector naming something this package does not declare is charged with: a
+    /// hole in the importer's own repository, or — from another repository — a consumer
+    /// reaching a provider definition that no unit of the pass published.
+    fn missing_name_reason(&self, importer: &GoFile) -> &'static str {
+        if self.repository == importer.file.repository {
+            "NAME_NOT_RESOLVED"
+        } else {
+            "PROVIDER_DEFINITION_NOT_INDEXED"
+        }
+    }
 }
 
 /// One Go file of a package: where its symbols sit in the package's symbol table.
@@ -171,6 +186,9 @@ pub fn go_package_names(files: &[GoFile], symbols: &[SymbolFact]) -> GoPackageNa
     }
     if let [only] = importable.as_slice() {
         table.importable = Some(only.to_string());
+    }
+    if let Some(first) = files.first() {
+        table.repository = first.file.repository.clone();
     }
     let type_names: BTreeMap<StableKey, &str> = symbols
         .iter()
@@ -388,7 +406,7 @@ fn resolve_type_use(
                 None => {
                     out.hole(
                         file.file,
-                        "NAME_NOT_RESOLVED",
+                        names.missing_name_reason(file),
                         used.span,
                         Some(&used.name),
                         Some(path),
@@ -803,7 +821,7 @@ fn resolve_imported(
         Some(_) => {}
         None => out.hole(
             file.file,
-            "NAME_NOT_RESOLVED",
+            names.missing_name_reason(file),
             call.span,
             Some(&call.name),
             Some(path),

@@ -135,10 +135,24 @@ pub fn go_method_sets(
         }
         // Imports are charged by the package's resolution; here they only name paths.
         let imports = file_imports(file, provider, &mut Resolved::default());
+        // An external test package shares the directory, not the package.
+        let package = if file.package_clause.ends_with("_test") {
+            format!("{import_path}_test")
+        } else {
+            import_path.to_string()
+        };
         for (index, shape) in &file.sites.method_shapes {
             let symbol = &symbols[file.first_symbol + *index as usize];
-            let resolved = resolved_shape(shape, own, file.package_clause, import_path, &imports)
-                .map(|shape| format!("{}{shape}", symbol.name));
+            let resolved =
+                resolved_shape(shape, own, file.package_clause, &package, &imports).map(|shape| {
+                    // An unexported method name is qualified by its package: only a type of
+                    // that package can provide it.
+                    if symbol.exported {
+                        format!("{}{shape}", symbol.name)
+                    } else {
+                        format!("{package}.{}{shape}", symbol.name)
+                    }
+                });
             signatures.insert(symbol.key, resolved);
         }
         for embed in &file.sites.embeds {

@@ -655,9 +655,14 @@ pub fn resolve_modules(
                     let local = site.alias.clone().unwrap_or_else(|| site.name.clone());
                     bindings.insert(local, (keys, certain));
                 }
+                // From another repository, a provider definition no unit published.
                 Found::Missing => out.hole(
                     file.file,
-                    "EXPORT_NOT_FOUND",
+                    if module.repository == file.file.repository {
+                        "EXPORT_NOT_FOUND"
+                    } else {
+                        "PROVIDER_DEFINITION_NOT_INDEXED"
+                    },
                     site.span,
                     Some(&site.name),
                     Some(specifier),

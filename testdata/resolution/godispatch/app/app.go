@@ -26,3 +26,8 @@ func Alert(n store.Notifier) error {
 func Count(c store.Counter) error {
 	return c.Notify(3)
 }
+
+// buffer's flush is another package's method name: it is no store.flusher.
+type buffer struct{}
+
+func (buffer) flush() error { return nil }

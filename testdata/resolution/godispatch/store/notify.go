@@ -13,3 +13,12 @@ func (EmailNotifier) Notify(message string) error { return nil }
 type Counter struct{}
 
 func (Counter) Notify(times int) error { return nil }
+
+// flusher has an unexported method: only a type of this package can implement it.
+type flusher interface {
+	flush() error
+}
+
+type diskFlusher struct{}
+
+func (diskFlusher) flush() error { return nil }
