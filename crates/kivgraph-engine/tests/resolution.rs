@@ -363,6 +363,8 @@ fn typescript_imports_bind_through_barrels_to_the_declaration() {
     assert_eq!(
         type_uses(&facts),
         vec![
+            // A class inside a function is no declaration of the pass: its base is a use.
+            "src/app.ts#local -> src/app.ts#Base STRUCTURAL_CERTAIN src/app.ts:27",
             "src/app.ts#useLocal -> src/app.ts#Local STRUCTURAL_CERTAIN src/app.ts:19",
             "src/app.ts#useLocal -> src/app.ts#Local STRUCTURAL_CERTAIN src/app.ts:19",
             "src/app.ts#useLocal -> src/cache.ts#Entry CANDIDATE src/app.ts:19",
@@ -569,6 +571,13 @@ fn go_types_implement_interfaces_whose_resolved_signatures_they_declare() {
             "store/store.go#Audit -> store/store.go#MemoryStore STRUCTURAL_CERTAIN store/store.go:47",
             "store/store.go#Closer -> store/store.go#Store STRUCTURAL_CERTAIN store/store.go:13",
         ]
+    );
+    // An anonymous struct inside a function embeds for nobody: the function uses the type.
+    assert!(
+        type_uses(&facts).contains(
+            &"app/app.go#anonymous -> store/store.go#Entry STRUCTURAL_CERTAIN app/app.go:36"
+                .to_string()
+        )
     );
     // Calls through an interface bind to the interface's method (G11), never to a type
     // that happens to declare the name.

@@ -349,13 +349,16 @@ pub fn resolve_go(
             let Some(enclosing) = used.enclosing else {
                 continue;
             };
-            // An embedded field is a member named after its type: the struct embeds.
+            // An embedded field is a member named after its type: the struct embeds. A
+            // struct or interface literal inside a function is no declaration: its embedded
+            // type is used by the function.
             let holder = &facts.symbols[file.first_symbol + enclosing as usize];
-            let source = match holder.kind {
-                SymbolKind::Field => holder.parent.unwrap_or(holder.key),
-                _ => holder.key,
+            let (kind, source) = match (holder.kind, holder.parent) {
+                (SymbolKind::Field, Some(parent)) => (EdgeKind::Embeds, parent),
+                (SymbolKind::Type, _) => (EdgeKind::Embeds, holder.key),
+                _ => (EdgeKind::TypeUses, holder.key),
             };
-            resolve_type_use(file, EdgeKind::Embeds, source, used, own, imports, &mut out);
+            resolve_type_use(file, kind, source, used, own, imports, &mut out);
         }
     }
     out.append_to(facts);

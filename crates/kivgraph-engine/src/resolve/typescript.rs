@@ -143,13 +143,17 @@ pub fn call_edges(
     certain: bool,
     out: &mut Resolved,
 ) {
-    let source = match site.enclosing {
-        Some(index) => declared[index as usize].key,
-        None => file.file.key,
-    };
-    // The declarations' kinds are not at hand here: a value use is a `REFERENCES`.
+    let holder = site.enclosing.map(|index| &declared[index as usize]);
+    let source = holder.map_or(file.file.key, |h| h.key);
+    // The declarations' kinds are not at hand here: a value use is a `REFERENCES`. A base
+    // named by a class the pass does not declare (one inside a function or a block) is a
+    // use of the type by whatever holds it.
     let kind = if is_value_use(site.kind) {
         EdgeKind::References
+    } else if matches!(site.kind, EdgeKind::Extends | EdgeKind::Implements)
+        && !holder.is_some_and(|h| matches!(h.kind, SymbolKind::Class | SymbolKind::Interface))
+    {
+        EdgeKind::TypeUses
     } else {
         site.kind
     };

@@ -31,3 +31,7 @@ func Count(c store.Counter) error {
 type buffer struct{}
 
 func (buffer) flush() error { return nil }
+
+func anonymous() any {
+	return struct{ store.Entry }{}
+}

@@ -24,3 +24,4 @@ class Base { run(): void {} }
 export class Cached extends Base implements Local { id = ""; run(): void {} }
 interface Named extends Local { name: string }
 export class Stored extends Entry {}
+export function local(): unknown { class Inner extends Base {} return Inner; }
