@@ -42,8 +42,9 @@ fn main() -> anyhow::Result<()> {
         Some("accuracy") => accuracy::accuracy_benchmark(&args[1..]),
         Some("open-lookup") => open_lookup(&args[1..]),
         Some("edge-sample") => edge_sample(&args[1..]),
+        Some("dispatch-sample") => dispatch_sample(&args[1..]),
         _ => bail!(
-            "usage: kivgraph-bench index|serve|references|accuracy --kivgraph BIN [--corpus DIR] | navigate [--corpus DIR] | intent --kivgraph BIN | sites [--corpus DIR] | open-lookup SNAPSHOT NAME | edge-sample SNAPSHOT KIND LANGUAGE CONFIDENCE N"
+            "usage: kivgraph-bench index|serve|references|accuracy --kivgraph BIN [--corpus DIR] | navigate [--corpus DIR] | intent --kivgraph BIN | sites [--corpus DIR] | open-lookup SNAPSHOT NAME | edge-sample SNAPSHOT KIND LANGUAGE CONFIDENCE N | dispatch-sample SNAPSHOT N"
         ),
     }
 }
@@ -386,6 +387,55 @@ fn edge_sample(args: &[String]) -> anyhow::Result<()> {
             node(edge.source()).unwrap_or_default(),
             node(edge.target()).unwrap_or_default()
         );
+    }
+    Ok(())
+}
+
+/// `dispatch-sample SNAPSHOT N`: N interface methods that have exactly one implementation
+/// and callers, taken at an even stride: candidates for the accuracy questions about calls
+/// dispatched through an interface.
+fn dispatch_sample(args: &[String]) -> anyhow::Result<()> {
+    let [path, count] = args else {
+        bail!("dispatch-sample SNAPSHOT N")
+    };
+    let snapshot = Snapshot::open(Path::new(path))?;
+    let count: usize = count.parse()?;
+    let implements = kivgraph_facts::EdgeKind::Implements;
+    let mut found = Vec::new();
+    for index in 0..snapshot.symbol_count() {
+        let Some(symbol) = snapshot.symbol(index) else {
+            continue;
+        };
+        let implementations: Vec<_> = snapshot
+            .incoming(index)
+            .filter(|e| e.kind() == implements)
+            .collect();
+        let callers = snapshot
+            .incoming(index)
+            .filter(|e| e.kind() == kivgraph_facts::EdgeKind::CallsDirect)
+            .count();
+        if let ([only], true) = (implementations.as_slice(), callers > 0)
+            && let kivgraph_snapshot::NodeRef::Symbol(i) = only.source()
+            && let Some(implementation) = snapshot.symbol(i)
+        {
+            found.push(format!(
+                "{}:{}#{} ({callers} callers) <- {}:{}#{}",
+                symbol.file().path(),
+                symbol.span().start_line,
+                symbol.qualified_name(),
+                implementation.file().path(),
+                implementation.span().start_line,
+                implementation.qualified_name()
+            ));
+        }
+    }
+    println!(
+        "{} interface methods with one implementation and callers",
+        found.len()
+    );
+    let stride = (found.len() / count.max(1)).max(1);
+    for line in found.iter().step_by(stride).take(count) {
+        println!("{line}");
     }
     Ok(())
 }
