@@ -5,6 +5,8 @@ use std::path::Path;
 
 use kivgraph_facts::Language;
 
+use crate::module_maps::{ModuleMaps, PackageEntries, PathMapping};
+
 /// Which package a file belongs to and its module inside it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FileUnit {
@@ -28,6 +30,8 @@ pub struct PackageAssigner {
     cargo_packages: BTreeMap<String, String>,
     /// Directories holding an `__init__.py`.
     python_packages: BTreeSet<String>,
+    /// Entry points and path mappings, for the resolver.
+    module_maps: ModuleMaps,
 }
 
 fn parent_dir(path: &str) -> &str {
@@ -82,8 +86,15 @@ impl PackageAssigner {
                     }
                 }
                 "package.json" => {
-                    let name = read()
-                        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+                    let json = read()
+                        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok());
+                    if let Some(json) = &json {
+                        assigner
+                            .module_maps
+                            .packages
+                            .insert(dir.clone(), PackageEntries::of(json));
+                    }
+                    let name = json
                         .and_then(|json| {
                             json.get("name")
                                 .and_then(|n| n.as_str())
@@ -114,6 +125,11 @@ impl PackageAssigner {
                 "__init__.py" => {
                     assigner.python_packages.insert(dir);
                 }
+                "tsconfig.json" => {
+                    if let Some(mapping) = PathMapping::read(root, path) {
+                        assigner.module_maps.tsconfigs.insert(dir, mapping);
+                    }
+                }
                 _ => {}
             }
         }
@@ -123,8 +139,13 @@ impl PackageAssigner {
     pub fn is_manifest(file_name: &str) -> bool {
         matches!(
             file_name,
-            "go.mod" | "package.json" | "Cargo.toml" | "__init__.py"
+            "go.mod" | "package.json" | "Cargo.toml" | "__init__.py" | "tsconfig.json"
         )
+    }
+
+    /// What the manifests say about module specifiers.
+    pub fn module_maps(&self) -> &ModuleMaps {
+        &self.module_maps
     }
 
     /// The package of a source file. Files outside any manifest fall back to a package named

@@ -6,6 +6,7 @@ use kivgraph_config::{LanguageToken, RepositoryEntry};
 use kivgraph_facts::Language;
 
 use crate::manifests::{FileUnit, PackageAssigner};
+use crate::module_maps::ModuleMaps;
 
 /// Directories no pass enters, whatever `.gitignore` says.
 const SKIPPED_DIRECTORIES: &[&str] = &[".git", "node_modules", "target", "vendor"];
@@ -37,6 +38,8 @@ pub struct DiscoveredRepository {
     pub files: Vec<DiscoveredFile>,
     /// Entries discovery declined, with why (a symlink, an unreadable directory).
     pub skipped: Vec<(String, String)>,
+    /// Entry points and path mappings the manifests declare.
+    pub module_maps: ModuleMaps,
 }
 
 /// The source languages a registry entry enables. `typescript` covers JavaScript too, since a
@@ -159,6 +162,7 @@ pub fn discover_repository(
         languages,
         files,
         skipped,
+        module_maps: assigner.module_maps().clone(),
     })
 }
 

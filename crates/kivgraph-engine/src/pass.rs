@@ -286,6 +286,11 @@ impl Engine {
                     if *input.packages(&self.db) != package_inputs {
                         input.set_packages(&mut self.db).to(package_inputs);
                     }
+                    if *input.module_maps(&self.db) != discovered.module_maps {
+                        input
+                            .set_module_maps(&mut self.db)
+                            .to(discovered.module_maps.clone());
+                    }
                     input
                 }
                 None => RepositoryInput::new(
@@ -294,6 +299,7 @@ impl Engine {
                     root,
                     discovered.languages.clone(),
                     package_inputs,
+                    discovered.module_maps.clone(),
                 ),
             };
             repository_inputs.push(input);

@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
+use kivgraph_discovery::ModuleMaps;
 use kivgraph_facts::{
     Confidence, Edge, EdgeKind, FactSet, FileFact, Fingerprint, Language, LineSpan, PackageFact,
     ParseIssue, Provenance, RepositoryFact, StableKey, StableKeyIdentity, SymbolFact, SymbolKind,
@@ -22,7 +23,7 @@ use crate::resolve::python::{self, PackageModules, PythonFile};
 use crate::resolve::rust::{self, RustFile, resolve_rust};
 use crate::resolve::typescript::{
     self, Module, ModuleFile, ModuleSite, NpmProvider, PackageExports, candidate_paths,
-    is_relative, module_sites as module_sites_of, npm_provider, package_candidate_paths,
+    is_relative, mapped_paths, module_sites as module_sites_of, npm_provider, package_entry_paths,
     resolve_modules,
 };
 use crate::resolve::{Resolved, class_overrides};
@@ -72,6 +73,9 @@ pub struct RepositoryInput {
     pub languages: Vec<Language>,
     #[returns(ref)]
     pub packages: Vec<PackageInput>,
+    /// What the repository's `package.json` and `tsconfig.json` files say about specifiers.
+    #[returns(ref)]
+    pub module_maps: ModuleMaps,
 }
 
 /// The registered repositories, in registry order.
@@ -498,25 +502,18 @@ fn resolve_package(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
         let index = module_index(db, Workspace::get(db));
         let providers = npm_providers(db, Workspace::get(db));
         let npm = |specifier: &str| npm_provider(specifier, &providers);
-        let lookup = |from: &str, importer: &str, specifier: &str| {
-            let (within, candidates, certain) = if is_relative(specifier) {
-                (from.to_string(), candidate_paths(importer, specifier), true)
-            } else {
-                let NpmProvider::Found {
-                    repository,
-                    root,
-                    subpath,
-                } = npm(specifier)
-                else {
-                    return None;
-                };
-                let candidates = package_candidate_paths(importer, &root, &subpath);
-                (repository, candidates, false)
-            };
+        let maps = |repository: &str| {
+            Workspace::get(db)
+                .repositories(db)
+                .iter()
+                .find(|r| r.name(db) == repository)
+                .map(|r| r.module_maps(db))
+        };
+        let find = |within: &str, candidates: Vec<(String, bool)>, certain: bool| {
             candidates.into_iter().find_map(|(path, directory)| {
-                let package = *index.get(&(within.clone(), path.clone()))?;
+                let package = *index.get(&(within.to_string(), path.clone()))?;
                 Some(Module {
-                    repository: within.clone(),
+                    repository: within.to_string(),
                     path,
                     package: package.key(db),
                     exports: package_exports(db, package),
@@ -524,6 +521,29 @@ fn resolve_package(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
                     certain,
                 })
             })
+        };
+        let lookup = |from: &str, importer: &str, specifier: &str| {
+            if is_relative(specifier) {
+                return find(from, candidate_paths(importer, specifier), true);
+            }
+            // Rule T8: the importer's `tsconfig.json` mapping first, then rule T5.
+            let mapped = maps(from)
+                .map(|m| mapped_paths(importer, specifier, &m.tsconfigs))
+                .unwrap_or_default();
+            if let Some(module) = find(from, mapped, false) {
+                return Some(module);
+            }
+            let NpmProvider::Found {
+                repository,
+                root,
+                subpath,
+            } = npm(specifier)
+            else {
+                return None;
+            };
+            let entries = maps(&repository).and_then(|m| m.packages.get(&root));
+            let candidates = package_entry_paths(importer, &root, &subpath, entries);
+            find(&repository, candidates, false)
         };
         resolve_modules(&modules, &declared.symbols, &lookup, &npm, &mut resolved);
     }

@@ -629,3 +629,27 @@ fn class_heritage_binds_like_a_type_name_and_methods_override_their_bases() {
         ["shop/views.py#Member.render -> shop/views.py#Base.render CANDIDATE shop/views.py:39"]
     );
 }
+
+/// Rules T5 and T8: workspace packages by name through their manifests' `exports` and
+/// `types`, sources through the root `tsconfig.json`'s `paths`.
+#[test]
+fn workspace_packages_resolve_through_their_manifests_and_tsconfig_paths() {
+    let facts = index(&["tsworkspace"], LanguageToken::Typescript);
+    facts.validate().unwrap();
+    assert_eq!(
+        imports(&facts),
+        [
+            // `types` of a manifest without `exports`.
+            "packages/app/src/main.ts -> packages/legacy/types/entry.d.ts#legacy CANDIDATE 5",
+            // The `./format` subpath of the `exports` map, and `@shared/*` of `paths`.
+            "packages/app/src/main.ts -> packages/shared/src/format.ts#format CANDIDATE 2",
+            "packages/app/src/main.ts -> packages/shared/src/format.ts#format CANDIDATE 4",
+            // `.` under the `types` condition, before `default`'s unbuilt `dist`.
+            "packages/app/src/main.ts -> packages/shared/src/index.ts#greet CANDIDATE 1",
+        ]
+    );
+    assert_eq!(calls(&facts).len(), 4);
+    // `./internal/*` is excluded by the map: `secret` stays unbound, and the provider is
+    // found, so nothing is charged.
+    assert!(unresolved_rows(&facts).is_empty());
+}

@@ -1,9 +1,10 @@
 //! TypeScript and JavaScript: named imports of relative modules, followed through re-exports
 //! to the declaration (rules T1–T3 of `docs/resolution.md`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+use kivgraph_discovery::{PackageEntries, PathMapping, join_inside};
 use kivgraph_facts::{EdgeKind, FileFact, Language, LineSpan, StableKey, SymbolFact, SymbolKind};
 use kivgraph_syntax::{ReferenceSite, WHOLE_MODULE};
 use serde::{Deserialize, Serialize};
@@ -423,9 +424,110 @@ pub fn npm_provider(
     }
 }
 
+/// The paths a package specifier may name below its provider's directory, as the provider's
+/// `package.json` says (rule T5): an `exports` map decides alone — a subpath it does not
+/// list is not exported —, without one `.` is `types`, `typings`, `module` or `main` before
+/// an `index` file, and any subpath names a file of the package.
+pub fn package_entry_paths(
+    importer: &str,
+    root: &str,
+    subpath: &str,
+    entries: Option<&PackageEntries>,
+) -> Vec<(String, bool)> {
+    let inside = |target: &str| {
+        let file = importer.rsplit('/').next().unwrap_or(importer);
+        candidate_paths(&join_path(root, file), target)
+    };
+    let targets = match entries.map(|e| (&e.exports, &e.main)) {
+        Some((Some(exports), _)) => {
+            let wanted = if subpath.is_empty() {
+                ".".to_string()
+            } else {
+                format!("./{subpath}")
+            };
+            exported_targets(exports, &wanted).unwrap_or_default()
+        }
+        Some((None, main)) if subpath.is_empty() => main.clone(),
+        _ => Vec::new(),
+    };
+    let mut paths: Vec<(String, bool)> = targets.iter().flat_map(|t| inside(t)).collect();
+    if entries.is_none_or(|e| e.exports.is_none()) {
+        paths.extend(package_candidate_paths(importer, root, subpath));
+    }
+    let mut seen = BTreeSet::new();
+    paths.retain(|(path, _)| seen.insert(path.clone()));
+    paths
+}
+
+fn join_path(directory: &str, rest: &str) -> String {
+    if directory.is_empty() {
+        rest.to_string()
+    } else {
+        format!("{directory}/{rest}")
+    }
+}
+
+/// The targets an `exports` map gives `wanted` (`.` or `./sub/path`): an exact key, else
+/// the `*` pattern with the longest prefix (its match substituted), else a `./dir/` folder.
+fn exported_targets(exports: &[(String, Vec<String>)], wanted: &str) -> Option<Vec<String>> {
+    if let Some((_, targets)) = exports.iter().find(|(key, _)| key == wanted) {
+        return Some(targets.clone());
+    }
+    let pattern = exports
+        .iter()
+        .filter_map(|(key, targets)| {
+            let (prefix, suffix) = key.split_once('*')?;
+            let matched = wanted.strip_prefix(prefix)?.strip_suffix(suffix)?;
+            let substituted = targets.iter().map(|t| t.replace('*', matched)).collect();
+            Some((prefix.len(), substituted))
+        })
+        .max_by_key(|(length, _)| *length)
+        .map(|(_, targets)| targets);
+    pattern.or_else(|| {
+        exports
+            .iter()
+            .filter(|(key, _)| key.ends_with('/'))
+            .find_map(|(key, targets)| {
+                let rest = wanted.strip_prefix(key.as_str())?;
+                Some(targets.iter().map(|t| format!("{t}{rest}")).collect())
+            })
+    })
+}
+
+/// Rule T8: the paths a bare specifier names through the nearest `tsconfig.json` above the
+/// importer that maps anything: its `paths` (exact, or the `*` pattern with the longest
+/// prefix), then `baseUrl`.
+pub fn mapped_paths(
+    importer: &str,
+    specifier: &str,
+    tsconfigs: &BTreeMap<String, PathMapping>,
+) -> Vec<(String, bool)> {
+    let file = importer.rsplit('/').next().unwrap_or(importer);
+    let mut directory = importer.rsplit_once('/').map_or("", |(dir, _)| dir);
+    let mapping = loop {
+        if let Some(mapping) = tsconfigs.get(directory) {
+            break mapping;
+        }
+        if directory.is_empty() {
+            return Vec::new();
+        }
+        directory = directory.rsplit_once('/').map_or("", |(dir, _)| dir);
+    };
+    let mut paths = Vec::new();
+    let targets = exported_targets(&mapping.paths, specifier).unwrap_or_default();
+    for target in targets {
+        paths.extend(candidate_paths(file, &target));
+    }
+    if let Some(base) = &mapping.base_url
+        && let Some(under) = join_inside(base, specifier)
+    {
+        paths.extend(candidate_paths(file, &under));
+    }
+    paths
+}
+
 /// The paths a package specifier may name below its provider's directory, tried in the order
-/// the importer's language prefers (an `exports` map is not read: a subpath it redirects is
-/// simply not found, and left unbound).
+/// the importer's language prefers.
 pub fn package_candidate_paths(importer: &str, root: &str, subpath: &str) -> Vec<(String, bool)> {
     let file = importer.rsplit('/').next().unwrap_or(importer);
     let inside = if root.is_empty() {
@@ -587,48 +689,40 @@ pub fn resolve_modules(
             let Some(specifier) = site.specifier.as_deref() else {
                 continue;
             };
-            if !is_relative(specifier) {
-                // Rule T5: charged once per import of a package nobody (or several) provides.
-                match npm(specifier) {
-                    NpmProvider::Builtin => continue,
-                    NpmProvider::Missing(name) => {
-                        out.hole(
-                            file.file,
-                            "PACKAGE_PROVIDER_NOT_FOUND",
-                            site.span,
-                            None,
-                            Some(&name),
-                            format!("no registered package.json is named {name}"),
-                        );
-                        continue;
-                    }
-                    NpmProvider::Ambiguous(name, count) => {
-                        out.hole(
-                            file.file,
-                            "AMBIGUOUS_PACKAGE_PROVIDER",
-                            site.span,
-                            None,
-                            Some(&name),
-                            format!("{count} registered packages are named {name}; none is chosen"),
-                        );
-                        continue;
-                    }
-                    NpmProvider::Found { .. } => {}
-                }
-            }
             let Some(module) = lookup(&file.file.repository, &file.file.path, specifier) else {
-                if !is_relative(specifier) {
-                    // A subpath the provider's `exports` map may redirect: unbound, uncharged.
+                if is_relative(specifier) {
+                    out.hole(
+                        file.file,
+                        "MODULE_NOT_RESOLVED",
+                        site.span,
+                        None,
+                        Some(specifier),
+                        format!("no indexed file of this repository is the module {specifier}"),
+                    );
                     continue;
                 }
-                out.hole(
-                    file.file,
-                    "MODULE_NOT_RESOLVED",
-                    site.span,
-                    None,
-                    Some(specifier),
-                    format!("no indexed file of this repository is the module {specifier}"),
-                );
+                // Rule T5: charged once per import of a package nobody (or several) provides.
+                // A found provider whose `exports` map does not list the subpath, or whose
+                // file is not indexed, leaves the import unbound and uncharged.
+                match npm(specifier) {
+                    NpmProvider::Missing(name) => out.hole(
+                        file.file,
+                        "PACKAGE_PROVIDER_NOT_FOUND",
+                        site.span,
+                        None,
+                        Some(&name),
+                        format!("no registered package.json is named {name}"),
+                    ),
+                    NpmProvider::Ambiguous(name, count) => out.hole(
+                        file.file,
+                        "AMBIGUOUS_PACKAGE_PROVIDER",
+                        site.span,
+                        None,
+                        Some(&name),
+                        format!("{count} registered packages are named {name}; none is chosen"),
+                    ),
+                    NpmProvider::Builtin | NpmProvider::Found { .. } => {}
+                }
                 continue;
             };
             // ES modules bind the specifier statically: the importer depends on the package

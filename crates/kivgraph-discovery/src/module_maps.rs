@@ -1,0 +1,315 @@
+//! What a repository's manifests say about module specifiers: a `package.json`'s entry
+//! points (`exports`, `types`, `main`) and a `tsconfig.json`'s path mapping (`baseUrl`,
+//! `paths`, through `extends`). Read here, matched by the resolver.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The module maps of one repository, by the repository-relative directory of their manifest.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct ModuleMaps {
+    pub packages: BTreeMap<String, PackageEntries>,
+    pub tsconfigs: BTreeMap<String, PathMapping>,
+}
+
+/// A `package.json`'s entry points, paths relative to its directory (`./dist/index.js`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct PackageEntries {
+    /// `exports` as (subpath pattern, targets in the order a TypeScript importer prefers
+    /// their conditions); `None` when the manifest has no `exports`, which then leaves every
+    /// subpath open.
+    pub exports: Option<PatternTargets>,
+    /// `types`, `typings`, `module`, `main`, in that order: what `.` means without `exports`.
+    pub main: Vec<String>,
+}
+
+/// Patterns with their targets, in manifest order: an `exports` map or a `paths` mapping.
+pub type PatternTargets = Vec<(String, Vec<String>)>;
+
+/// A `tsconfig.json`'s path mapping, `extends` applied, directories repository-relative.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct PathMapping {
+    /// `baseUrl`: where a bare specifier may resolve before packages are looked up.
+    pub base_url: Option<String>,
+    /// `paths`: (pattern, targets), targets already joined to the directory they are
+    /// relative to.
+    pub paths: PatternTargets,
+}
+
+/// The conditions a TypeScript importer reads, in the order it prefers them; any other
+/// condition is read after these, in the manifest's order.
+const CONDITIONS: [&str; 7] = [
+    "types", "typings", "import", "module", "default", "require", "node",
+];
+
+/// The string leaves of an `exports` value, in condition order; `null` excludes.
+fn targets(value: &Value, into: &mut Vec<String>) {
+    match value {
+        Value::String(target) => into.push(target.clone()),
+        Value::Array(items) => items.iter().for_each(|item| targets(item, into)),
+        Value::Object(conditions) => {
+            for condition in CONDITIONS {
+                if let Some(value) = conditions.get(condition) {
+                    targets(value, into);
+                }
+            }
+            for (condition, value) in conditions {
+                if !CONDITIONS.contains(&condition.as_str()) {
+                    targets(value, into);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+impl PackageEntries {
+    pub fn of(manifest: &Value) -> Self {
+        let exports = manifest.get("exports").map(|exports| {
+            let subpaths = match exports {
+                Value::Object(map) if map.keys().any(|k| k.starts_with('.')) => map
+                    .iter()
+                    .map(|(subpath, value)| (subpath.clone(), value))
+                    .collect(),
+                // A string, an array or a conditions object is the package's `.`.
+                other => vec![(".".to_string(), other)],
+            };
+            subpaths
+                .into_iter()
+                .map(|(subpath, value)| {
+                    let mut found = Vec::new();
+                    targets(value, &mut found);
+                    (subpath, found)
+                })
+                .collect()
+        });
+        let main = ["types", "typings", "module", "main"]
+            .iter()
+            .filter_map(|field| manifest.get(field)?.as_str())
+            .map(str::to_string)
+            .collect();
+        PackageEntries { exports, main }
+    }
+}
+
+/// JSON with comments and trailing commas, as `tsconfig.json` allows, made plain JSON.
+fn plain_json(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let mut in_string = false;
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            match c {
+                '\\' => out.extend(chars.next()),
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match (c, chars.peek()) {
+            ('"', _) => {
+                in_string = true;
+                out.push(c);
+            }
+            ('/', Some('/')) => {
+                for next in chars.by_ref() {
+                    if next == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            ('/', Some('*')) => {
+                chars.next();
+                let mut previous = ' ';
+                for next in chars.by_ref() {
+                    if previous == '*' && next == '/' {
+                        break;
+                    }
+                    previous = next;
+                }
+            }
+            (',', _) => {
+                // A comma followed only by blanks and a closing bracket is trailing.
+                let rest: String = chars.clone().take_while(|c| c.is_whitespace()).collect();
+                let after = chars.clone().nth(rest.chars().count());
+                if !matches!(after, Some('}' | ']')) {
+                    out.push(c);
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// `dir` joined with a relative path, `..` and `.` folded; `None` when it leaves the
+/// repository.
+pub fn join_inside(dir: &str, relative: &str) -> Option<String> {
+    let mut segments: Vec<&str> = dir.split('/').filter(|s| !s.is_empty()).collect();
+    for part in relative.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                segments.pop()?;
+            }
+            part => segments.push(part),
+        }
+    }
+    Some(segments.join("/"))
+}
+
+/// One config file's own settings: `baseUrl` and `paths` with the directory each is
+/// relative to, and what it extends.
+struct ConfigFile {
+    base_url: Option<String>,
+    paths: Option<(String, PatternTargets)>,
+    extends: Option<String>,
+}
+
+fn read_config(root: &Path, path: &str) -> Option<ConfigFile> {
+    let text = std::fs::read_to_string(root.join(path)).ok()?;
+    let json: Value = serde_json::from_str(&plain_json(&text)).ok()?;
+    let dir = path.rsplit_once('/').map_or("", |(dir, _)| dir);
+    let options = json.get("compilerOptions");
+    let base_url = options
+        .and_then(|o| o.get("baseUrl")?.as_str())
+        .and_then(|base| join_inside(dir, base));
+    let paths = options
+        .and_then(|o| o.get("paths")?.as_object())
+        .map(|map| {
+            let entries = map
+                .iter()
+                .map(|(pattern, targets)| {
+                    let targets = targets
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|t| t.as_str().map(str::to_string))
+                        .collect();
+                    (pattern.clone(), targets)
+                })
+                .collect();
+            (dir.to_string(), entries)
+        });
+    // A relative `extends` is a file of the repository; a package's is not read.
+    let extends = json
+        .get("extends")
+        .and_then(Value::as_str)
+        .filter(|e| e.starts_with('.'))
+        .and_then(|e| join_inside(dir, e))
+        .map(|e| {
+            if e.ends_with(".json") {
+                e
+            } else {
+                format!("{e}.json")
+            }
+        });
+    Some(ConfigFile {
+        base_url,
+        paths,
+        extends,
+    })
+}
+
+impl PathMapping {
+    /// The mapping of the `tsconfig.json` at `path`, following relative `extends` (a child's
+    /// `baseUrl` and `paths` replace its parent's). `None` when it maps nothing.
+    pub fn read(root: &Path, path: &str) -> Option<Self> {
+        let mut base_url = None;
+        let mut paths = None;
+        let mut next = Some(path.to_string());
+        for _ in 0..8 {
+            let Some(config) = next.take().and_then(|p| read_config(root, &p)) else {
+                break;
+            };
+            base_url = base_url.or(config.base_url);
+            paths = paths.or(config.paths);
+            next = config.extends;
+        }
+        if base_url.is_none() && paths.is_none() {
+            return None;
+        }
+        // Targets are relative to `baseUrl` when there is one, else to the config that
+        // declares `paths`.
+        let paths = paths.map_or_else(Vec::new, |(declared_in, entries)| {
+            let against = base_url.clone().unwrap_or(declared_in);
+            entries
+                .into_iter()
+                .map(|(pattern, targets)| {
+                    let targets = targets
+                        .iter()
+                        .filter_map(|t| join_inside(&against, t))
+                        .collect();
+                    (pattern, targets)
+                })
+                .collect()
+        });
+        Some(PathMapping { base_url, paths })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exports_keep_every_target_in_condition_order() {
+        let manifest: Value = serde_json::from_str(
+            r#"{"main": "./lib/index.js", "types": "./lib/index.d.ts",
+                "exports": {".": {"import": "./es6/index.js", "types": "./lib/index.d.ts"},
+                            "./es6/*": "./es6/*.js", "./private/*": null}}"#,
+        )
+        .unwrap();
+        let entries = PackageEntries::of(&manifest);
+        assert_eq!(
+            entries.exports,
+            Some(vec![
+                (
+                    ".".into(),
+                    vec!["./lib/index.d.ts".into(), "./es6/index.js".into()]
+                ),
+                ("./es6/*".into(), vec!["./es6/*.js".into()]),
+                ("./private/*".into(), vec![]),
+            ])
+        );
+        assert_eq!(entries.main, ["./lib/index.d.ts", "./lib/index.js"]);
+        let sugar = PackageEntries::of(&serde_json::from_str(r#"{"exports": "./x.js"}"#).unwrap());
+        assert_eq!(
+            sugar.exports,
+            Some(vec![(".".into(), vec!["./x.js".into()])])
+        );
+    }
+
+    #[test]
+    fn tsconfig_comments_trailing_commas_and_extends() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("app")).unwrap();
+        std::fs::write(
+            dir.path().join("tsconfig.base.json"),
+            "{ // shared\n \"compilerOptions\": { \"baseUrl\": \".\", /* map */ \"paths\": { \"@lib/*\": [\"lib/*\",], }, }, }",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("app/tsconfig.json"),
+            r#"{"extends": "../tsconfig.base", "compilerOptions": {"strict": true}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            PathMapping::read(dir.path(), "app/tsconfig.json"),
+            Some(PathMapping {
+                base_url: Some(String::new()),
+                paths: vec![("@lib/*".into(), vec!["lib/*".into()])],
+            })
+        );
+        assert_eq!(join_inside("", "../x"), None);
+        assert_eq!(
+            plain_json(r#"{"a": "//not a comment",}"#),
+            r#"{"a": "//not a comment"}"#
+        );
+    }
+}

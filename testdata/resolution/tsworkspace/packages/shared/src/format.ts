@@ -1,0 +1,1 @@
+export function format(value: number): string { return String(value); }
