@@ -2,7 +2,7 @@
 //! merges are recomputed from them, per package, and shared by `Arc` above that, so that a
 //! one-file edit costs one parse and one package merge.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use kivgraph_discovery::ModuleMaps;
@@ -570,7 +570,15 @@ fn resolve_package(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
             };
             Some((package.key(db), package_modules(db, package)))
         };
-        python::resolve_imports(&pythons, &declared.symbols, &lookup, &mut resolved);
+        let tops = python_top_levels(db, Workspace::get(db));
+        let provider = |top: &str| python::python_provider(top, &repository, tops.get(top));
+        python::resolve_imports(
+            &pythons,
+            &declared.symbols,
+            &lookup,
+            &provider,
+            &mut resolved,
+        );
     }
     resolved.append_to(&mut facts);
     if imports_modules || imports_python {
@@ -842,6 +850,22 @@ pub fn python_module_index(
             .push((repository.clone(), package));
     }
     Arc::new(index)
+}
+
+/// The repositories holding each top-level Python package (the first segment of every
+/// indexed module): the provider registry of absolute imports.
+#[salsa::tracked(returns(clone))]
+pub fn python_top_levels(
+    db: &dyn Db,
+    workspace: Workspace,
+) -> Arc<BTreeMap<String, BTreeSet<String>>> {
+    let mut tops: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (module, holders) in python_module_index(db, workspace).iter() {
+        let top = module.split('.').next().unwrap_or(module);
+        let entry = tops.entry(top.to_string()).or_default();
+        entry.extend(holders.iter().map(|(repository, _)| repository.clone()));
+    }
+    Arc::new(tops)
 }
 
 /// The Go files of a package with where their symbols sit in `declared`, in merge order.

@@ -422,10 +422,23 @@ fn python_from_imports_are_candidates_to_module_level_declarations() {
     assert_eq!(
         unresolved_rows(&facts),
         vec![
-            // `save`, `user` (a submodule), `anything` (maybe through util's star import) and
-            // `os.path` (nobody's) are not charged: Python's bindings are not all declarations.
+            // `save`, `user` (a submodule) and `anything` (maybe through util's star import)
+            // are not charged: Python's bindings are not all declarations; `json` and
+            // `os.path` are the standard library's.
             "IMPORT_NOT_RESOLVED - .missing shop/views.py:5",
+            // Rule P6: a top-level package nobody registered.
+            "PACKAGE_PROVIDER_NOT_FOUND - numpy shop/views.py:47",
+            "PACKAGE_PROVIDER_NOT_FOUND - vendored shop/views.py:48",
         ]
+    );
+    // Rule P6: two repositories hold `vendored`, and the importer's is neither.
+    let facts = index(
+        &["pymodules", "pyvendora", "pyvendorb"],
+        LanguageToken::Python,
+    );
+    assert!(
+        unresolved_rows(&facts)
+            .contains(&"AMBIGUOUS_PACKAGE_PROVIDER - vendored shop/views.py:48".to_string())
     );
     // A name used as a value (a dict entry) is a reference, a candidate like the import.
     assert_eq!(

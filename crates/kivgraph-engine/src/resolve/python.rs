@@ -3,14 +3,108 @@
 //! rebind `module.name` before another reads it — so syntax proves no Python binding: every
 //! edge here is a `CANDIDATE`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use kivgraph_facts::{EdgeKind, StableKey, SymbolFact};
+use kivgraph_facts::{EdgeKind, LineSpan, StableKey, SymbolFact};
 use kivgraph_syntax::WHOLE_MODULE;
 
 use super::Resolved;
 use super::typescript::{CallBindings, ModuleFile, call_edges, resolve_calls};
+
+/// The standard library's top-level modules (`sys.stdlib_module_names` of CPython 3.11): known,
+/// never charged as a missing provider.
+const PYTHON_STANDARD: &str = "__future__ _abc _aix_support _ast _asyncio _bisect _blake2 _bootsubprocess _bz2 \
+    _codecs _codecs_cn _codecs_hk _codecs_iso2022 _codecs_jp _codecs_kr _codecs_tw \
+    _collections _collections_abc _compat_pickle _compression _contextvars _crypt _csv \
+    _ctypes _curses _curses_panel _datetime _dbm _decimal _elementtree _frozen_importlib \
+    _frozen_importlib_external _functools _gdbm _hashlib _heapq _imp _io _json _locale \
+    _lsprof _lzma _markupbase _md5 _msi _multibytecodec _multiprocessing _opcode \
+    _operator _osx_support _overlapped _pickle _posixshmem _posixsubprocess _py_abc \
+    _pydecimal _pyio _queue _random _scproxy _sha1 _sha256 _sha3 _sha512 _signal \
+    _sitebuiltins _socket _sqlite3 _sre _ssl _stat _statistics _string _strptime _struct \
+    _symtable _thread _threading_local _tkinter _tokenize _tracemalloc _typing _uuid \
+    _warnings _weakref _weakrefset _winapi _zoneinfo abc aifc antigravity argparse array \
+    ast asynchat asyncio asyncore atexit audioop base64 bdb binascii bisect builtins bz2 \
+    cProfile calendar cgi cgitb chunk cmath cmd code codecs codeop collections colorsys \
+    compileall concurrent configparser contextlib contextvars copy copyreg crypt csv \
+    ctypes curses dataclasses datetime dbm decimal difflib dis distutils doctest email \
+    encodings ensurepip enum errno faulthandler fcntl filecmp fileinput fnmatch \
+    fractions ftplib functools gc genericpath getopt getpass gettext glob graphlib grp \
+    gzip hashlib heapq hmac html http idlelib imaplib imghdr imp importlib inspect io \
+    ipaddress itertools json keyword lib2to3 linecache locale logging lzma mailbox \
+    mailcap marshal math mimetypes mmap modulefinder msilib msvcrt multiprocessing netrc \
+    nis nntplib nt ntpath nturl2path numbers opcode operator optparse os ossaudiodev \
+    pathlib pdb pickle pickletools pipes pkgutil platform plistlib poplib posix \
+    posixpath pprint profile pstats pty pwd py_compile pyclbr pydoc pydoc_data pyexpat \
+    queue quopri random re readline reprlib resource rlcompleter runpy sched secrets \
+    select selectors shelve shlex shutil signal site smtpd smtplib sndhdr socket \
+    socketserver spwd sqlite3 sre_compile sre_constants sre_parse ssl stat statistics \
+    string stringprep struct subprocess sunau symtable sys sysconfig syslog tabnanny \
+    tarfile telnetlib tempfile termios textwrap this threading time timeit tkinter token \
+    tokenize tomllib trace traceback tracemalloc tty turtle turtledemo types typing \
+    unicodedata unittest urllib uu uuid venv warnings wave weakref webbrowser winreg \
+    winsound wsgiref xdrlib xml xmlrpc zipapp zipfile zipimport zlib zoneinfo";
+
+/// Who provides the top-level package of an absolute import, as the registered
+/// repositories say: the importer's own repository, else the one repository that holds it.
+pub enum PythonProvider {
+    Provided,
+    Standard,
+    Missing,
+    Ambiguous(usize),
+}
+
+pub fn python_provider(
+    top: &str,
+    importer_repository: &str,
+    holders: Option<&BTreeSet<String>>,
+) -> PythonProvider {
+    match holders {
+        Some(holders) if holders.contains(importer_repository) || holders.len() == 1 => {
+            PythonProvider::Provided
+        }
+        Some(holders) if holders.len() > 1 => PythonProvider::Ambiguous(holders.len()),
+        _ if PYTHON_STANDARD.split_ascii_whitespace().any(|m| m == top) => PythonProvider::Standard,
+        _ => PythonProvider::Missing,
+    }
+}
+
+/// Rule P6: an absolute import whose module no indexed file answers is charged by its
+/// top-level package: nobody registered it (`PACKAGE_PROVIDER_NOT_FOUND`) or several
+/// repositories hold it (`AMBIGUOUS_PACKAGE_PROVIDER`), once per import statement. A package
+/// that is provided but lacks the module is not charged: a namespace package or a module
+/// built at install time may answer it.
+fn charge_unprovided(
+    placed: &ModuleFile,
+    span: LineSpan,
+    module: &str,
+    provider: &dyn Fn(&str) -> PythonProvider,
+    out: &mut Resolved,
+) {
+    let top = module.split('.').next().unwrap_or(module);
+    match provider(top) {
+        PythonProvider::Missing => out.hole(
+            placed.file,
+            "PACKAGE_PROVIDER_NOT_FOUND",
+            span,
+            None,
+            Some(top),
+            format!("no registered repository provides the Python package {top}"),
+        ),
+        PythonProvider::Ambiguous(count) => out.hole(
+            placed.file,
+            "AMBIGUOUS_PACKAGE_PROVIDER",
+            span,
+            None,
+            Some(top),
+            format!(
+                "{count} registered repositories hold the Python package {top}; none is chosen"
+            ),
+        ),
+        PythonProvider::Provided | PythonProvider::Standard => {}
+    }
+}
 
 /// The module-level names of one Python module.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -92,6 +186,7 @@ pub fn resolve_imports(
     files: &[PythonFile],
     symbols: &[SymbolFact],
     lookup: &ModuleLookup,
+    provider: &dyn Fn(&str) -> PythonProvider,
     out: &mut Resolved,
 ) {
     for file in files {
@@ -117,6 +212,8 @@ pub fn resolve_imports(
             if let Some((package, _)) = lookup(target) {
                 out.depends(placed.file, package, site.span, false);
                 namespaces.insert(bound.to_string(), target.to_string());
+            } else {
+                charge_unprovided(placed, site.span, module, provider, out);
             }
         }
         let named = placed
@@ -133,6 +230,10 @@ pub fn resolve_imports(
             let found = lookup(&module)
                 .and_then(|(package, m)| Some((package, m.modules.get(&module).cloned()?)));
             let Some((package, names)) = found else {
+                if !specifier.starts_with('.') {
+                    charge_unprovided(placed, site.span, &module, provider, out);
+                    continue;
+                }
                 let parent = module.rsplit_once('.').map(|(parent, _)| parent);
                 if specifier.starts_with('.') && parent.is_some_and(|p| lookup(p).is_some()) {
                     out.hole(

@@ -42,3 +42,7 @@ class Member(Base):
 
 class Guest(user.User):
     pass
+
+
+import numpy as np
+from vendored import thing

@@ -1,0 +1,1 @@
+def thing(): return 2
