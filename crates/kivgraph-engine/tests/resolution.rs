@@ -413,7 +413,9 @@ fn python_from_imports_are_candidates_to_module_level_declarations() {
         imports(&facts),
         vec![
             "shop/models/__init__.py -> shop/models/user.py#User CANDIDATE 1",
-            // `Account` is an import binding of shop.models, not a declaration: unbound.
+            // Rule P7: `Account` is what shop.models imports `User` as: credited to the
+            // declaration, never to the package that re-exports it.
+            "shop/views.py -> shop/models/user.py#User CANDIDATE 2",
             "shop/views.py -> shop/models/user.py#load CANDIDATE 3",
             // Absolute within the repository, renamed.
             "shop/views.py -> shop/util.py#helper CANDIDATE 7",

@@ -111,6 +111,9 @@ fn charge_unprovided(
 pub struct ModuleNames {
     /// Declarations by name.
     pub names: BTreeMap<String, Vec<StableKey>>,
+    /// Names the module binds by a from-import, by local name: the module they come from and
+    /// their name there (rule P7).
+    pub imported: BTreeMap<String, (String, String)>,
 }
 
 /// The module-level names of a package's Python modules, by dotted module name.
@@ -138,9 +141,55 @@ pub fn package_modules(files: &[PythonFile], symbols: &[SymbolFact]) -> PackageM
                 .or_default()
                 .push(symbol.key);
         }
+        let path = &placed.file.path;
+        let is_package = path.ends_with("__init__.py") || path.ends_with("__init__.pyi");
+        let imports = placed
+            .sites
+            .iter()
+            .filter(|s| s.kind == EdgeKind::ImportsSymbol && s.name != WHOLE_MODULE);
+        for site in imports {
+            let Some(from) = site
+                .specifier
+                .as_deref()
+                .and_then(|specifier| absolute_module(file.module, is_package, specifier))
+            else {
+                continue;
+            };
+            let local = site.alias.clone().unwrap_or_else(|| site.name.clone());
+            names.imported.insert(local, (from, site.name.clone()));
+        }
         modules.modules.insert(file.module.to_string(), names);
     }
     modules
+}
+
+/// The declarations `module` (whose names are `names`) binds as `name`: its own, or —
+/// rule P7 — those of the module it imported the name from, followed through at most eight
+/// imports, so a name a package re-exports is credited to its declaration.
+fn bound_in(
+    module: &str,
+    names: &ModuleNames,
+    name: &str,
+    lookup: &ModuleLookup,
+) -> Option<Vec<StableKey>> {
+    if let Some(keys) = names.names.get(name).filter(|keys| !keys.is_empty()) {
+        return Some(keys.clone());
+    }
+    let mut seen = vec![module.to_string()];
+    let (mut module, mut name) = names.imported.get(name)?.clone();
+    for _ in 0..8 {
+        if seen.contains(&module) {
+            return None;
+        }
+        let (_, modules) = lookup(&module)?;
+        let names = modules.modules.get(&module)?;
+        if let Some(keys) = names.names.get(&name).filter(|keys| !keys.is_empty()) {
+            return Some(keys.clone());
+        }
+        seen.push(module);
+        (module, name) = names.imported.get(&name)?.clone();
+    }
+    None
 }
 
 /// The dotted module a `from` specifier names: `.m` is `m` in the importer's package, each
@@ -252,17 +301,17 @@ pub fn resolve_imports(
             };
             // Which file `import` executes depends on the path at run time: a candidate.
             out.depends(placed.file, package, site.span, false);
-            if let Some(keys) = names.names.get(&site.name).filter(|keys| !keys.is_empty()) {
+            if let Some(keys) = bound_in(&module, &names, &site.name, lookup) {
                 out.edges(
                     EdgeKind::ImportsSymbol,
                     placed.file,
                     placed.file.key,
                     site.span,
-                    keys,
+                    &keys,
                     false,
                 );
                 let local = site.alias.clone().unwrap_or_else(|| site.name.clone());
-                bindings.insert(local, (keys.clone(), false));
+                bindings.insert(local, (keys, false));
             } else {
                 // `from package import module` binds a submodule the package does not declare.
                 let submodule = format!("{module}.{}", site.name);
@@ -280,14 +329,8 @@ pub fn resolve_imports(
             let Some(module) = site.operand.as_ref().and_then(|m| namespaces.get(m)) else {
                 continue;
             };
-            let keys = lookup(module).and_then(|(_, m)| {
-                m.modules
-                    .get(module)?
-                    .names
-                    .get(&site.name)
-                    .filter(|keys| !keys.is_empty())
-                    .cloned()
-            });
+            let keys = lookup(module)
+                .and_then(|(_, m)| bound_in(module, m.modules.get(module)?, &site.name, lookup));
             if let Some(keys) = keys {
                 call_edges(placed, declared, site, &keys, false, out);
             }
