@@ -15,7 +15,9 @@ mod walk;
 
 pub use manifests::FileUnit;
 pub use manifests::PackageAssigner;
-pub use module_maps::{ModuleMaps, PackageEntries, PathMapping, join_inside};
+pub use module_maps::{
+    CrateDependency, CrateManifest, ModuleMaps, PackageEntries, PathMapping, join_inside,
+};
 pub use walk::{
     DiscoveredFile, DiscoveredRepository, DiscoveryError, discover_repository, enabled_languages,
 };

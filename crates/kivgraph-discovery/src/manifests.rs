@@ -5,7 +5,7 @@ use std::path::Path;
 
 use kivgraph_facts::Language;
 
-use crate::module_maps::{ModuleMaps, PackageEntries, PathMapping};
+use crate::module_maps::{CrateManifest, ModuleMaps, PackageEntries, PathMapping};
 
 /// Which package a file belongs to and its module inside it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -109,15 +109,20 @@ impl PackageAssigner {
                     assigner.npm_packages.insert(dir, name.unwrap_or(fallback));
                 }
                 "Cargo.toml" => {
-                    let name = read()
-                        .and_then(|text| text.parse::<toml::Table>().ok())
-                        .and_then(|table| {
-                            table
-                                .get("package")?
-                                .get("name")?
-                                .as_str()
-                                .map(str::to_string)
-                        });
+                    let manifest = read().and_then(|text| text.parse::<toml::Table>().ok());
+                    if let Some(manifest) = &manifest {
+                        assigner
+                            .module_maps
+                            .crates
+                            .insert(dir.clone(), CrateManifest::of(manifest));
+                    }
+                    let name = manifest.and_then(|table| {
+                        table
+                            .get("package")?
+                            .get("name")?
+                            .as_str()
+                            .map(str::to_string)
+                    });
                     if let Some(name) = name {
                         assigner.cargo_packages.insert(dir, name);
                     }

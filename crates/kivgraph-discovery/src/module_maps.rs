@@ -13,6 +13,78 @@ use serde_json::Value;
 pub struct ModuleMaps {
     pub packages: BTreeMap<String, PackageEntries>,
     pub tsconfigs: BTreeMap<String, PathMapping>,
+    pub crates: BTreeMap<String, CrateManifest>,
+}
+
+/// A `Cargo.toml`'s version and the crates it may name.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct CrateManifest {
+    pub version: Option<String>,
+    /// By the name the code spells (`serde_json`, or a `package =` rename's key): the
+    /// package it names and the version requirement.
+    pub dependencies: BTreeMap<String, CrateDependency>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct CrateDependency {
+    pub package: String,
+    pub requirement: Option<String>,
+}
+
+impl CrateManifest {
+    /// Every dependency table: normal, dev, build, and each target's.
+    pub fn of(manifest: &toml::Table) -> Self {
+        let version = manifest
+            .get("package")
+            .and_then(|p| p.get("version"))
+            .and_then(|v| v.as_str())
+            .map(str::to_string);
+        // The manifest's own tables, then each target's (`[target.'cfg(unix)'.dependencies]`).
+        let holders = std::iter::once(manifest).chain(
+            manifest
+                .get("target")
+                .and_then(|t| t.as_table())
+                .into_iter()
+                .flat_map(|targets| targets.values().filter_map(|t| t.as_table())),
+        );
+        let tables: Vec<&toml::Table> = holders
+            .flat_map(|holder| {
+                ["dependencies", "dev-dependencies", "build-dependencies"]
+                    .into_iter()
+                    .filter_map(move |kind| holder.get(kind)?.as_table())
+            })
+            .collect();
+        let mut dependencies = BTreeMap::new();
+        for table in tables {
+            for (key, value) in table {
+                let (package, requirement) = match value {
+                    toml::Value::String(requirement) => (key.clone(), Some(requirement.clone())),
+                    toml::Value::Table(detail) => (
+                        detail
+                            .get("package")
+                            .and_then(|p| p.as_str())
+                            .unwrap_or(key)
+                            .to_string(),
+                        detail
+                            .get("version")
+                            .and_then(|v| v.as_str())
+                            .map(str::to_string),
+                    ),
+                    _ => (key.clone(), None),
+                };
+                dependencies
+                    .entry(key.replace('-', "_"))
+                    .or_insert(CrateDependency {
+                        package,
+                        requirement,
+                    });
+            }
+        }
+        CrateManifest {
+            version,
+            dependencies,
+        }
+    }
 }
 
 /// A `package.json`'s entry points, paths relative to its directory (`./dist/index.js`).

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
-use kivgraph_discovery::ModuleMaps;
+use kivgraph_discovery::{CrateManifest, ModuleMaps};
 use kivgraph_facts::{
     Confidence, Edge, EdgeKind, FactSet, FileFact, Fingerprint, Language, LineSpan, PackageFact,
     ParseIssue, Provenance, RepositoryFact, StableKey, StableKeyIdentity, SymbolFact, SymbolKind,
@@ -20,7 +20,9 @@ use crate::resolve::go::{
 };
 use crate::resolve::go_implements::{self, GoMethodSets};
 use crate::resolve::python::{self, PackageModules, PythonFile};
-use crate::resolve::rust::{self, RustFile, resolve_rust};
+use crate::resolve::rust::{
+    self, CrateNames, Extern, RUST_STANDARD, RustFile, resolve_rust, version_accepts,
+};
 use crate::resolve::typescript::{
     self, Module, ModuleFile, ModuleSite, NpmProvider, PackageExports, candidate_paths,
     is_relative, mapped_paths, module_sites as module_sites_of, npm_provider, package_entry_paths,
@@ -548,7 +550,8 @@ fn resolve_package(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
         resolve_modules(&modules, &declared.symbols, &lookup, &npm, &mut resolved);
     }
     if binds_rust {
-        resolve_rust(&rusts, &declared.symbols, &mut resolved);
+        let externs = rust_externs(db, package);
+        resolve_rust(&rusts, &declared.symbols, &externs, &mut resolved);
     }
     if imports_python {
         let index = python_module_index(db, Workspace::get(db));
@@ -826,6 +829,115 @@ fn rust_files<'db>(
             placed: module_file(file_facts, merged, first_symbol),
         })
         .collect()
+}
+
+/// What another crate's paths read of a Rust crate (rule R4): its items and its modules'
+/// `use` bindings. Unchanged by edits inside function bodies.
+#[salsa::tracked(returns(clone))]
+pub fn rust_crate_names(db: &dyn Db, package: PackageInput) -> Arc<CrateNames> {
+    let declared = package_symbols(db, package);
+    let rusts = rust_files(db, package, &declared);
+    Arc::new(rust::crate_names(&rusts, &declared.symbols))
+}
+
+/// The nearest `Cargo.toml` at or above a repository-relative directory.
+fn crate_manifest<'m>(maps: &'m ModuleMaps, directory: &str) -> Option<&'m CrateManifest> {
+    let mut directory = directory;
+    loop {
+        if let Some(manifest) = maps.crates.get(directory) {
+            return Some(manifest);
+        }
+        if directory.is_empty() {
+            return None;
+        }
+        directory = directory.rsplit_once('/').map_or("", |(parent, _)| parent);
+    }
+}
+
+/// Registered library crates by the name code spells them, each with its version.
+pub type RustProviders = BTreeMap<String, Vec<(PackageInput, Option<String>)>>;
+
+/// The registered library crates, by the name code spells them (`-` read as `_`), each with
+/// its version.
+#[salsa::tracked(returns(clone))]
+pub fn rust_providers(
+    db: &dyn Db,
+    workspace: Workspace,
+) -> Arc<RustProviders> {
+    let mut providers = RustProviders::new();
+    for repository in workspace.repositories(db) {
+        let maps = repository.module_maps(db);
+        for package in repository.packages(db) {
+            let Some(first) = package.files(db).first() else {
+                continue;
+            };
+            let unit = first.unit(db);
+            // A binary, test or example target (`name#bin:x`) is no dependency of anyone.
+            if first.language(db) != Language::Rust
+                || unit.package.contains('#')
+                || unit.package.starts_with("_/")
+            {
+                continue;
+            }
+            let version = crate_manifest(maps, &unit.package_path).and_then(|m| m.version.clone());
+            providers
+                .entry(unit.package.replace('-', "_"))
+                .or_default()
+                .push((*package, version));
+        }
+    }
+    Arc::new(providers)
+}
+
+/// What the first segment of a path names for a crate, when the crate does not declare it:
+/// a dependency of its `Cargo.toml` (or, for a binary, test or example target, its own
+/// library), provided by the registered crate its version requirement accepts.
+fn rust_externs<'db>(db: &'db dyn Db, package: PackageInput) -> impl Fn(&str) -> Extern + 'db {
+    let repository = package.files(db).first().map(|f| f.repository(db).clone());
+    let maps = repository.and_then(|name| {
+        Workspace::get(db)
+            .repositories(db)
+            .iter()
+            .find(|r| *r.name(db) == name)
+            .map(|r| r.module_maps(db).clone())
+    });
+    let unit = package.files(db).first().map(|f| f.unit(db).clone());
+    let manifest = maps
+        .as_ref()
+        .zip(unit.as_ref())
+        .and_then(|(maps, unit)| crate_manifest(maps, &unit.package_path).cloned());
+    let own = unit
+        .filter(|u| u.package.contains('#'))
+        .and_then(|u| u.package.split('#').next().map(|n| n.replace('-', "_")));
+    let providers = rust_providers(db, Workspace::get(db));
+    move |name: &str| {
+        let dependency = manifest.as_ref().and_then(|m| m.dependencies.get(name));
+        let (package_name, requirement) = match dependency {
+            Some(dependency) => (dependency.package.clone(), dependency.requirement.clone()),
+            None if own.as_deref() == Some(name) => (
+                name.to_string(),
+                manifest
+                    .as_ref()
+                    .and_then(|m| m.version.clone())
+                    .map(|v| format!("={v}")),
+            ),
+            None if RUST_STANDARD.contains(&name) => return Extern::Standard,
+            None => return Extern::NotDependency,
+        };
+        let candidates = providers
+            .get(&package_name.replace('-', "_"))
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let accepted: Vec<&(PackageInput, Option<String>)> = candidates
+            .iter()
+            .filter(|(_, version)| version_accepts(requirement.as_deref(), version.as_deref()))
+            .collect();
+        match (candidates, accepted.as_slice()) {
+            ([], _) => Extern::Missing(package_name),
+            (_, [(only, _)]) => Extern::Found(rust_crate_names(db, *only)),
+            (several, _) => Extern::Ambiguous(package_name, several.len()),
+        }
+    }
 }
 
 /// A package's Python module tables: all an importer reads of it.

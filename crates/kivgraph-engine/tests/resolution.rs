@@ -668,3 +668,47 @@ fn workspace_packages_resolve_through_their_manifests_and_tsconfig_paths() {
     // found, so nothing is charged.
     assert!(unresolved_rows(&facts).is_empty());
 }
+
+/// Rule R4: a path whose first segment is a `Cargo.toml` dependency walks the registered
+/// crate that provides it, as candidates; a dependency nobody registered is declared.
+#[test]
+fn rust_paths_reach_dependencies_through_cargo_names() {
+    let facts = index(&["rsmods", "rsconsumer"], LanguageToken::Rust);
+    facts.validate().unwrap();
+    let consumer = |rows: Vec<String>| -> Vec<String> {
+        rows.into_iter()
+            .filter(|r| r.starts_with("src/lib.rs#consume"))
+            .collect()
+    };
+    for expected in [
+        "src/lib.rs -> src/lib.rs#Config CANDIDATE 2",
+        "src/lib.rs -> src/store/mod.rs#store::Handle CANDIDATE 1",
+        "src/lib.rs -> src/store/mod.rs#store::open CANDIDATE 1",
+    ] {
+        assert!(
+            imports(&facts).contains(&expected.to_string()),
+            "{expected}"
+        );
+    }
+    assert_eq!(
+        consumer(calls(&facts)),
+        [
+            "src/lib.rs#consume -> src/lib.rs#Config::new CANDIDATE src/lib.rs:10",
+            "src/lib.rs#consume -> src/store/mod.rs#store::close CANDIDATE src/lib.rs:8",
+            "src/lib.rs#consume -> src/store/mod.rs#store::open CANDIDATE src/lib.rs:7",
+            "src/lib.rs#consume -> src/store/mod.rs#store::open CANDIDATE src/lib.rs:8",
+        ]
+    );
+    assert_eq!(
+        consumer(type_uses(&facts)),
+        [
+            "src/lib.rs#consume -> src/lib.rs#Config CANDIDATE src/lib.rs:6",
+            "src/lib.rs#consume -> src/store/mod.rs#store::Handle CANDIDATE src/lib.rs:7",
+        ]
+    );
+    // `serde` is a dependency no registered crate provides; `std` is known.
+    assert_eq!(
+        unresolved_rows(&facts),
+        ["CRATE_PROVIDER_NOT_FOUND - serde src/lib.rs:3"]
+    );
+}

@@ -1,9 +1,10 @@
 //! Rust: `use` declarations, calls and type names bound through the crate's own module tree
-//! (rules R1–R3 of `docs/resolution.md`). Paths into other crates, the standard library,
-//! macros and method calls on values are left unbound: the identifier census accounts for
-//! them.
+//! (rules R1–R3 of `docs/resolution.md`) and, through `Cargo.toml` dependency names, through
+//! another registered crate's (rule R4). The standard library, macros and method calls on
+//! values are left unbound: the identifier census accounts for them.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use kivgraph_facts::{EdgeKind, StableKey, SymbolFact, SymbolKind};
 use kivgraph_syntax::{ReferenceSite, WHOLE_MODULE};
@@ -49,6 +50,123 @@ pub struct RustFile<'a> {
 /// The crate's items by (path of what holds them, name): modules, types, functions, and the
 /// members of types and traits (`Parser::parse` is held by `parser::Parser`).
 type Items = BTreeMap<(String, String), Vec<(StableKey, SymbolKind)>>;
+
+/// What another crate's paths read of a crate: its items, and the names each of its modules
+/// binds by `use` (a re-export, `pub use ser::Serialize`, is one).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CrateNames {
+    items: Items,
+    uses: BTreeMap<String, BTreeMap<String, Vec<String>>>,
+}
+
+pub fn crate_names(files: &[RustFile], symbols: &[SymbolFact]) -> CrateNames {
+    let mut uses: BTreeMap<String, BTreeMap<String, Vec<String>>> = BTreeMap::new();
+    for file in files {
+        uses.entry(file.module.to_string())
+            .or_default()
+            .extend(Uses::of(file.placed.sites).names);
+    }
+    CrateNames {
+        items: items(symbols),
+        uses,
+    }
+}
+
+impl CrateNames {
+    /// The item a path names inside this crate, from `module`: through its items, and through
+    /// the `use` bindings of each module on the way. A path into yet another crate is not
+    /// followed.
+    fn path(&self, module: &str, segments: &[String], depth: usize) -> Option<String> {
+        if depth > 8 {
+            return None;
+        }
+        let (first, rest) = segments.split_first()?;
+        let mut base = match first.as_str() {
+            "crate" => String::new(),
+            "self" => module.to_string(),
+            "super" => parent(module).to_string(),
+            _ => self.step(module, first, depth)?,
+        };
+        for segment in rest {
+            base = match segment.as_str() {
+                "super" => parent(&base).to_string(),
+                "self" => base,
+                _ => self.step(&base, segment, depth)?,
+            };
+        }
+        Some(base)
+    }
+
+    fn step(&self, module: &str, name: &str, depth: usize) -> Option<String> {
+        if self
+            .items
+            .contains_key(&(module.to_string(), name.to_string()))
+        {
+            return Some(join(module, name));
+        }
+        let path = self.uses.get(module)?.get(name)?;
+        self.path(module, path, depth + 1)
+    }
+}
+
+/// What the first segment of a path names when the crate does not declare it.
+pub enum Extern {
+    /// Not a dependency of the crate: a prelude name, a macro's, or unknown.
+    NotDependency,
+    /// `std`, `core`, `alloc`, `proc_macro`, `test`: known, not indexed, never charged.
+    Standard,
+    /// A dependency no registered crate provides, by package name.
+    Missing(String),
+    /// A dependency several registered crates provide and no version requirement decides.
+    Ambiguous(String, usize),
+    Found(Arc<CrateNames>),
+}
+
+pub const RUST_STANDARD: [&str; 5] = ["std", "core", "alloc", "proc_macro", "test"];
+
+/// Whether a Cargo version requirement accepts a version: `^`/bare (the default), `~` and
+/// `=` on their leading comparator; any other form, or an unknown version, accepts.
+pub fn version_accepts(requirement: Option<&str>, version: Option<&str>) -> bool {
+    let (Some(requirement), Some(version)) = (requirement, version) else {
+        return true;
+    };
+    let requirement = requirement.split(',').next().unwrap_or("").trim();
+    let numbers = |text: &str| -> Vec<u64> {
+        text.split(['.', '-', '+'])
+            .take(3)
+            .map_while(|part| part.trim().parse().ok())
+            .collect()
+    };
+    let have = numbers(version);
+    let (operator, wanted) = match requirement.chars().next() {
+        Some('^') => ('^', numbers(&requirement[1..])),
+        Some('~') => ('~', numbers(&requirement[1..])),
+        Some('=') => ('=', numbers(&requirement[1..])),
+        Some(c) if c.is_ascii_digit() => ('^', numbers(requirement)),
+        _ => return true,
+    };
+    if wanted.is_empty() {
+        return true;
+    }
+    let fixed = match operator {
+        '=' => wanted.len(),
+        '~' => wanted.len().min(2),
+        // Caret: up to and including the first non-zero component.
+        _ => wanted
+            .iter()
+            .position(|n| *n != 0)
+            .map_or(wanted.len(), |i| i + 1)
+            .max(1)
+            .min(wanted.len()),
+    };
+    have.len() >= fixed && have[..fixed] == wanted[..fixed]
+}
+
+/// Where a path leads: an item path of this crate or of a dependency.
+enum Place {
+    Local(String),
+    Foreign(Arc<CrateNames>, String),
+}
 
 fn items(symbols: &[SymbolFact]) -> Items {
     let mut items: Items = BTreeMap::new();
@@ -119,41 +237,57 @@ struct Scope<'a> {
     items: &'a Items,
     uses: &'a Uses,
     module: &'a str,
+    externs: &'a dyn Fn(&str) -> Extern,
     /// The modules the file's glob imports open, resolved once (without globs, so that one
     /// glob never searches through another).
     globs: Vec<String>,
 }
 
 impl<'a> Scope<'a> {
-    fn new(items: &'a Items, uses: &'a Uses, module: &'a str) -> Self {
+    fn new(
+        items: &'a Items,
+        uses: &'a Uses,
+        module: &'a str,
+        externs: &'a dyn Fn(&str) -> Extern,
+    ) -> Self {
         let mut scope = Scope {
             items,
             uses,
             module,
+            externs,
             globs: Vec::new(),
         };
         scope.globs = uses
             .globs
             .iter()
-            .filter_map(|glob| scope.path(glob, 0).map(|(opened, _)| opened))
+            .filter_map(|glob| match scope.path(glob, 0) {
+                Some((Place::Local(opened), _)) => Some(opened),
+                _ => None,
+            })
             .collect();
         scope
     }
 }
 
 impl Scope<'_> {
-    /// The item path a module-relative path denotes, and whether every step was explicit
-    /// (a glob import is not). `None` for a path that leaves the crate (another crate, the
-    /// standard library) or names nothing the crate declares.
-    fn path(&self, segments: &[String], depth: usize) -> Option<(String, bool)> {
+    /// The item a module-relative path denotes, and whether every step was explicit and
+    /// inside the crate (a glob import is not; a dependency's item is only plausibly the one
+    /// compiled). `None` for a path that names nothing a registered crate declares.
+    fn path(&self, segments: &[String], depth: usize) -> Option<(Place, bool)> {
         if depth > 8 {
             return None;
         }
+        // `::serde::Serialize` names the crate `serde` whatever the module declares.
+        let (segments, absolute) = match segments.split_first() {
+            Some((first, rest)) if first.is_empty() => (rest, true),
+            _ => (segments, false),
+        };
         let (first, rest) = segments.split_first()?;
         let (mut base, mut certain) = match first.as_str() {
             "crate" => (String::new(), true),
             "self" => (self.module.to_string(), true),
             "super" => (parent(self.module).to_string(), true),
+            _ if absolute => return self.foreign(first, rest),
             _ => {
                 if self
                     .items
@@ -161,12 +295,21 @@ impl Scope<'_> {
                 {
                     (join(self.module, first), true)
                 } else if let Some(path) = self.uses.names.get(first) {
-                    self.path(path, depth + 1)?
-                } else {
-                    let glob = self.globs.iter().find(|opened| {
-                        self.items.contains_key(&((*opened).clone(), first.clone()))
-                    })?;
+                    match self.path(path, depth + 1)? {
+                        (Place::Local(base), certain) => (base, certain),
+                        (Place::Foreign(names, base), _) => {
+                            let item = names.path(&base, &rest_with_self(rest), 0)?;
+                            return Some((Place::Foreign(names, item), false));
+                        }
+                    }
+                } else if let Some(glob) = self
+                    .globs
+                    .iter()
+                    .find(|opened| self.items.contains_key(&((*opened).clone(), first.clone())))
+                {
                     (join(glob, first), false)
+                } else {
+                    return self.foreign(first, rest);
                 }
             }
         };
@@ -183,14 +326,39 @@ impl Scope<'_> {
             }
         }
         certain &= !base.is_empty();
-        Some((base, certain))
+        Some((Place::Local(base), certain))
+    }
+
+    /// Rule R4: a path whose first segment is a dependency's name, walked through the crate
+    /// that provides it.
+    fn foreign(&self, name: &str, rest: &[String]) -> Option<(Place, bool)> {
+        let Extern::Found(names) = (self.externs)(name) else {
+            return None;
+        };
+        let item = if rest.is_empty() {
+            String::new()
+        } else {
+            names.path("", rest, 0)?
+        };
+        Some((Place::Foreign(names, item), false))
     }
 
     /// The declarations an item path names.
-    fn declarations(&self, item: &str) -> Option<&Vec<(StableKey, SymbolKind)>> {
+    fn declarations<'p>(&'p self, place: &'p Place) -> Option<&'p Vec<(StableKey, SymbolKind)>> {
+        let (items, item) = match place {
+            Place::Local(item) => (self.items, item),
+            Place::Foreign(names, item) => (&names.items, item),
+        };
         let (holder, name) = item.rsplit_once("::").unwrap_or(("", item));
-        self.items.get(&(holder.to_string(), name.to_string()))
+        items.get(&(holder.to_string(), name.to_string()))
     }
+}
+
+/// The rest of a path after a `use` binding that named a module, read from that module.
+fn rest_with_self(rest: &[String]) -> Vec<String> {
+    std::iter::once("self".to_string())
+        .chain(rest.iter().cloned())
+        .collect()
 }
 
 /// Rules R1–R3. R1: a `use` names an item through the crate's module tree — `crate::`,
@@ -201,7 +369,12 @@ impl Scope<'_> {
 /// R3: a path (`a::b::f`, `Type::new`) is walked the same way, one segment at a time. Rust
 /// rejects two items of one name in one namespace, so one declaration is certain; several
 /// (`#[cfg]` twins) are candidates, as is a name the enclosing function rebinds.
-pub fn resolve_rust(files: &[RustFile], symbols: &[SymbolFact], out: &mut Resolved) {
+pub fn resolve_rust(
+    files: &[RustFile],
+    symbols: &[SymbolFact],
+    externs: &dyn Fn(&str) -> Extern,
+    out: &mut Resolved,
+) {
     let items = items(symbols);
     let modules: BTreeSet<&str> = symbols
         .iter()
@@ -223,7 +396,10 @@ pub fn resolve_rust(files: &[RustFile], symbols: &[SymbolFact], out: &mut Resolv
                 .unwrap_or(file.module);
             let scope = scopes
                 .entry(module)
-                .or_insert_with(|| Scope::new(&items, &uses, module));
+                .or_insert_with(|| Scope::new(&items, &uses, module, externs));
+            if site.kind == EdgeKind::ImportsSymbol {
+                charge_unprovided(placed, scope, site, out);
+            }
             let mut segments: Vec<String> = match site.kind {
                 EdgeKind::ImportsSymbol => match &site.specifier {
                     Some(path) if site.name != WHOLE_MODULE && site.name != "self" => {
@@ -240,10 +416,10 @@ pub fn resolve_rust(files: &[RustFile], symbols: &[SymbolFact], out: &mut Resolv
             segments.push(site.name.clone());
             // A bare name is a one-segment path: the module's own item, then the `use`
             // bindings, then the globs.
-            let Some((item, certain)) = scope.path(&segments, 0) else {
+            let Some((place, certain)) = scope.path(&segments, 0) else {
                 continue;
             };
-            let Some(keys) = scope.declarations(&item) else {
+            let Some(keys) = scope.declarations(&place) else {
                 continue;
             };
             let keys: Vec<StableKey> = keys
@@ -267,6 +443,46 @@ pub fn resolve_rust(files: &[RustFile], symbols: &[SymbolFact], out: &mut Resolv
                 call_edges(placed, declared, site, &keys, certain, out);
             }
         }
+    }
+}
+
+/// Rule R4's holes: a `use` whose first segment is a dependency no registered crate (or
+/// several) provides, and that the module does not declare or bind itself.
+fn charge_unprovided(placed: &ModuleFile, scope: &Scope, site: &ModuleSite, out: &mut Resolved) {
+    let Some(first) = site
+        .specifier
+        .as_deref()
+        .and_then(|path| path.split("::").find(|s| !s.is_empty()))
+    else {
+        return;
+    };
+    let local = scope
+        .items
+        .contains_key(&(scope.module.to_string(), first.to_string()))
+        || scope.uses.names.contains_key(first);
+    if local {
+        return;
+    }
+    match (scope.externs)(first) {
+        Extern::Missing(package) => out.hole(
+            placed.file,
+            "CRATE_PROVIDER_NOT_FOUND",
+            site.span,
+            None,
+            Some(&package),
+            format!("no registered crate is the dependency {package}"),
+        ),
+        Extern::Ambiguous(package, count) => out.hole(
+            placed.file,
+            "AMBIGUOUS_CRATE_PROVIDER",
+            site.span,
+            None,
+            Some(&package),
+            format!(
+                "{count} registered crates are named {package} and the version requirement picks none of them"
+            ),
+        ),
+        Extern::NotDependency | Extern::Standard | Extern::Found(_) => {}
     }
 }
 
@@ -313,5 +529,28 @@ fn fits(site: EdgeKind, declaration: SymbolKind) -> bool {
                 | SymbolKind::EnumMember
         ),
         _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::version_accepts;
+
+    #[test]
+    fn cargo_requirements_pick_compatible_versions() {
+        let accepts = |requirement, version| version_accepts(Some(requirement), Some(version));
+        assert!(accepts("1", "1.0.219"));
+        assert!(accepts("^1.2", "1.9.0"));
+        assert!(!accepts("1", "2.0.1"));
+        assert!(accepts("0.4.19", "0.4.22"));
+        assert!(!accepts("0.4", "0.5.0"));
+        assert!(accepts("~1.2", "1.2.9"));
+        assert!(!accepts("~1.2", "1.3.0"));
+        assert!(accepts("=0.1.0", "0.1.0"));
+        assert!(!accepts("=0.1.0", "0.1.1"));
+        // Ranges and wildcards are not narrowed.
+        assert!(accepts(">=1, <3", "2.0.0"));
+        assert!(accepts("*", "9.9.9"));
+        assert!(version_accepts(None, Some("1.0.0")));
     }
 }

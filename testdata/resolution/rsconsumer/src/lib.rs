@@ -1,0 +1,11 @@
+use rsmods::store::{open, Handle};
+use rsmods::Config;
+use serde::Serialize;
+use std::collections::HashMap;
+
+pub fn consume() -> Config {
+    let _handle: Handle = open();
+    rsmods::store::close(rsmods::store::open());
+    let _map: HashMap<u8, u8> = HashMap::new();
+    Config::new()
+}
