@@ -138,7 +138,52 @@ impl PackageAssigner {
                 _ => {}
             }
         }
+        assigner.distinguish_crate_homonyms();
         assigner
+    }
+
+    /// Two `Cargo.toml` of one repository naming the same package (two versions side by
+    /// side, as a vendored directory holds them) are two crates: each is named
+    /// `name@version` (or `name@directory`), so neither absorbs the other's items.
+    fn distinguish_crate_homonyms(&mut self) {
+        let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+        for name in self.cargo_packages.values() {
+            *count.entry(name).or_default() += 1;
+        }
+        let shared: BTreeSet<String> = count
+            .into_iter()
+            .filter(|(_, n)| *n > 1)
+            .map(|(name, _)| name.to_string())
+            .collect();
+        if shared.is_empty() {
+            return;
+        }
+        let mut versions: BTreeMap<String, usize> = BTreeMap::new();
+        for (dir, name) in &self.cargo_packages {
+            if shared.contains(name)
+                && let Some(version) = self
+                    .module_maps
+                    .crates
+                    .get(dir)
+                    .and_then(|m| m.version.clone())
+            {
+                *versions.entry(format!("{name}@{version}")).or_default() += 1;
+            }
+        }
+        for (dir, name) in self.cargo_packages.iter_mut() {
+            if !shared.contains(name.as_str()) {
+                continue;
+            }
+            let version = self
+                .module_maps
+                .crates
+                .get(dir)
+                .and_then(|m| m.version.clone());
+            *name = match version.map(|v| format!("{name}@{v}")) {
+                Some(versioned) if versions.get(&versioned) == Some(&1) => versioned,
+                _ => format!("{name}@{dir}"),
+            };
+        }
     }
 
     pub fn is_manifest(file_name: &str) -> bool {
@@ -352,6 +397,38 @@ mod tests {
             a.assign("core/tests/it.rs", Language::Rust).package,
             "acme-core#test:it"
         );
+    }
+
+    #[test]
+    fn two_versions_of_one_crate_are_two_packages() {
+        let manifest =
+            |version: &str| format!("[package]\nname = \"syn\"\nversion = \"{version}\"\n");
+        let (_d, a) = assigner(&[
+            ("syn-2.0.1/Cargo.toml", &manifest("2.0.1")),
+            ("syn-3.0.0/Cargo.toml", &manifest("3.0.0")),
+            (
+                "quote/Cargo.toml",
+                "[package]\nname = \"quote\"\n[dependencies]\nsyn = { version = \"2\", package = \"syn\" }\nproc-macro2 = \"1\"\n",
+            ),
+        ]);
+        assert_eq!(
+            a.assign("syn-2.0.1/src/lib.rs", Language::Rust).package,
+            "syn@2.0.1"
+        );
+        assert_eq!(
+            a.assign("syn-3.0.0/src/lib.rs", Language::Rust).package,
+            "syn@3.0.0"
+        );
+        assert_eq!(
+            a.assign("quote/src/lib.rs", Language::Rust).package,
+            "quote"
+        );
+        let quote = &a.module_maps().crates["quote"];
+        assert_eq!(
+            quote.dependencies.keys().collect::<Vec<_>>(),
+            ["proc_macro2", "syn"]
+        );
+        assert_eq!(quote.dependencies["syn"].requirement.as_deref(), Some("2"));
     }
 
     #[test]

@@ -860,10 +860,7 @@ pub type RustProviders = BTreeMap<String, Vec<(PackageInput, Option<String>)>>;
 /// The registered library crates, by the name code spells them (`-` read as `_`), each with
 /// its version.
 #[salsa::tracked(returns(clone))]
-pub fn rust_providers(
-    db: &dyn Db,
-    workspace: Workspace,
-) -> Arc<RustProviders> {
+pub fn rust_providers(db: &dyn Db, workspace: Workspace) -> Arc<RustProviders> {
     let mut providers = RustProviders::new();
     for repository in workspace.repositories(db) {
         let maps = repository.module_maps(db);
@@ -880,8 +877,10 @@ pub fn rust_providers(
                 continue;
             }
             let version = crate_manifest(maps, &unit.package_path).and_then(|m| m.version.clone());
+            // A crate named `name@version` beside a homonym is still `name` to its users.
+            let name = unit.package.split('@').next().unwrap_or(&unit.package);
             providers
-                .entry(unit.package.replace('-', "_"))
+                .entry(name.replace('-', "_"))
                 .or_default()
                 .push((*package, version));
         }
@@ -906,9 +905,10 @@ fn rust_externs<'db>(db: &'db dyn Db, package: PackageInput) -> impl Fn(&str) ->
         .as_ref()
         .zip(unit.as_ref())
         .and_then(|(maps, unit)| crate_manifest(maps, &unit.package_path).cloned());
-    let own = unit
-        .filter(|u| u.package.contains('#'))
-        .and_then(|u| u.package.split('#').next().map(|n| n.replace('-', "_")));
+    let own = unit.filter(|u| u.package.contains('#')).and_then(|u| {
+        let name = u.package.split(['#', '@']).next()?;
+        Some(name.replace('-', "_"))
+    });
     let providers = rust_providers(db, Workspace::get(db));
     move |name: &str| {
         let dependency = manifest.as_ref().and_then(|m| m.dependencies.get(name));
