@@ -711,4 +711,13 @@ fn rust_paths_reach_dependencies_through_cargo_names() {
         unresolved_rows(&facts),
         ["CRATE_PROVIDER_NOT_FOUND - serde src/lib.rs:3"]
     );
+    // Rule D1: each resolved `use` leaf of the dependency is an observed package dependency.
+    assert_eq!(
+        package_dependencies(&facts),
+        [
+            "rsconsumer -> rsmods CANDIDATE src/lib.rs:1",
+            "rsconsumer -> rsmods CANDIDATE src/lib.rs:1",
+            "rsconsumer -> rsmods CANDIDATE src/lib.rs:2",
+        ]
+    );
 }

@@ -55,6 +55,8 @@ type Items = BTreeMap<(String, String), Vec<(StableKey, SymbolKind)>>;
 /// binds by `use` (a re-export, `pub use ser::Serialize`, is one).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct CrateNames {
+    /// The crate's package, which a `use` of it depends on.
+    package: Option<StableKey>,
     items: Items,
     uses: BTreeMap<String, BTreeMap<String, Vec<String>>>,
 }
@@ -67,6 +69,7 @@ pub fn crate_names(files: &[RustFile], symbols: &[SymbolFact]) -> CrateNames {
             .extend(Uses::of(file.placed.sites).names);
     }
     CrateNames {
+        package: symbols.first().map(|s| s.package),
         items: items(symbols),
         uses,
     }
@@ -439,6 +442,12 @@ pub fn resolve_rust(
                     &keys,
                     certain && keys.len() == 1,
                 );
+                // Rule D1: a `use` resolved into another crate is a dependency on it.
+                if let Place::Foreign(names, _) = &place
+                    && let Some(provider) = names.package
+                {
+                    out.depends(placed.file, provider, site.span, false);
+                }
             } else {
                 call_edges(placed, declared, site, &keys, certain, out);
             }
