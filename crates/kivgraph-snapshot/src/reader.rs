@@ -96,7 +96,9 @@ impl Snapshot {
         // SAFETY: the mapping is read-only and generations are immutable once published: the
         // store never rewrites a file in place (it writes a new generation directory), so the
         // bytes cannot change under the reader. Every byte is validated before use.
-        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
+        // Every page is read by the validation below: populating the mapping in one call
+        // costs far less than faulting the pages in one by one.
+        let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) }.map_err(io)?;
         Self::validate(Backing::Mapped(map))
     }
 
@@ -190,6 +192,15 @@ impl Snapshot {
             return Err(SnapshotError::DigestMismatch);
         }
         let sections = Self::validate_directory(bytes, section_count)?;
+        if std::str::from_utf8(&bytes[sections[SectionKind::Strings as usize].range.clone()])
+            .is_err()
+        {
+            return Err(SnapshotError::Record {
+                table: "strings",
+                index: 0,
+                reason: "the string section is not UTF-8".into(),
+            });
+        }
         let snapshot = Snapshot {
             backing,
             generation,
@@ -288,13 +299,13 @@ impl Snapshot {
         let offset = read_u32(record, at) as usize;
         let len = read_u32(record, at + 4) as usize;
         let strings = &self.section(SectionKind::Strings).range;
+        let section = &self.bytes()[strings.clone()];
+        // The section was checked as UTF-8 whole: a slice of it is UTF-8 exactly when both of
+        // its ends fall on character boundaries.
+        let boundary = |at: usize| section.get(at).is_none_or(|byte| (*byte as i8) >= -0x40);
         let valid = offset
             .checked_add(len)
-            .filter(|end| *end <= strings.len())
-            .and_then(|end| {
-                std::str::from_utf8(&self.bytes()[strings.start + offset..strings.start + end]).ok()
-            })
-            .is_some();
+            .is_some_and(|end| end <= section.len() && boundary(offset) && boundary(end));
         if valid {
             Ok(())
         } else {
@@ -390,12 +401,21 @@ impl Snapshot {
                 return Err(fail(table, 0, "does not cover its table"));
             }
             let entry = |i: usize| read_u32(self.record(kind, i), 0);
-            first_error(limit, |i| {
-                if entry(i) as usize >= limit {
-                    return Err(fail(table, i, "entry out of range"));
+            // In runs, each carrying the previous key: every key is read once per run.
+            first_error_in_runs(limit, |run| {
+                let mut previous = None;
+                if run.start > 0 && (entry(run.start - 1) as usize) < limit {
+                    previous = Some(self.index_key(kind, entry(run.start - 1)));
                 }
-                if i > 0 && self.index_key(kind, entry(i - 1)) > self.index_key(kind, entry(i)) {
-                    return Err(fail(table, i, "entries out of order"));
+                for i in run {
+                    if entry(i) as usize >= limit {
+                        return Err(fail(table, i, "entry out of range"));
+                    }
+                    let key = self.index_key(kind, entry(i));
+                    if previous.is_some_and(|previous| previous > key) {
+                        return Err(fail(table, i, "entries out of order"));
+                    }
+                    previous = Some(key);
                 }
                 Ok(())
             })?;
@@ -882,6 +902,18 @@ fn first_error(
         Some(err) => err,
         None => Ok(()),
     }
+}
+
+/// Like [`first_error`], over runs of consecutive positions checked in order: for checks
+/// that compare a position with the one before it.
+fn first_error_in_runs(
+    len: usize,
+    check: impl Fn(std::ops::Range<usize>) -> Result<(), SnapshotError> + Sync,
+) -> Result<(), SnapshotError> {
+    const RUN: usize = 4096;
+    first_error(len.div_ceil(RUN), |run| {
+        check(run * RUN..((run + 1) * RUN).min(len))
+    })
 }
 
 /// The first `i` in `0..len` for which `before(i)` is false (`before` must be monotone).
