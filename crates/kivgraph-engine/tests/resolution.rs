@@ -389,6 +389,10 @@ fn typescript_imports_bind_through_barrels_to_the_declaration() {
             "src/app.ts#<module> -> src/app.ts#helper STRUCTURAL_CERTAIN src/app.ts:13",
             // A `let` can be reassigned: only a candidate.
             "src/app.ts#<module> -> src/app.ts#swap CANDIDATE src/app.ts:15",
+            // Rule T9 (asserted in the heritage test).
+            "src/app.ts#Runner.start -> src/app.ts#Base.run STRUCTURAL_CERTAIN src/app.ts:29",
+            "src/app.ts#Runner.start -> src/app.ts#Runner.start STRUCTURAL_CERTAIN src/app.ts:29",
+            "src/app.ts#Runner.start -> src/app.ts#Runner.stop STRUCTURAL_CERTAIN src/app.ts:29",
             // Through the barrel's renamed re-export, to the declaration.
             "src/app.ts#main -> src/cache.ts#load STRUCTURAL_CERTAIN src/app.ts:8",
             // `new Entry()` reaches a class and a namespace merged: neither alone is proven.
@@ -452,6 +456,9 @@ fn python_from_imports_are_candidates_to_module_level_declarations() {
         calls(&facts),
         vec![
             "shop/models/user.py#load -> shop/models/user.py#User CANDIDATE shop/models/user.py:6",
+            // Rule P8 (asserted in the heritage test).
+            "shop/views.py#Greeter.greet -> shop/views.py#Base.render CANDIDATE shop/views.py:53",
+            "shop/views.py#Greeter.greet -> shop/views.py#Greeter.name CANDIDATE shop/views.py:53",
             "shop/views.py#again -> shop/models/user.py#load CANDIDATE shop/views.py:15",
             "shop/views.py#again -> shop/views.py#render CANDIDATE shop/views.py:15",
             // Rule P4: through a module bound by `from .models import user` (a submodule),
@@ -616,6 +623,7 @@ fn class_heritage_binds_like_a_type_name_and_methods_override_their_bases() {
         [
             "src/app.ts#Cached -> src/app.ts#Base STRUCTURAL_CERTAIN src/app.ts:24",
             "src/app.ts#Named -> src/app.ts#Local STRUCTURAL_CERTAIN src/app.ts:25",
+            "src/app.ts#Runner -> src/app.ts#Base STRUCTURAL_CERTAIN src/app.ts:28",
             // The class and the namespace merged under `Entry`: the import binds both.
             "src/app.ts#Stored -> src/cache.ts#Entry CANDIDATE src/app.ts:26",
             "src/app.ts#Stored -> src/cache.ts#Entry CANDIDATE src/app.ts:26",
@@ -629,12 +637,27 @@ fn class_heritage_binds_like_a_type_name_and_methods_override_their_bases() {
         relations(&facts, EdgeKind::Overrides),
         ["src/app.ts#Cached.run -> src/app.ts#Base.run STRUCTURAL_CERTAIN src/app.ts:24"]
     );
+    // Rule T9: `this.m()` in a member calls the class's member, else its base's; an arrow
+    // function keeps `this`, a `function` expression binds its own (no edge).
+    let this_calls: Vec<String> = calls(&facts)
+        .into_iter()
+        .filter(|c| c.starts_with("src/app.ts#Runner"))
+        .collect();
+    assert_eq!(
+        this_calls,
+        [
+            "src/app.ts#Runner.start -> src/app.ts#Base.run STRUCTURAL_CERTAIN src/app.ts:29",
+            "src/app.ts#Runner.start -> src/app.ts#Runner.start STRUCTURAL_CERTAIN src/app.ts:29",
+            "src/app.ts#Runner.start -> src/app.ts#Runner.stop STRUCTURAL_CERTAIN src/app.ts:29",
+        ]
+    );
     // Python: a module-level class can be rebound, so heritage is a candidate.
     let facts = index(&["pymodules"], LanguageToken::Python);
     facts.validate().unwrap();
     assert_eq!(
         relations(&facts, EdgeKind::Extends),
         [
+            "shop/views.py#Greeter -> shop/views.py#Base CANDIDATE shop/views.py:51",
             "shop/views.py#Guest -> shop/models/user.py#User CANDIDATE shop/views.py:43",
             "shop/views.py#Member -> shop/views.py#Base CANDIDATE shop/views.py:38",
         ]
@@ -642,6 +665,19 @@ fn class_heritage_binds_like_a_type_name_and_methods_override_their_bases() {
     assert_eq!(
         relations(&facts, EdgeKind::Overrides),
         ["shop/views.py#Member.render -> shop/views.py#Base.render CANDIDATE shop/views.py:39"]
+    );
+    // Rule P8: `self.m()` in a method calls the class's member, else its base's — as a
+    // candidate; a `@staticmethod`'s first parameter is no receiver.
+    let self_calls: Vec<String> = calls(&facts)
+        .into_iter()
+        .filter(|c| c.starts_with("shop/views.py#Greeter"))
+        .collect();
+    assert_eq!(
+        self_calls,
+        [
+            "shop/views.py#Greeter.greet -> shop/views.py#Base.render CANDIDATE shop/views.py:53",
+            "shop/views.py#Greeter.greet -> shop/views.py#Greeter.name CANDIDATE shop/views.py:53",
+        ]
     );
 }
 

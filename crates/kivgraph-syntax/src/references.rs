@@ -60,6 +60,66 @@ pub struct ReferenceSite {
     pub operand_type: Option<String>,
 }
 
+/// TypeScript/JavaScript: whether `this` at `node` is the object of the class whose member
+/// holds it. An arrow function keeps the `this` it was written in; any other function
+/// binds its own.
+fn this_is_the_class(node: Node) -> bool {
+    let mut current = node.parent();
+    while let Some(ancestor) = current {
+        match ancestor.kind() {
+            "method_definition"
+            | "public_field_definition"
+            | "field_definition"
+            | "class_static_block" => return true,
+            "function_declaration"
+            | "function_expression"
+            | "function"
+            | "generator_function_declaration"
+            | "generator_function"
+            | "class_declaration"
+            | "class"
+            | "abstract_class_declaration"
+            | "program" => return false,
+            _ => {}
+        }
+        current = ancestor.parent();
+    }
+    false
+}
+
+/// Python: the name of the receiver parameter (`self`, `cls`) of the method that holds
+/// `node` directly — the first parameter of a `def` in a class body that is no
+/// `@staticmethod` — when no nested function or lambda stands between.
+fn python_receiver<'s>(src: &'s str, node: Node) -> Option<&'s str> {
+    let mut current = node.parent();
+    let method = loop {
+        let ancestor = current?;
+        match ancestor.kind() {
+            "function_definition" => break ancestor,
+            "lambda" | "class_definition" => return None,
+            _ => current = ancestor.parent(),
+        }
+    };
+    let mut holder = method.parent()?;
+    if holder.kind() == "decorated_definition" {
+        let decorators = crate::common::named_children(holder);
+        if decorators
+            .iter()
+            .any(|d| d.kind() == "decorator" && text(src, *d).trim() == "@staticmethod")
+        {
+            return None;
+        }
+        holder = holder.parent()?;
+    }
+    if holder.kind() != "block" || holder.parent()?.kind() != "class_definition" {
+        return None;
+    }
+    let first = crate::common::named_children(method.child_by_field_name("parameters")?)
+        .into_iter()
+        .next()?;
+    (first.kind() == "identifier").then(|| text(src, first))
+}
+
 /// Go: a type name standing alone as a struct's field (`struct { Base }`, `*Base`) or as an
 /// interface element (`interface { Reader }`) is embedded; anywhere else it is a use.
 fn go_use_of_type(node: Node) -> EdgeKind {
@@ -173,7 +233,8 @@ fn mark_local_bindings(language: Language, src: &str, root: Node, sites: &mut [R
             .map(|(.., scope)| scope);
         let bindings = scope.map_or(0, |scope| scope.bindings(bindable));
         site.locally_bound = Some(bindings > 0);
-        site.through_receiver = site.qualifier.is_some()
+        // TypeScript's `this` was marked where the site was read.
+        site.through_receiver |= site.qualifier.is_some()
             && bindings == 1
             && scope.is_some_and(|scope| scope.receiver == Some(bindable));
         if site.qualifier.is_some() && bindings == 1 {
@@ -725,12 +786,21 @@ impl<'s> Sites<'s> {
         match node.kind() {
             "call_expression" => {
                 let callee = node.child_by_field_name("function");
+                let before = self.found.len();
                 self.callee(
                     node,
                     callee,
                     &["identifier"],
                     &[("member_expression", "object", "property")],
                 );
+                // `this.m()` where `this` is the enclosing class's object (or, in a static
+                // member, the class): the receiver the syntax proves.
+                let through_this = callee
+                    .and_then(|c| c.child_by_field_name("object"))
+                    .is_some_and(|object| object.kind() == "this" && this_is_the_class(node));
+                if through_this && let Some(site) = self.found.get_mut(before) {
+                    site.through_receiver = true;
+                }
             }
             "new_expression" => {
                 let callee = node.child_by_field_name("constructor");
@@ -1065,12 +1135,22 @@ impl<'s> Sites<'s> {
         match node.kind() {
             "call" => {
                 let callee = node.child_by_field_name("function");
+                let before = self.found.len();
                 self.callee(
                     node,
                     callee,
                     &["identifier"],
                     &[("attribute", "object", "attribute")],
                 );
+                let through_self = callee
+                    .and_then(|c| c.child_by_field_name("object"))
+                    .is_some_and(|object| {
+                        object.kind() == "identifier"
+                            && python_receiver(self.src, node) == Some(self.text(object))
+                    });
+                if through_self && let Some(site) = self.found.get_mut(before) {
+                    site.through_receiver = true;
+                }
             }
             "import_statement" => {
                 let mut cursor = node.walk();

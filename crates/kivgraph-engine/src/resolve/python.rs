@@ -10,7 +10,7 @@ use kivgraph_facts::{EdgeKind, LineSpan, StableKey, SymbolFact};
 use kivgraph_syntax::WHOLE_MODULE;
 
 use super::Resolved;
-use super::typescript::{CallBindings, ModuleFile, call_edges, resolve_calls};
+use super::typescript::{CallBindings, ModuleFile, call_edges, class_members, resolve_calls};
 
 /// The standard library's top-level modules (`sys.stdlib_module_names` of CPython 3.11): known,
 /// never charged as a missing provider.
@@ -238,6 +238,7 @@ pub fn resolve_imports(
     provider: &dyn Fn(&str) -> PythonProvider,
     out: &mut Resolved,
 ) {
+    let members = &class_members(symbols);
     for file in files {
         let mut bindings = CallBindings::new();
         // Names bound to a module, by the dotted module they denote (rule P4).
@@ -321,7 +322,7 @@ pub fn resolve_imports(
                 }
             }
         }
-        resolve_calls(placed, symbols, bindings, &|_| false, out);
+        resolve_calls(placed, symbols, bindings, &|_| false, members, out);
         // Rule P4: `m.f(…)` through a name bound to an indexed module calls that module's
         // module-level `f`, as a candidate; an operand rebound locally gives no edge.
         let declared = &symbols[placed.first_symbol..placed.first_symbol + placed.symbol_count];

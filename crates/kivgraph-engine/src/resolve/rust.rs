@@ -36,6 +36,7 @@ pub fn rust_sites(sites: Vec<ReferenceSite>) -> Vec<ModuleSite> {
                 span: s.span,
                 enclosing: s.enclosing,
                 locally_bound: s.locally_bound.unwrap_or(false),
+                through_receiver: false,
             }
         })
         .collect()

@@ -29,6 +29,10 @@ pub struct ModuleSite {
     /// A member call's operand, when it is a single identifier: `ns` in `ns.f(…)`.
     #[serde(default)]
     pub operand: Option<String>,
+    /// `this.m(…)` where `this` is the enclosing class's object (rule T9), or Python's
+    /// `self.m(…)` on a method's receiver parameter (rule P8).
+    #[serde(default)]
+    pub through_receiver: bool,
 }
 
 pub fn module_sites(sites: Vec<ReferenceSite>) -> Vec<ModuleSite> {
@@ -67,6 +71,7 @@ pub fn module_sites(sites: Vec<ReferenceSite>) -> Vec<ModuleSite> {
                 span: s.span,
                 enclosing: s.enclosing,
                 locally_bound: s.locally_bound.unwrap_or(false),
+                through_receiver: s.through_receiver,
             }
         })
         .collect()
@@ -85,6 +90,7 @@ pub fn resolve_calls(
     symbols: &[SymbolFact],
     mut bindings: CallBindings,
     declared_certain: &dyn Fn(&SymbolFact) -> bool,
+    members: &ClassMembers,
     out: &mut Resolved,
 ) {
     let declared = &symbols[file.first_symbol..file.first_symbol + file.symbol_count];
@@ -113,6 +119,80 @@ pub fn resolve_calls(
             continue;
         };
         call_edges(file, declared, site, keys, *certain, out);
+    }
+    resolve_this_calls(file, declared, &bindings, members, out);
+}
+
+/// The members of a package's classes, by (class, name): methods and properties.
+pub type ClassMembers = BTreeMap<(StableKey, String), Vec<StableKey>>;
+
+pub fn class_members(symbols: &[SymbolFact]) -> ClassMembers {
+    let mut members = ClassMembers::new();
+    for symbol in symbols
+        .iter()
+        .filter(|s| matches!(s.kind, SymbolKind::Method | SymbolKind::Property))
+    {
+        if let Some(class) = symbol.parent {
+            members
+                .entry((class, symbol.name.clone()))
+                .or_default()
+                .push(symbol.key);
+        }
+    }
+    members
+}
+
+/// Rule T9: `this.m(…)` in a member of class `C` (an arrow function keeps that `this`; any
+/// other function binds its own, and is left alone) calls what `C` declares as `m`, else what
+/// its direct base class — bound like a type name (H1) and declared in this package —
+/// declares: the declaration a type checker resolves the call to, whichever override runs.
+/// Certain in TypeScript where the class declares `m` or the base binding is certain;
+/// JavaScript, whose members are plain properties, only gives candidates. Rule P8 is the same
+/// for Python's `self.m(…)` (the receiver parameter of a method), always as a candidate: an
+/// instance attribute can hide the method.
+fn resolve_this_calls(
+    file: &ModuleFile,
+    declared: &[SymbolFact],
+    bindings: &CallBindings,
+    members: &ClassMembers,
+    out: &mut Resolved,
+) {
+    let typescript = file.file.language == Language::TypeScript;
+    let calls = file
+        .sites
+        .iter()
+        .filter(|s| s.through_receiver && s.kind == EdgeKind::CallsDirect && s.operand.is_some());
+    for site in calls {
+        let Some(class_index) = site
+            .enclosing
+            .and_then(|i| declared.get(i as usize))
+            .and_then(|holder| holder.parent)
+            .and_then(|class| declared.iter().position(|d| d.key == class))
+        else {
+            continue;
+        };
+        let class = &declared[class_index];
+        let member = |holder: StableKey| members.get(&(holder, site.name.clone()));
+        let found = member(class.key)
+            .map(|keys| (keys.clone(), true))
+            .or_else(|| {
+                let base = file.sites.iter().find(|s| {
+                    s.kind == EdgeKind::Extends
+                        && s.operand.is_none()
+                        && s.enclosing == Some(class_index as u32)
+                })?;
+                let (bases, certain) = bindings.get(&base.name)?;
+                let keys: Vec<StableKey> = bases
+                    .iter()
+                    .filter_map(|b| member(*b))
+                    .flatten()
+                    .copied()
+                    .collect();
+                (!keys.is_empty()).then_some((keys, *certain && bases.len() == 1))
+            });
+        if let Some((keys, certain)) = found {
+            call_edges(file, declared, site, &keys, certain && typescript, out);
+        }
     }
 }
 
@@ -678,6 +758,7 @@ pub fn resolve_modules(
     npm: &dyn Fn(&str) -> NpmProvider,
     out: &mut Resolved,
 ) {
+    let members = class_members(symbols);
     for file in files {
         let mut bindings = CallBindings::new();
         let mut namespaces: BTreeMap<String, Module> = BTreeMap::new();
@@ -791,7 +872,7 @@ pub fn resolve_modules(
                         | SymbolKind::TypeAlias
                 )
         };
-        resolve_calls(file, symbols, bindings, &declared_certain, out);
+        resolve_calls(file, symbols, bindings, &declared_certain, &members, out);
         // Rule T6: `ns.f(…)` through a namespace import calls what the module exports as `f`.
         let declared = &symbols[file.first_symbol..file.first_symbol + file.symbol_count];
         for site in file.sites {

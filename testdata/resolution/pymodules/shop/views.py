@@ -46,3 +46,15 @@ class Guest(user.User):
 
 import numpy as np
 from vendored import thing
+
+
+class Greeter(Base):
+    def greet(self):
+        return self.render() + self.name()
+
+    def name(self):
+        return "g"
+
+    @staticmethod
+    def plain(other):
+        return other.render()

@@ -25,3 +25,7 @@ export class Cached extends Base implements Local { id = ""; run(): void {} }
 interface Named extends Local { name: string }
 export class Stored extends Entry {}
 export function local(): unknown { class Inner extends Base {} return Inner; }
+export class Runner extends Base {
+  start(): void { this.run(); this.stop(); const later = () => this.start(); later(); }
+  stop(): void { const f = function (this: { stop(): void }) { this.stop(); }; f.call(this); }
+}
