@@ -43,8 +43,9 @@ fn main() -> anyhow::Result<()> {
         Some("open-lookup") => open_lookup(&args[1..]),
         Some("edge-sample") => edge_sample(&args[1..]),
         Some("dispatch-sample") => dispatch_sample(&args[1..]),
+        Some("unresolved-packages") => unresolved_packages(&args[1..]),
         _ => bail!(
-            "usage: kivgraph-bench index|serve|references|accuracy --kivgraph BIN [--corpus DIR] | navigate [--corpus DIR] | intent --kivgraph BIN | sites [--corpus DIR] | open-lookup SNAPSHOT NAME | edge-sample SNAPSHOT KIND LANGUAGE CONFIDENCE N | dispatch-sample SNAPSHOT N"
+            "usage: kivgraph-bench index|serve|references|accuracy --kivgraph BIN [--corpus DIR] | navigate [--corpus DIR] | intent --kivgraph BIN | sites [--corpus DIR] | open-lookup SNAPSHOT NAME | edge-sample SNAPSHOT KIND LANGUAGE CONFIDENCE N | dispatch-sample SNAPSHOT N | unresolved-packages SNAPSHOT REASON"
         ),
     }
 }
@@ -436,6 +437,29 @@ fn dispatch_sample(args: &[String]) -> anyhow::Result<()> {
     let stride = (found.len() / count.max(1)).max(1);
     for line in found.iter().step_by(stride).take(count) {
         println!("{line}");
+    }
+    Ok(())
+}
+
+/// `unresolved-packages SNAPSHOT REASON`: the packages the failures of one reason request,
+/// most requested first: what `docs/benchmarks.md` names when it counts declared holes.
+fn unresolved_packages(args: &[String]) -> anyhow::Result<()> {
+    let [path, reason] = args else {
+        bail!("unresolved-packages SNAPSHOT REASON")
+    };
+    let snapshot = Snapshot::open(Path::new(path))?;
+    let mut counts: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for row in snapshot.unresolved() {
+        if row.reason() == reason {
+            *counts
+                .entry(row.requested_package().unwrap_or("-"))
+                .or_default() += 1;
+        }
+    }
+    let mut sorted: Vec<(&str, usize)> = counts.into_iter().collect();
+    sorted.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    for (package, count) in sorted {
+        println!("{count}\t{package}");
     }
     Ok(())
 }

@@ -911,6 +911,11 @@ fn rust_externs<'db>(db: &'db dyn Db, package: PackageInput) -> impl Fn(&str) ->
     });
     let providers = rust_providers(db, Workspace::get(db));
     move |name: &str| {
+        // `core = { package = "rustc-std-workspace-core" }` only builds the crate into the
+        // standard library: `core::` is still the standard library's.
+        if RUST_STANDARD.contains(&name) {
+            return Extern::Standard;
+        }
         let dependency = manifest.as_ref().and_then(|m| m.dependencies.get(name));
         let (package_name, requirement) = match dependency {
             Some(dependency) => (dependency.package.clone(), dependency.requirement.clone()),
@@ -921,7 +926,6 @@ fn rust_externs<'db>(db: &'db dyn Db, package: PackageInput) -> impl Fn(&str) ->
                     .and_then(|m| m.version.clone())
                     .map(|v| format!("={v}")),
             ),
-            None if RUST_STANDARD.contains(&name) => return Extern::Standard,
             None => return Extern::NotDependency,
         };
         let candidates = providers

@@ -729,20 +729,21 @@ fn rust_paths_reach_dependencies_through_cargo_names() {
     assert_eq!(
         consumer(calls(&facts)),
         [
-            "src/lib.rs#consume -> src/lib.rs#Config::new CANDIDATE src/lib.rs:10",
-            "src/lib.rs#consume -> src/store/mod.rs#store::close CANDIDATE src/lib.rs:8",
-            "src/lib.rs#consume -> src/store/mod.rs#store::open CANDIDATE src/lib.rs:7",
+            "src/lib.rs#consume -> src/lib.rs#Config::new CANDIDATE src/lib.rs:11",
+            "src/lib.rs#consume -> src/store/mod.rs#store::close CANDIDATE src/lib.rs:9",
             "src/lib.rs#consume -> src/store/mod.rs#store::open CANDIDATE src/lib.rs:8",
+            "src/lib.rs#consume -> src/store/mod.rs#store::open CANDIDATE src/lib.rs:9",
         ]
     );
     assert_eq!(
         consumer(type_uses(&facts)),
         [
-            "src/lib.rs#consume -> src/lib.rs#Config CANDIDATE src/lib.rs:6",
-            "src/lib.rs#consume -> src/store/mod.rs#store::Handle CANDIDATE src/lib.rs:7",
+            "src/lib.rs#consume -> src/lib.rs#Config CANDIDATE src/lib.rs:7",
+            "src/lib.rs#consume -> src/store/mod.rs#store::Handle CANDIDATE src/lib.rs:8",
         ]
     );
-    // `serde` is a dependency no registered crate provides; `std` is known.
+    // `serde` is a dependency no registered crate provides; `std` is known, and so is
+    // `core` even where the manifest renames a package to it (`rustc-std-workspace-core`).
     assert_eq!(
         unresolved_rows(&facts),
         ["CRATE_PROVIDER_NOT_FOUND - serde src/lib.rs:3"]

@@ -2,6 +2,7 @@ use rsmods::store::{open, Handle};
 use rsmods::Config;
 use serde::Serialize;
 use std::collections::HashMap;
+use core::fmt::Debug;
 
 pub fn consume() -> Config {
     let _handle: Handle = open();
