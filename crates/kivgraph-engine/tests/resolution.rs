@@ -758,3 +758,20 @@ fn rust_paths_reach_dependencies_through_cargo_names() {
         ]
     );
 }
+
+/// Rule R5: `impl Trait for Type` implements the trait, method by method; across crates as
+/// candidates (R4); a standard-library trait (`Display`) gives nothing.
+#[test]
+fn rust_trait_impls_implement() {
+    let facts = index(&["rsmods", "rsconsumer"], LanguageToken::Rust);
+    facts.validate().unwrap();
+    assert_eq!(
+        relations(&facts, EdgeKind::Implements),
+        [
+            "src/lib.rs#Config -> src/lib.rs#Describe STRUCTURAL_CERTAIN src/lib.rs:55",
+            "src/lib.rs#Config::describe -> src/lib.rs#Describe::describe STRUCTURAL_CERTAIN src/lib.rs:56",
+            "src/lib.rs#Local -> src/lib.rs#Describe CANDIDATE src/lib.rs:16",
+            "src/lib.rs#Local::describe -> src/lib.rs#Describe::describe CANDIDATE src/lib.rs:17",
+        ]
+    );
+}

@@ -58,6 +58,8 @@ pub struct ReferenceSite {
     /// syntax spells — a parameter `x *T`, `var x T`, `x := T{…}` or `x := &T{…}` — that
     /// type's name (`T`, or `pkg.T`).
     pub operand_type: Option<String>,
+    /// Rust: the implementing type of an `impl Trait for Type` site, by name.
+    pub implementer: Option<String>,
 }
 
 /// TypeScript/JavaScript: whether `this` at `node` is the object of the class whose member
@@ -626,6 +628,7 @@ impl<'s> Sites<'s> {
             through_receiver: false,
             through_path: false,
             operand_type: None,
+            implementer: None,
         });
     }
 
@@ -1012,7 +1015,19 @@ impl<'s> Sites<'s> {
             }
             "impl_item" => {
                 if let Some(lead) = node.child_by_field_name("trait") {
+                    let before = self.found.len();
                     self.rust_type_path(EdgeKind::Implements, lead);
+                    // The implementing type, by name: `Type` in `impl Trait for Type<T>`.
+                    let implementer = node.child_by_field_name("type").and_then(|ty| {
+                        let ty = match ty.kind() {
+                            "generic_type" => ty.child_by_field_name("type")?,
+                            _ => ty,
+                        };
+                        (ty.kind() == "type_identifier").then(|| self.text(ty).to_string())
+                    });
+                    if let Some(site) = self.found.get_mut(before) {
+                        site.implementer = implementer;
+                    }
                 }
                 // The implementing type is the impl's container, not a use: skip it.
                 if let Some(body) = node.child_by_field_name("body") {

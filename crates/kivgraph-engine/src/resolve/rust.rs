@@ -20,7 +20,7 @@ pub fn rust_sites(sites: Vec<ReferenceSite>) -> Vec<ModuleSite> {
         .into_iter()
         .filter(|s| match s.kind {
             EdgeKind::ImportsSymbol => true,
-            EdgeKind::CallsDirect | EdgeKind::TypeUses => {
+            EdgeKind::CallsDirect | EdgeKind::TypeUses | EdgeKind::Implements => {
                 s.locally_bound.is_some() && (s.qualifier.is_none() || s.through_path)
             }
             _ => false,
@@ -37,6 +37,7 @@ pub fn rust_sites(sites: Vec<ReferenceSite>) -> Vec<ModuleSite> {
                 enclosing: s.enclosing,
                 locally_bound: s.locally_bound.unwrap_or(false),
                 through_receiver: false,
+                implementer: s.implementer,
             }
         })
         .collect()
@@ -170,6 +171,16 @@ pub fn version_accepts(requirement: Option<&str>, version: Option<&str>) -> bool
 enum Place {
     Local(String),
     Foreign(Arc<CrateNames>, String),
+}
+
+impl Place {
+    /// The item `name` held by this one (a trait's method, a type's associated item).
+    fn member(&self, name: &str) -> Place {
+        match self {
+            Place::Local(item) => Place::Local(join(item, name)),
+            Place::Foreign(names, item) => Place::Foreign(names.clone(), join(item, name)),
+        }
+    }
 }
 
 fn items(symbols: &[SymbolFact]) -> Items {
@@ -434,7 +445,9 @@ pub fn resolve_rust(
             if keys.is_empty() {
                 continue;
             }
-            if site.kind == EdgeKind::ImportsSymbol {
+            if site.kind == EdgeKind::Implements {
+                implements(scope, placed, declared, site, (&place, &keys, certain), out);
+            } else if site.kind == EdgeKind::ImportsSymbol {
                 out.edges(
                     EdgeKind::ImportsSymbol,
                     placed.file,
@@ -452,6 +465,74 @@ pub fn resolve_rust(
             } else {
                 call_edges(placed, declared, site, &keys, certain, out);
             }
+        }
+    }
+}
+
+/// Rule R5: `impl Trait for Type` — `IMPLEMENTS` from the type to the trait, and from each
+/// method of the block (keyed with the trait's name, see `stable-keys.md`) to the trait's
+/// method of that name; as certain as both paths are.
+fn implements(
+    scope: &Scope,
+    placed: &ModuleFile,
+    declared: &[SymbolFact],
+    site: &ModuleSite,
+    (trait_place, traits, trait_certain): (&Place, &[StableKey], bool),
+    out: &mut Resolved,
+) {
+    let Some(implementer) = &site.implementer else {
+        return;
+    };
+    let Some((place, type_certain)) = scope.path(std::slice::from_ref(implementer), 0) else {
+        return;
+    };
+    let Some(types) = scope.declarations(&place) else {
+        return;
+    };
+    let types: Vec<StableKey> = types
+        .iter()
+        .filter(|(_, kind)| fits(EdgeKind::TypeUses, *kind))
+        .map(|(key, _)| *key)
+        .collect();
+    let [implementing] = types.as_slice() else {
+        return;
+    };
+    let certain = trait_certain && type_certain && traits.len() == 1;
+    let span = site.span;
+    out.edges(
+        EdgeKind::Implements,
+        placed.file,
+        *implementing,
+        span,
+        traits,
+        certain,
+    );
+    if traits.len() != 1 {
+        return;
+    }
+    let methods = declared
+        .iter()
+        .filter(|s| s.parent == Some(*implementing) && s.key_discriminator == site.name);
+    for method in methods {
+        let provided = trait_place.member(&method.name);
+        let Some(targets) = scope.declarations(&provided) else {
+            continue;
+        };
+        let targets: Vec<StableKey> = targets
+            .iter()
+            .filter(|(_, kind)| *kind == SymbolKind::TraitMethod)
+            .map(|(key, _)| *key)
+            .collect();
+        if !targets.is_empty() {
+            let span = method.span.start();
+            out.edges(
+                EdgeKind::Implements,
+                placed.file,
+                method.key,
+                span,
+                &targets,
+                certain,
+            );
         }
     }
 }
@@ -529,6 +610,7 @@ fn fits(site: EdgeKind, declaration: SymbolKind) -> bool {
                 | SymbolKind::TypeAlias
                 | SymbolKind::AssociatedType
         ),
+        EdgeKind::Implements => declaration == SymbolKind::Trait,
         EdgeKind::CallsDirect => matches!(
             declaration,
             SymbolKind::Function

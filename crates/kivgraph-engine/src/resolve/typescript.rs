@@ -33,6 +33,9 @@ pub struct ModuleSite {
     /// `self.m(…)` on a method's receiver parameter (rule P8).
     #[serde(default)]
     pub through_receiver: bool,
+    /// Rust: the implementing type of an `impl Trait for Type` (rule R5).
+    #[serde(default)]
+    pub implementer: Option<String>,
 }
 
 pub fn module_sites(sites: Vec<ReferenceSite>) -> Vec<ModuleSite> {
@@ -72,6 +75,7 @@ pub fn module_sites(sites: Vec<ReferenceSite>) -> Vec<ModuleSite> {
                 enclosing: s.enclosing,
                 locally_bound: s.locally_bound.unwrap_or(false),
                 through_receiver: s.through_receiver,
+                implementer: None,
             }
         })
         .collect()

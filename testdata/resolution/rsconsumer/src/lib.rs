@@ -10,3 +10,11 @@ pub fn consume() -> Config {
     let _map: HashMap<u8, u8> = HashMap::new();
     Config::new()
 }
+
+pub struct Local;
+
+impl rsmods::Describe for Local {
+    fn describe(&self) -> String {
+        String::from("local")
+    }
+}

@@ -43,3 +43,23 @@ mod tests {
         Config::new()
     }
 }
+
+/// Something that can describe itself.
+pub trait Describe {
+    fn describe(&self) -> String;
+    fn name(&self) -> String {
+        String::new()
+    }
+}
+
+impl Describe for Config {
+    fn describe(&self) -> String {
+        self.name()
+    }
+}
+
+impl std::fmt::Display for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("config")
+    }
+}
