@@ -1709,18 +1709,19 @@ fn calls_through_an_interface_reach_its_one_implementation_and_no_other() {
     index_resolution_fixtures(dir.path(), &["godispatch"]);
     let mut client = Client::start(dir.path());
     // MemoryStore is Store's only implementation: Load's call through Store.Get can reach
-    // nothing else, so it is MemoryStore.Get's reference too, marked with the bridge.
+    // nothing else, so it is MemoryStore.Get's reference too, marked with the bridge;
+    // inspect calls it directly (promoted through Audit), and its `via` is null.
     assert_eq!(
         client.ok(
             "find_references",
             json!({"qualified_name": "MemoryStore.Get", "repository": "godispatch"})
         ),
-        json!({"snapshot_id": 1, "total": 1, "returned": 1, "coverage": {"exact": 1}, "completeness": {"verdict": "COMPLETE"}, "results": {
+        json!({"snapshot_id": 1, "total": 2, "returned": 2, "coverage": {"exact": 2}, "completeness": {"verdict": "COMPLETE"}, "results": {
             "subject": "godispatch:store/store.go:34", "qn": "MemoryStore.Get", "direction": "incoming",
             "dispatch_through": "godispatch:store/store.go:7",
             "edge_kinds_default_excluded": ["EXPORTS", "REEXPORTS"], "repository": "godispatch",
             "edge_kind": "CALLS_DIRECT", "kind": "func", "confidence": "STRUCTURAL_CERTAIN", "provenance": "TREE_SITTER_SYNTAX",
-            "via": "Store.Get", "files": [{"file": "app/app.go", "at": ["Load@14-16"]}]}})
+            "files": [{"file": "app/app.go", "at": [["Load@14-16", "Store.Get"], ["inspect@39-41", null]]}]}})
     );
     let full = client.ok(
         "find_references",
@@ -1753,14 +1754,15 @@ fn calls_through_an_interface_reach_its_one_implementation_and_no_other() {
         )["results"]["files"],
         json!([{"file": "app/app.go", "at": ["SlackNotifier.Notify@12"]}, {"file": "store/notify.go", "at": ["EmailNotifier.Notify@10"]}])
     );
-    // The reverse walk crosses IMPLEMENTS towards the interface, then reaches its callers.
+    // The reverse walk crosses IMPLEMENTS towards the interface, then reaches its callers;
+    // Audit.Flush calls Put promoted through Audit's embedded *MemoryStore.
     let blast = client.ok(
         "get_blast_radius",
         json!({"qualified_name": "MemoryStore.Put", "repository": "godispatch"}),
     );
     assert_eq!(
         blast["results"]["files"],
-        json!([{"file": "store/store.go", "at": [["Store.Put@8", "method", "1", "MemoryStore.Put", "IMPLEMENTS"]]},
+        json!([{"file": "store/store.go", "at": [["Audit.Flush@56-58", "method", "1", "MemoryStore.Put", "CALLS_DIRECT"], ["Store.Put@8", "method", "1", "MemoryStore.Put", "IMPLEMENTS"]]},
                {"file": "app/app.go", "at": [["Save@18-20", "func", "2", "Store.Put", "CALLS_DIRECT"]]}])
     );
     // Changing Store (its methods are seeds too) reaches what implements it, embeds it,
@@ -1771,6 +1773,6 @@ fn calls_through_an_interface_reach_its_one_implementation_and_no_other() {
     );
     assert_eq!(
         store["results"]["by_kind"],
-        json!({"CALLS_DIRECT": 2, "EMBEDS": 1, "IMPLEMENTS": 3, "TYPE_USES": 2})
+        json!({"CALLS_DIRECT": 2, "EMBEDS": 1, "IMPLEMENTS": 4, "TYPE_USES": 2})
     );
 }

@@ -578,7 +578,10 @@ fn go_types_implement_interfaces_whose_resolved_signatures_they_declare() {
             // another name.
             "store/notify.go#diskFlusher -> store/notify.go#flusher STRUCTURAL_CERTAIN store/notify.go:22",
             "store/notify.go#diskFlusher.flush -> store/notify.go#flusher.flush STRUCTURAL_CERTAIN store/notify.go:24",
+            // Rule G14: Audit gets Get, Put and Close promoted from its *MemoryStore.
+            "store/store.go#Audit -> store/store.go#Closer STRUCTURAL_CERTAIN store/store.go:46",
             "store/store.go#Audit -> store/store.go#Reporter STRUCTURAL_CERTAIN store/store.go:46",
+            "store/store.go#Audit -> store/store.go#Store STRUCTURAL_CERTAIN store/store.go:46",
             "store/store.go#Audit.Report -> store/store.go#Reporter.Report STRUCTURAL_CERTAIN store/store.go:53",
             "store/store.go#MemoryStore -> store/store.go#Closer STRUCTURAL_CERTAIN store/store.go:30",
             "store/store.go#MemoryStore -> store/store.go#Store STRUCTURAL_CERTAIN store/store.go:30",
@@ -590,6 +593,8 @@ fn go_types_implement_interfaces_whose_resolved_signatures_they_declare() {
     assert_eq!(
         relations(&facts, EdgeKind::Embeds),
         [
+            "store/notify.go#Both -> store/notify.go#Left STRUCTURAL_CERTAIN store/notify.go:28",
+            "store/notify.go#Both -> store/notify.go#Right STRUCTURAL_CERTAIN store/notify.go:29",
             "store/store.go#Audit -> store/store.go#MemoryStore STRUCTURAL_CERTAIN store/store.go:47",
             "store/store.go#Closer -> store/store.go#Store STRUCTURAL_CERTAIN store/store.go:13",
         ]
@@ -610,7 +615,16 @@ fn go_types_implement_interfaces_whose_resolved_signatures_they_declare() {
             "app/app.go#Count -> store/notify.go#Counter.Notify STRUCTURAL_CERTAIN app/app.go:27",
             "app/app.go#Load -> store/store.go#Store.Get STRUCTURAL_CERTAIN app/app.go:15",
             "app/app.go#Save -> store/store.go#Store.Put STRUCTURAL_CERTAIN app/app.go:19",
+            // Rule G14: promoted from the embedded *MemoryStore, through a parameter of
+            // another package's type and through a receiver.
+            "app/app.go#inspect -> store/store.go#MemoryStore.Get STRUCTURAL_CERTAIN app/app.go:40",
+            "store/store.go#Audit.Flush -> store/store.go#MemoryStore.Put STRUCTURAL_CERTAIN store/store.go:57",
         ]
+    );
+    // Two embedded types at one depth declare Reset: ambiguous, a declared hole.
+    assert_eq!(
+        unresolved_rows(&facts),
+        ["NAME_NOT_RESOLVED Both.Reset - store/notify.go:41"]
     );
 }
 

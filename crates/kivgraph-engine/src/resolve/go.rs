@@ -136,6 +136,19 @@ pub struct GoPackageNames {
     pub fields: BTreeSet<(String, String)>,
     /// The repository the package belongs to.
     pub repository: String,
+    /// The types each struct type embeds, by type name (rule G14).
+    pub embeds: BTreeMap<String, Vec<GoEmbedded>>,
+}
+
+/// A type a struct embeds, as its package's name table records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GoEmbedded {
+    /// A type of the same package, by name.
+    Own(String),
+    /// `pkg.T`: the import path the file binds `pkg` to, and `T`.
+    Imported(String, String),
+    /// A name the syntax cannot place (a dot import's, a generic instantiation's).
+    Unknown,
 }
 
 impl GoPackageNames {
@@ -190,6 +203,7 @@ pub fn go_package_names(files: &[GoFile], symbols: &[SymbolFact]) -> GoPackageNa
     if let Some(first) = files.first() {
         table.repository = first.file.repository.clone();
     }
+
     let type_names: BTreeMap<StableKey, &str> = symbols
         .iter()
         .filter(|s| s.parent.is_none())
@@ -204,6 +218,40 @@ pub fn go_package_names(files: &[GoFile], symbols: &[SymbolFact]) -> GoPackageNa
             table.methods.entry(member).or_default().push(symbol.key);
         } else {
             table.fields.insert(member);
+        }
+    }
+    for file in files {
+        let declared = &symbols[file.first_symbol..file.first_symbol + file.symbol_count];
+        for embed in &file.sites.embeds {
+            // An embedded field is a member named after its type, held by the struct.
+            let Some(owner) = embed
+                .enclosing
+                .and_then(|i| declared.get(i as usize))
+                .filter(|field| field.kind == SymbolKind::Field)
+                .and_then(|field| field.parent)
+                .and_then(|parent| type_names.get(&parent))
+            else {
+                continue;
+            };
+            let embedded = match &embed.operand {
+                None => GoEmbedded::Own(embed.name.clone()),
+                Some(package) => file
+                    .sites
+                    .imports
+                    .iter()
+                    .find(|import| match &import.alias {
+                        Some(alias) => alias == package,
+                        None => conventional_name(&import.path) == *package,
+                    })
+                    .map_or(GoEmbedded::Unknown, |import| {
+                        GoEmbedded::Imported(import.path.clone(), embed.name.clone())
+                    }),
+            };
+            table
+                .embeds
+                .entry(owner.to_string())
+                .or_default()
+                .push(embedded);
         }
     }
     table
@@ -299,7 +347,7 @@ pub fn resolve_go(
                     if let Some(receiver) =
                         caller.parent.filter(|_| caller.kind == SymbolKind::Method)
                     {
-                        members.resolve(file, source, receiver, call, &mut out);
+                        members.resolve(file, source, receiver, call, (own, provider), &mut out);
                     }
                 }
                 Some(operand) if !call.locally_bound => {
@@ -313,10 +361,10 @@ pub fn resolve_go(
                 }
                 Some(_) => match declared_receiver(file, call, own, imports) {
                     Some(DeclaredReceiver::Own(receiver)) => {
-                        members.resolve(file, source, receiver, call, &mut out)
+                        members.resolve(file, source, receiver, call, (own, provider), &mut out)
                     }
                     Some(DeclaredReceiver::Imported(names, ty)) => {
-                        resolve_imported_member(file, source, names, ty, call, &mut out)
+                        resolve_imported_member(file, source, (names, ty), call, provider, &mut out)
                     }
                     Some(DeclaredReceiver::Unindexed) => {}
                     None => receiver_unknown(file, call, &mut out),
@@ -592,6 +640,7 @@ impl Members {
         source: StableKey,
         receiver: StableKey,
         call: &Call,
+        (own, provider): (&GoPackageNames, &dyn Fn(&str) -> GoProvider),
         out: &mut Resolved,
     ) {
         let member = (receiver, call.name.clone());
@@ -606,19 +655,147 @@ impl Members {
             );
         } else if !self.fields.contains(&member) {
             let type_name = self.type_names.get(&receiver).map_or("?", String::as_str);
-            out.hole(
-                file.file,
-                "NAME_NOT_RESOLVED",
-                call.span,
-                Some(&format!("{type_name}.{}", call.name)),
-                None,
-                format!(
-                    "{type_name} declares no method or field `{}` in this package; it is promoted from an embedded type, which the syntax layer does not follow",
-                    call.name
-                ),
-            );
+            let promotion = promoted(Table::Own(own), type_name, &call.name, provider);
+            bind_promoted(file, source, call, type_name, promotion, out);
         }
     }
+}
+
+/// A package's name table, the importer's own or a provider's.
+#[derive(Clone)]
+enum Table<'a> {
+    Own(&'a GoPackageNames),
+    Provided(Arc<GoPackageNames>),
+}
+
+impl std::ops::Deref for Table<'_> {
+    type Target = GoPackageNames;
+
+    fn deref(&self) -> &GoPackageNames {
+        match self {
+            Table::Own(names) => names,
+            Table::Provided(names) => names,
+        }
+    }
+}
+
+/// What a selector names through a type's embedded fields (rule G14).
+enum Promotion {
+    Method(Vec<StableKey>),
+    Field,
+    /// Two embedded types at the shallowest depth provide it: the selector is ambiguous.
+    Ambiguous,
+    /// An embedded type the pass did not index may provide it.
+    Unknown,
+    /// No embedded type provides it.
+    Missing,
+}
+
+/// Rule G14: Go promotes the methods and fields of embedded types; a selector names the one
+/// at the shallowest depth, and two at that depth make it ambiguous. The walk goes breadth
+/// first through the embedded types of this package and of the packages it can read; an
+/// embedded type nobody indexed leaves the answer open.
+fn promoted(
+    start: Table,
+    type_name: &str,
+    name: &str,
+    provider: &dyn Fn(&str) -> GoProvider,
+) -> Promotion {
+    let mut frontier = vec![(start, type_name.to_string())];
+    let mut seen = BTreeSet::new();
+    for _ in 0..8 {
+        let mut found = Vec::new();
+        let mut unknown = false;
+        let mut next = Vec::new();
+        for (table, ty) in &frontier {
+            for embedded in table.embeds.get(ty).into_iter().flatten() {
+                let (holder, inner) = match embedded {
+                    GoEmbedded::Own(inner) => (table.clone(), inner.clone()),
+                    GoEmbedded::Imported(path, inner) => match provider(path) {
+                        GoProvider::Found(_, names) => (Table::Provided(names), inner.clone()),
+                        _ => {
+                            unknown = true;
+                            continue;
+                        }
+                    },
+                    GoEmbedded::Unknown => {
+                        unknown = true;
+                        continue;
+                    }
+                };
+                let member = (inner.clone(), name.to_string());
+                if let Some(methods) = holder.methods.get(&member) {
+                    found.push(Promotion::Method(methods.clone()));
+                } else if holder.fields.contains(&member) {
+                    found.push(Promotion::Field);
+                } else if seen.insert((
+                    holder.repository.clone(),
+                    holder.importable.clone(),
+                    inner.clone(),
+                )) {
+                    next.push((holder, inner));
+                }
+            }
+        }
+        match (found.len(), unknown) {
+            (0, _) if next.is_empty() => {
+                return if unknown {
+                    Promotion::Unknown
+                } else {
+                    Promotion::Missing
+                };
+            }
+            (0, _) => frontier = next,
+            (1, false) => return found.pop().unwrap_or(Promotion::Missing),
+            (1, true) => return Promotion::Unknown,
+            _ => return Promotion::Ambiguous,
+        }
+    }
+    Promotion::Unknown
+}
+
+/// The edge a promoted method gives, or the hole a selector no rule binds leaves.
+fn bind_promoted(
+    file: &GoFile,
+    source: StableKey,
+    call: &Call,
+    type_name: &str,
+    promotion: Promotion,
+    out: &mut Resolved,
+) {
+    let why = match promotion {
+        Promotion::Method(methods) => {
+            let certain = methods.len() == 1;
+            out.edges(
+                EdgeKind::CallsDirect,
+                file.file,
+                source,
+                call.span,
+                &methods,
+                certain,
+            );
+            return;
+        }
+        Promotion::Field => return,
+        Promotion::Ambiguous => {
+            "two of its embedded types at the same depth provide it, so the selector is ambiguous"
+        }
+        Promotion::Unknown => {
+            "it may be promoted from an embedded type the pass did not index (the standard library's, or a package nobody registered)"
+        }
+        Promotion::Missing => "no type it embeds provides it either",
+    };
+    out.hole(
+        file.file,
+        "NAME_NOT_RESOLVED",
+        call.span,
+        Some(&format!("{type_name}.{}", call.name)),
+        None,
+        format!(
+            "{type_name} declares no method or field `{}`; {why}",
+            call.name
+        ),
+    );
 }
 
 /// Rule G11: a variable bound once in the enclosing declaration with a type the syntax
@@ -669,9 +846,9 @@ fn declared_receiver<'a>(
 fn resolve_imported_member(
     file: &GoFile,
     source: StableKey,
-    names: &GoPackageNames,
-    ty: &str,
+    (names, ty): (&GoPackageNames, &str),
     call: &Call,
+    provider: &dyn Fn(&str) -> GoProvider,
     out: &mut Resolved,
 ) {
     let member = (ty.to_string(), call.name.clone());
@@ -685,17 +862,8 @@ fn resolve_imported_member(
             methods.len() == 1,
         );
     } else if !names.fields.contains(&member) {
-        out.hole(
-            file.file,
-            "NAME_NOT_RESOLVED",
-            call.span,
-            Some(&format!("{ty}.{}", call.name)),
-            None,
-            format!(
-                "{ty} declares no method or field `{}` in its package; it is promoted from an embedded type, which the syntax layer does not follow",
-                call.name
-            ),
-        );
+        let promotion = promoted(Table::Own(names), ty, &call.name, provider);
+        bind_promoted(file, source, call, ty, promotion, out);
     }
 }
 

@@ -63,6 +63,10 @@ pub struct GoConcrete {
     pub declared: Declared,
     /// The methods declared on the type (value or pointer receiver), by resolved signature.
     pub methods: BTreeMap<String, Declared>,
+    /// Its fields' names: a field hides a promoted method of the same name.
+    pub fields: BTreeSet<String>,
+    /// The types its struct embeds, whose methods it is promoted (rule G14).
+    pub embeds: Vec<Embedded>,
 }
 
 /// One Go package's interfaces and method-carrying types, signatures resolved.
@@ -156,11 +160,17 @@ pub fn go_method_sets(
             signatures.insert(symbol.key, resolved);
         }
         for embed in &file.sites.embeds {
-            let Some(holder) = embed
-                .enclosing
-                .map(|i| &symbols[file.first_symbol + i as usize])
-                .filter(|s| is_interface(s))
-            else {
+            // An interface embeds through an element; a struct through a field named after
+            // the type.
+            let holder = embed.enclosing.and_then(|i| {
+                let symbol = &symbols[file.first_symbol + i as usize];
+                if is_interface(symbol) {
+                    Some(symbol.key)
+                } else {
+                    symbol.parent.filter(|_| symbol.kind == SymbolKind::Field)
+                }
+            });
+            let Some(holder) = holder else {
                 continue;
             };
             let single = |names: &GoPackageNames, clause: &str| match names
@@ -187,13 +197,21 @@ pub fn go_method_sets(
                     })
                     .map_or(Embedded::Unknown, Embedded::Type),
             };
-            embeds.entry(holder.key).or_default().push(embedded);
+            embeds.entry(holder).or_default().push(embedded);
         }
     }
     let mut members: BTreeMap<StableKey, Vec<&SymbolFact>> = BTreeMap::new();
-    for symbol in symbols.iter().filter(|s| s.kind == SymbolKind::Method) {
-        if let Some(parent) = symbol.parent {
-            members.entry(parent).or_default().push(symbol);
+    let mut fields: BTreeMap<StableKey, BTreeSet<String>> = BTreeMap::new();
+    for symbol in symbols {
+        match (symbol.kind, symbol.parent) {
+            (SymbolKind::Method, Some(parent)) => members.entry(parent).or_default().push(symbol),
+            (SymbolKind::Field, Some(parent)) => {
+                fields
+                    .entry(parent)
+                    .or_default()
+                    .insert(symbol.name.clone());
+            }
+            _ => {}
         }
     }
     let mut sets = GoMethodSets::default();
@@ -209,15 +227,18 @@ pub fn go_method_sets(
                 methods: resolved,
                 embeds: embeds.remove(&symbol.key).unwrap_or_default(),
             });
-        } else if !methods.is_empty() {
+        } else {
             let methods: BTreeMap<String, Declared> = methods
                 .iter()
                 .filter_map(|m| Some((signatures.get(&m.key)?.clone()?, Declared::of(m))))
                 .collect();
-            if !methods.is_empty() {
+            let embeds = embeds.remove(&symbol.key).unwrap_or_default();
+            if !methods.is_empty() || !embeds.is_empty() {
                 sets.types.push(GoConcrete {
                     declared: Declared::of(symbol),
                     methods,
+                    fields: fields.remove(&symbol.key).unwrap_or_default(),
+                    embeds,
                 });
             }
         }
@@ -263,9 +284,15 @@ pub fn go_implementations(sets: &[&GoMethodSets]) -> BTreeMap<StableKey, FactSet
         .map(|i| (i.declared.key, i))
         .collect();
     let types: Vec<&GoConcrete> = sets.iter().flat_map(|s| &s.types).collect();
+    let concretes: BTreeMap<StableKey, &GoConcrete> =
+        types.iter().map(|t| (t.declared.key, *t)).collect();
+    let method_sets: Vec<MethodSet> = types
+        .iter()
+        .map(|ty| full_method_set(ty, &concretes, &interfaces))
+        .collect();
     let mut by_signature: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    for (index, ty) in types.iter().enumerate() {
-        for signature in ty.methods.keys() {
+    for (index, set) in method_sets.iter().enumerate() {
+        for signature in set.keys() {
             by_signature.entry(signature).or_default().push(index);
         }
     }
@@ -285,15 +312,17 @@ pub fn go_implementations(sets: &[&GoMethodSets]) -> BTreeMap<StableKey, FactSet
         else {
             continue;
         };
-        for ty in candidates.iter().map(|i| types[*i]) {
-            if !set.keys().all(|s| ty.methods.contains_key(s)) {
+        for index in candidates {
+            let (ty, methods) = (types[*index], &method_sets[*index]);
+            if !set.keys().all(|s| methods.contains_key(s)) {
                 continue;
             }
             let out = found.entry(ty.declared.package).or_default();
             edge(out, &ty.declared, &[*key]);
             for (signature, targets) in &set {
-                if !targets.is_empty() {
-                    edge(out, &ty.methods[signature], targets);
+                // A method promoted from an embedded interface declares nothing itself.
+                if let (false, Some(Some(method))) = (targets.is_empty(), methods.get(signature)) {
+                    edge(out, method, targets);
                 }
             }
         }
@@ -306,6 +335,104 @@ pub fn go_implementations(sets: &[&GoMethodSets]) -> BTreeMap<StableKey, FactSet
             (package, facts)
         })
         .collect()
+}
+
+/// A type's method set by resolved signature: the method that provides each, or `None` for
+/// one promoted from an embedded interface (or `error`).
+type MethodSet<'a> = BTreeMap<String, Option<&'a Declared>>;
+
+/// A promoted method: its resolved signature and the method providing it, if declared.
+type Provided<'a> = (String, Option<&'a Declared>);
+
+/// A method's name in its resolved signature (`Get`, or `path.get` when unexported).
+fn method_name(signature: &str) -> &str {
+    signature.split(' ').next().unwrap_or(signature)
+}
+
+/// Rule G14 for method sets: the methods a type declares, then those promoted from the
+/// types it embeds, depth by depth — a name taken at a shallower depth (a method or a field)
+/// hides the deeper ones, and a name two embedded types provide at one depth is nobody's.
+/// An embedded type the pass did not index stops the promotion there: what it would hide
+/// or make ambiguous is unknown.
+fn full_method_set<'a>(
+    ty: &'a GoConcrete,
+    concretes: &BTreeMap<StableKey, &'a GoConcrete>,
+    interfaces: &BTreeMap<StableKey, &'a GoInterface>,
+) -> MethodSet<'a> {
+    let mut set: MethodSet = ty
+        .methods
+        .iter()
+        .map(|(s, d)| (s.clone(), Some(d)))
+        .collect();
+    let mut taken: BTreeSet<String> = ty.fields.clone();
+    taken.extend(ty.methods.keys().map(|s| method_name(s).to_string()));
+    let mut frontier: Vec<&Embedded> = ty.embeds.iter().collect();
+    let mut visited = BTreeSet::from([ty.declared.key]);
+    for _ in 0..8 {
+        if frontier.is_empty() {
+            break;
+        }
+        // Per name at this depth: each provider's (signature, method), a field as `None`.
+        let mut offered: BTreeMap<String, Vec<Option<Provided<'a>>>> = BTreeMap::new();
+        let mut next = Vec::new();
+        for embedded in frontier {
+            match embedded {
+                Embedded::Unknown => return set,
+                Embedded::Error => offered
+                    .entry("Error".into())
+                    .or_default()
+                    .push(Some((ERROR_METHOD.to_string(), None))),
+                Embedded::Type(key) => {
+                    if let Some(inner) = concretes.get(key) {
+                        for (signature, method) in &inner.methods {
+                            let name = method_name(signature).to_string();
+                            offered
+                                .entry(name)
+                                .or_default()
+                                .push(Some((signature.clone(), Some(method))));
+                        }
+                        for field in &inner.fields {
+                            offered.entry(field.clone()).or_default().push(None);
+                        }
+                        if visited.insert(*key) {
+                            next.extend(inner.embeds.iter());
+                        }
+                    } else if interfaces.contains_key(key) {
+                        let mut methods = BTreeMap::new();
+                        if interface_method_set(
+                            *key,
+                            interfaces,
+                            &mut BTreeSet::new(),
+                            &mut methods,
+                        )
+                        .is_none()
+                        {
+                            return set;
+                        }
+                        for signature in methods.into_keys() {
+                            let name = method_name(&signature).to_string();
+                            offered
+                                .entry(name)
+                                .or_default()
+                                .push(Some((signature, None)));
+                        }
+                    } else {
+                        return set;
+                    }
+                }
+            }
+        }
+        for (name, providers) in offered {
+            if !taken.insert(name) {
+                continue;
+            }
+            if let [Some((signature, method))] = providers.as_slice() {
+                set.insert(signature.clone(), *method);
+            }
+        }
+        frontier = next;
+    }
+    set
 }
 
 /// `IMPLEMENTS` from `implementer`, observed at its declaration's first line.

@@ -35,3 +35,7 @@ func (buffer) flush() error { return nil }
 func anonymous() any {
 	return struct{ store.Entry }{}
 }
+
+func inspect(ctx context.Context, a store.Audit) (string, error) {
+	return a.Get(ctx, "k")
+}

@@ -22,3 +22,21 @@ type flusher interface {
 type diskFlusher struct{}
 
 func (diskFlusher) flush() error { return nil }
+
+// Both embeds two types declaring Reset: the selector is ambiguous on it.
+type Both struct {
+	Left
+	Right
+}
+
+type Left struct{}
+
+func (Left) Reset() {}
+
+type Right struct{}
+
+func (Right) Reset() {}
+
+func (b Both) Send() {
+	b.Reset()
+}
