@@ -1773,6 +1773,6 @@ fn calls_through_an_interface_reach_its_one_implementation_and_no_other() {
     );
     assert_eq!(
         store["results"]["by_kind"],
-        json!({"CALLS_DIRECT": 2, "EMBEDS": 1, "IMPLEMENTS": 4, "TYPE_USES": 2})
+        json!({"CALLS_DIRECT": 2, "EMBEDS": 1, "IMPLEMENTS": 5, "TYPE_USES": 2})
     );
 }

@@ -567,11 +567,15 @@ fn rust_paths_walk_the_crate_module_tree() {
 #[test]
 fn go_types_implement_interfaces_whose_resolved_signatures_they_declare() {
     let facts = index(&["godispatch"], LanguageToken::Go);
+    facts.validate().unwrap();
     assert_eq!(
         relations(&facts, EdgeKind::Implements),
         [
             "app/app.go#SlackNotifier -> store/notify.go#Notifier STRUCTURAL_CERTAIN app/app.go:10",
             "app/app.go#SlackNotifier.Notify -> store/notify.go#Notifier.Notify STRUCTURAL_CERTAIN app/app.go:12",
+            // Promoted across packages: the method-level edges stay with MemoryStore's.
+            "app/app.go#Wrapped -> store/store.go#Closer STRUCTURAL_CERTAIN app/app.go:44",
+            "app/app.go#Wrapped -> store/store.go#Store STRUCTURAL_CERTAIN app/app.go:44",
             "store/notify.go#EmailNotifier -> store/notify.go#Notifier STRUCTURAL_CERTAIN store/notify.go:8",
             "store/notify.go#EmailNotifier.Notify -> store/notify.go#Notifier.Notify STRUCTURAL_CERTAIN store/notify.go:10",
             // An unexported method name belongs to its package: app's buffer.flush is
@@ -593,6 +597,7 @@ fn go_types_implement_interfaces_whose_resolved_signatures_they_declare() {
     assert_eq!(
         relations(&facts, EdgeKind::Embeds),
         [
+            "app/app.go#Wrapped -> store/store.go#MemoryStore STRUCTURAL_CERTAIN app/app.go:44",
             "store/notify.go#Both -> store/notify.go#Left STRUCTURAL_CERTAIN store/notify.go:28",
             "store/notify.go#Both -> store/notify.go#Right STRUCTURAL_CERTAIN store/notify.go:29",
             "store/store.go#Audit -> store/store.go#MemoryStore STRUCTURAL_CERTAIN store/store.go:47",

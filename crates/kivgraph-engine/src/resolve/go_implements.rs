@@ -317,12 +317,16 @@ pub fn go_implementations(sets: &[&GoMethodSets]) -> BTreeMap<StableKey, FactSet
             if !set.keys().all(|s| methods.contains_key(s)) {
                 continue;
             }
-            let out = found.entry(ty.declared.package).or_default();
-            edge(out, &ty.declared, &[*key]);
+            edge(
+                found.entry(ty.declared.package).or_default(),
+                &ty.declared,
+                &[*key],
+            );
             for (signature, targets) in &set {
-                // A method promoted from an embedded interface declares nothing itself.
+                // A method promoted from an embedded interface declares nothing itself; one
+                // promoted from an embedded type is credited in that type's package.
                 if let (false, Some(Some(method))) = (targets.is_empty(), methods.get(signature)) {
-                    edge(out, method, targets);
+                    edge(found.entry(method.package).or_default(), method, targets);
                 }
             }
         }

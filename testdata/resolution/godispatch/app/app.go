@@ -39,3 +39,6 @@ func anonymous() any {
 func inspect(ctx context.Context, a store.Audit) (string, error) {
 	return a.Get(ctx, "k")
 }
+
+// Wrapped is a Store through the methods its embedded *MemoryStore promotes.
+type Wrapped struct{ *store.MemoryStore }
