@@ -393,6 +393,10 @@ fn typescript_imports_bind_through_barrels_to_the_declaration() {
             "src/app.ts#Runner.start -> src/app.ts#Base.run STRUCTURAL_CERTAIN src/app.ts:29",
             "src/app.ts#Runner.start -> src/app.ts#Runner.start STRUCTURAL_CERTAIN src/app.ts:29",
             "src/app.ts#Runner.start -> src/app.ts#Runner.stop STRUCTURAL_CERTAIN src/app.ts:29",
+            // Rule T10: `new Runner().start()` — the constructor, then the method of the
+            // object the language guarantees.
+            "src/app.ts#fresh -> src/app.ts#Runner STRUCTURAL_CERTAIN src/app.ts:32",
+            "src/app.ts#fresh -> src/app.ts#Runner.start STRUCTURAL_CERTAIN src/app.ts:32",
             // Through the barrel's renamed re-export, to the declaration.
             "src/app.ts#main -> src/cache.ts#load STRUCTURAL_CERTAIN src/app.ts:8",
             // `new Entry()` reaches a class and a namespace merged: neither alone is proven.

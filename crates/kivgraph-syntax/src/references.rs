@@ -54,9 +54,10 @@ pub struct ReferenceSite {
     /// Rust: the qualifier is a path (`a::b` in `a::b::name`), not a value the name is
     /// reached through (`x` in `x.name()`).
     pub through_path: bool,
-    /// Go: `x.name` where `x` is bound once in the enclosing declaration with a type the
-    /// syntax spells — a parameter `x *T`, `var x T`, `x := T{…}` or `x := &T{…}` — that
-    /// type's name (`T`, or `pkg.T`).
+    /// The type the operand is known to have, by name. Go: `x.name` where `x` is bound once
+    /// in the enclosing declaration with a type the syntax spells — a parameter `x *T`,
+    /// `var x T`, `x := T{…}` or `x := &T{…}` — that type (`T`, or `pkg.T`). TypeScript and
+    /// JavaScript: `new C(…).name(…)`, `C`.
     pub operand_type: Option<String>,
     /// Rust: the implementing type of an `impl Trait for Type` site, by name.
     pub implementer: Option<String>,
@@ -215,6 +216,11 @@ fn mark_local_bindings(language: Language, src: &str, root: Node, sites: &mut [R
         )
     };
     for site in sites.iter_mut().filter(uses) {
+        // TypeScript's `new C(…).m()`: the class name is what a scope can rebind.
+        let constructed = match (&site.qualifier, &site.operand_type) {
+            (Some(operand), Some(class)) if !is_identifier(operand) => Some(class.clone()),
+            _ => None,
+        };
         // The name a scope can rebind: the bare name, or the operand of `operand.name`, or
         // the first segment of a Rust path.
         let bindable = match &site.qualifier {
@@ -224,7 +230,10 @@ fn mark_local_bindings(language: Language, src: &str, root: Node, sites: &mut [R
             Some(path) if language == Language::Rust && path.contains("::") => {
                 path.split("::").next().unwrap_or(path)
             }
-            Some(_) => continue,
+            Some(_) => match &constructed {
+                Some(class) => class.as_str(),
+                None => continue,
+            },
         };
         let at = site.span.start_byte;
         let scope = units
@@ -239,7 +248,7 @@ fn mark_local_bindings(language: Language, src: &str, root: Node, sites: &mut [R
         site.through_receiver |= site.qualifier.is_some()
             && bindings == 1
             && scope.is_some_and(|scope| scope.receiver == Some(bindable));
-        if site.qualifier.is_some() && bindings == 1 {
+        if constructed.is_none() && site.qualifier.is_some() && bindings == 1 {
             // A local type of the same name would be another type: then no claim.
             site.operand_type = scope
                 .and_then(|scope| {
@@ -803,6 +812,16 @@ impl<'s> Sites<'s> {
                     .is_some_and(|object| object.kind() == "this" && this_is_the_class(node));
                 if through_this && let Some(site) = self.found.get_mut(before) {
                     site.through_receiver = true;
+                }
+                // `new C(…).m()`: the operand is a `C` the language guarantees.
+                let constructed = callee
+                    .and_then(|c| c.child_by_field_name("object"))
+                    .filter(|object| object.kind() == "new_expression")
+                    .and_then(|object| object.child_by_field_name("constructor"))
+                    .filter(|class| class.kind() == "identifier")
+                    .map(|class| self.text(class).to_string());
+                if let (Some(class), Some(site)) = (constructed, self.found.get_mut(before)) {
+                    site.operand_type = Some(class);
                 }
             }
             "new_expression" => {

@@ -38,6 +38,7 @@ pub fn rust_sites(sites: Vec<ReferenceSite>) -> Vec<ModuleSite> {
                 locally_bound: s.locally_bound.unwrap_or(false),
                 through_receiver: false,
                 implementer: s.implementer,
+                constructed: None,
             }
         })
         .collect()

@@ -36,6 +36,9 @@ pub struct ModuleSite {
     /// Rust: the implementing type of an `impl Trait for Type` (rule R5).
     #[serde(default)]
     pub implementer: Option<String>,
+    /// TypeScript/JavaScript: `C` in `new C(…).m(…)` (rule T10).
+    #[serde(default)]
+    pub constructed: Option<String>,
 }
 
 pub fn module_sites(sites: Vec<ReferenceSite>) -> Vec<ModuleSite> {
@@ -53,11 +56,12 @@ pub fn module_sites(sites: Vec<ReferenceSite>) -> Vec<ModuleSite> {
             | EdgeKind::AssignsFunction
             | EdgeKind::ReturnsFunction => {
                 s.locally_bound.is_some()
-                    && s.qualifier.as_deref().is_none_or(|operand| {
-                        operand
-                            .chars()
-                            .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
-                    })
+                    && (s.operand_type.is_some()
+                        || s.qualifier.as_deref().is_none_or(|operand| {
+                            operand
+                                .chars()
+                                .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+                        }))
             }
             _ => false,
         })
@@ -76,6 +80,7 @@ pub fn module_sites(sites: Vec<ReferenceSite>) -> Vec<ModuleSite> {
                 locally_bound: s.locally_bound.unwrap_or(false),
                 through_receiver: s.through_receiver,
                 implementer: None,
+                constructed: s.operand_type,
             }
         })
         .collect()
@@ -125,6 +130,40 @@ pub fn resolve_calls(
         call_edges(file, declared, site, keys, *certain, out);
     }
     resolve_this_calls(file, declared, &bindings, members, out);
+    resolve_constructed_calls(file, declared, &bindings, members, out);
+}
+
+/// Rule T10: `new C(…).m(…)` — the object is a `C`, whatever `C` is bound to — calls what
+/// the class declares as `m`, when `C` binds a class of this package (T4): certain in
+/// TypeScript where the binding is, a candidate in JavaScript.
+fn resolve_constructed_calls(
+    file: &ModuleFile,
+    declared: &[SymbolFact],
+    bindings: &CallBindings,
+    members: &ClassMembers,
+    out: &mut Resolved,
+) {
+    let typescript = file.file.language == Language::TypeScript;
+    for site in file
+        .sites
+        .iter()
+        .filter(|s| s.kind == EdgeKind::CallsDirect)
+    {
+        let Some((classes, certain)) = site.constructed.as_ref().and_then(|c| bindings.get(c))
+        else {
+            continue;
+        };
+        let keys: Vec<StableKey> = classes
+            .iter()
+            .filter_map(|class| members.get(&(*class, site.name.clone())))
+            .flatten()
+            .copied()
+            .collect();
+        if !keys.is_empty() {
+            let certain = *certain && classes.len() == 1 && typescript;
+            call_edges(file, declared, site, &keys, certain, out);
+        }
+    }
 }
 
 /// The members of a package's classes, by (class, name): methods and properties.

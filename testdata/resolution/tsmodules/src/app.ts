@@ -29,3 +29,4 @@ export class Runner extends Base {
   start(): void { this.run(); this.stop(); const later = () => this.start(); later(); }
   stop(): void { const f = function (this: { stop(): void }) { this.stop(); }; f.call(this); }
 }
+export function fresh(): void { new Runner().start(); }
