@@ -210,3 +210,42 @@ pub(crate) fn smaller_of(mut header: Map<String, Value>, groups: Vec<Value>, fla
         flat
     }
 }
+
+/// The rows `offset..offset + limit` of `rows` in the order of `key` (unique per row, so the
+/// order is total and a cursor never skips or repeats a row), without sorting the rest: the
+/// rows before the page's end are selected, then only they are sorted.
+pub fn ordered_page<T, K: Ord>(
+    rows: Vec<T>,
+    offset: usize,
+    limit: usize,
+    key: impl Fn(&T) -> K,
+) -> Vec<T> {
+    let end = offset.saturating_add(limit).min(rows.len());
+    if offset >= end {
+        return Vec::new();
+    }
+    let mut keyed: Vec<(K, T)> = rows.into_iter().map(|row| (key(&row), row)).collect();
+    if end < keyed.len() {
+        keyed.select_nth_unstable_by(end, |a, b| a.0.cmp(&b.0));
+        keyed.truncate(end);
+    }
+    keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    keyed.drain(offset..).map(|(_, row)| row).collect()
+}
+
+#[cfg(test)]
+mod ordered_page_tests {
+    use super::ordered_page;
+
+    #[test]
+    fn pages_in_order_without_sorting_everything() {
+        let rows: Vec<u32> = (0..1000).rev().collect();
+        assert_eq!(ordered_page(rows.clone(), 0, 3, |r| *r), [0, 1, 2]);
+        assert_eq!(ordered_page(rows.clone(), 998, 5, |r| *r), [998, 999]);
+        assert!(ordered_page(rows.clone(), 1000, 5, |r| *r).is_empty());
+        let all: Vec<u32> = (0..10)
+            .flat_map(|page| ordered_page(rows.clone(), page * 100, 100, |r| *r))
+            .collect();
+        assert_eq!(all, (0..1000).collect::<Vec<u32>>());
+    }
+}

@@ -9,7 +9,7 @@ use kivgraph_snapshot::{EdgeView, FileView, NodeRef, SymbolView};
 
 use crate::args::{Limit, PageLimits, ResponseFormat, View, relative_path, trimmed};
 use crate::cursor::QueryIdentity;
-use crate::envelope::{Coverage, Page};
+use crate::envelope::{Coverage, Page, ordered_page};
 use crate::error::QueryError;
 use crate::labelled::{LabelledRow, compact_rows, file_counts, label};
 use crate::published::Published;
@@ -430,7 +430,7 @@ pub fn find_references(
             .collect(),
     };
     let bridged = direction == Direction::Incoming && !sole.is_empty();
-    let mut rows: Vec<Row> = adjacent
+    let rows: Vec<Row> = adjacent
         .into_iter()
         .filter(|(edge, ..)| kinds.contains(&edge.kind()))
         .filter(|(edge, ..)| confidence.is_none_or(|c| edge.confidence() == c))
@@ -447,26 +447,7 @@ pub fn find_references(
             repo.is_none_or(|r| owner == r) && (include_derived || !owner.starts_with("rust:"))
         })
         .collect();
-    // Each row's key is read once: the holder's fields are records of the mapped file.
-    rows.sort_by_cached_key(|row| {
-        (
-            row.holder.repository(),
-            row.holder.file().path(),
-            row.holder.lines().0,
-            row.holder.qualified_name(),
-            row.edge.kind(),
-            row.edge.confidence(),
-            row.edge.provenance().code(),
-            row.via.map(|v| v.qualified_name()),
-            row.edge.index,
-        )
-    });
-
     let total = rows.len();
-    let page: &[Row] = &rows[offset.min(total)..(offset + limit.0).min(total)];
-    let returned = page.len();
-    let next_cursor = (offset + returned < total)
-        .then(|| identity.cursor(published.snapshot_id(), offset + returned));
     let bounds = reference_bounds(published, &subject, &shared);
     let coverage = Coverage {
         exact: rows
@@ -480,6 +461,24 @@ pub fn find_references(
         unresolved_related: bounds.blind_spots.len(),
         package_level: 0,
     };
+    // Each row's key is read once: the holder's fields are records of the mapped file.
+    let page = ordered_page(rows, offset, limit.0, |row| {
+        (
+            row.holder.repository(),
+            row.holder.file().path(),
+            row.holder.lines().0,
+            row.holder.qualified_name(),
+            row.edge.kind(),
+            row.edge.confidence(),
+            row.edge.provenance().code(),
+            row.via.map(|v| v.qualified_name()),
+            row.edge.index,
+        )
+    });
+    let page: &[Row] = &page;
+    let returned = page.len();
+    let next_cursor = (offset + returned < total)
+        .then(|| identity.cursor(published.snapshot_id(), offset + returned));
     let floor = if bounds.is_complete() {
         None
     } else if bounds.blind_spots.is_empty() && bounds.scopes.is_empty() && bounds.unbound.is_empty()
