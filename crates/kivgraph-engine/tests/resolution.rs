@@ -535,6 +535,9 @@ fn rust_paths_walk_the_crate_module_tree() {
     assert_eq!(
         calls(&facts),
         vec![
+            // R6 (asserted with the trait impls).
+            "src/lib.rs#Config::deeper -> src/lib.rs#Config::depth_plus STRUCTURAL_CERTAIN src/lib.rs:70",
+            "src/lib.rs#Config::deeper -> src/lib.rs#Config::describe CANDIDATE src/lib.rs:69",
             // R3: `Type::new` walks through the type; `util::helper` into an inline module.
             "src/lib.rs#run -> src/lib.rs#Config::new STRUCTURAL_CERTAIN src/lib.rs:29",
             "src/lib.rs#run -> src/lib.rs#util::helper STRUCTURAL_CERTAIN src/lib.rs:26",
@@ -795,6 +798,19 @@ fn rust_trait_impls_implement() {
             "src/lib.rs#Config::describe -> src/lib.rs#Describe::describe STRUCTURAL_CERTAIN src/lib.rs:56",
             "src/lib.rs#Local -> src/lib.rs#Describe CANDIDATE src/lib.rs:16",
             "src/lib.rs#Local::describe -> src/lib.rs#Describe::describe CANDIDATE src/lib.rs:17",
+        ]
+    );
+    // Rule R6: `self.m()` in an impl: the inherent method is certain; a trait's method of
+    // the type only a candidate.
+    let self_calls: Vec<String> = calls(&facts)
+        .into_iter()
+        .filter(|c| c.starts_with("src/lib.rs#Config::deeper"))
+        .collect();
+    assert_eq!(
+        self_calls,
+        [
+            "src/lib.rs#Config::deeper -> src/lib.rs#Config::depth_plus STRUCTURAL_CERTAIN src/lib.rs:70",
+            "src/lib.rs#Config::deeper -> src/lib.rs#Config::describe CANDIDATE src/lib.rs:69",
         ]
     );
 }

@@ -90,6 +90,29 @@ fn this_is_the_class(node: Node) -> bool {
     false
 }
 
+/// Rust: whether `self` at `node` is the receiver of a method of an `impl` block — the
+/// innermost function (closures capture `self`) has a `self` parameter and sits in an impl,
+/// not in a trait's default body, where `Self` is any implementer.
+fn rust_self_is_the_impl(node: Node) -> bool {
+    let mut current = node.parent();
+    while let Some(ancestor) = current {
+        if ancestor.kind() == "function_item" {
+            let has_self = ancestor.child_by_field_name("parameters").is_some_and(|p| {
+                crate::common::named_children(p)
+                    .iter()
+                    .any(|n| n.kind() == "self_parameter")
+            });
+            let in_impl = ancestor
+                .parent()
+                .and_then(|list| list.parent())
+                .is_some_and(|holder| holder.kind() == "impl_item");
+            return has_self && in_impl;
+        }
+        current = ancestor.parent();
+    }
+    false
+}
+
 /// Python: the name of the receiver parameter (`self`, `cls`) of the method that holds
 /// `node` directly — the first parameter of a `def` in a class body that is no
 /// `@staticmethod` — when no nested function or lambda stands between.
@@ -1024,6 +1047,14 @@ impl<'s> Sites<'s> {
                 );
                 if callee.is_some_and(|c| c.kind() == "scoped_identifier") {
                     self.mark_paths(before);
+                }
+                // `self.m()` in a method of an `impl` block: the receiver is the impl's type.
+                let through_self = callee
+                    .filter(|c| c.kind() == "field_expression")
+                    .and_then(|c| c.child_by_field_name("value"))
+                    .is_some_and(|value| value.kind() == "self" && rust_self_is_the_impl(node));
+                if through_self && let Some(site) = self.found.get_mut(before) {
+                    site.through_receiver = true;
                 }
             }
             "use_declaration" => {

@@ -3,7 +3,7 @@
 //! another registered crate's (rule R4). The standard library, macros and method calls on
 //! values are left unbound: the identifier census accounts for them.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use kivgraph_facts::{EdgeKind, StableKey, SymbolFact, SymbolKind};
@@ -21,7 +21,8 @@ pub fn rust_sites(sites: Vec<ReferenceSite>) -> Vec<ModuleSite> {
         .filter(|s| match s.kind {
             EdgeKind::ImportsSymbol => true,
             EdgeKind::CallsDirect | EdgeKind::TypeUses | EdgeKind::Implements => {
-                s.locally_bound.is_some() && (s.qualifier.is_none() || s.through_path)
+                s.locally_bound.is_some()
+                    && (s.qualifier.is_none() || s.through_path || s.through_receiver)
             }
             _ => false,
         })
@@ -36,7 +37,7 @@ pub fn rust_sites(sites: Vec<ReferenceSite>) -> Vec<ModuleSite> {
                 span: s.span,
                 enclosing: s.enclosing,
                 locally_bound: s.locally_bound.unwrap_or(false),
-                through_receiver: false,
+                through_receiver: s.through_receiver,
                 implementer: s.implementer,
                 constructed: None,
             }
@@ -392,6 +393,7 @@ pub fn resolve_rust(
     out: &mut Resolved,
 ) {
     let items = items(symbols);
+    let by_key: HashMap<StableKey, &SymbolFact> = symbols.iter().map(|s| (s.key, s)).collect();
     let modules: BTreeSet<&str> = symbols
         .iter()
         .filter(|s| s.kind == SymbolKind::Module)
@@ -415,6 +417,10 @@ pub fn resolve_rust(
                 .or_insert_with(|| Scope::new(&items, &uses, module, externs));
             if site.kind == EdgeKind::ImportsSymbol {
                 charge_unprovided(placed, scope, site, out);
+            }
+            if site.through_receiver {
+                self_call(placed, declared, (&by_key, &items), site, out);
+                continue;
             }
             let mut segments: Vec<String> = match site.kind {
                 EdgeKind::ImportsSymbol => match &site.specifier {
@@ -467,6 +473,48 @@ pub fn resolve_rust(
                 call_edges(placed, declared, site, &keys, certain, out);
             }
         }
+    }
+}
+
+/// Rule R6: `self.m()` in a method of an `impl` block calls the method `m` of the impl's
+/// type: an inherent one wins over every trait's (method lookup tries inherent methods
+/// first at each step), so one inherent `m` is certain; without one, the type's trait
+/// methods of that name the crate declares are candidates.
+fn self_call(
+    placed: &ModuleFile,
+    declared: &[SymbolFact],
+    (symbols, items): (&HashMap<StableKey, &SymbolFact>, &Items),
+    site: &ModuleSite,
+    out: &mut Resolved,
+) {
+    let Some(self_type) = site
+        .enclosing
+        .and_then(|i| declared.get(i as usize))
+        .and_then(|method| method.parent)
+        .and_then(|parent| symbols.get(&parent))
+    else {
+        return;
+    };
+    let Some(found) = items.get(&(self_type.qualified_name.clone(), site.name.clone())) else {
+        return;
+    };
+    let methods: Vec<&SymbolFact> = found
+        .iter()
+        .filter(|(_, kind)| fits(EdgeKind::CallsDirect, *kind))
+        .filter_map(|(key, _)| symbols.get(key).copied())
+        .collect();
+    let inherent: Vec<StableKey> = methods
+        .iter()
+        .filter(|m| m.key_discriminator == "none")
+        .map(|m| m.key)
+        .collect();
+    if inherent.is_empty() {
+        let keys: Vec<StableKey> = methods.iter().map(|m| m.key).collect();
+        if !keys.is_empty() {
+            call_edges(placed, declared, site, &keys, false, out);
+        }
+    } else {
+        call_edges(placed, declared, site, &inherent, true, out);
     }
 }
 

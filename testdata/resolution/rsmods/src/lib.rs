@@ -63,3 +63,14 @@ impl std::fmt::Display for Config {
         f.write_str("config")
     }
 }
+
+impl Config {
+    pub fn deeper(&self) -> usize {
+        self.describe();
+        self.depth_plus(1)
+    }
+
+    fn depth_plus(&self, extra: usize) -> usize {
+        self.depth + extra
+    }
+}
