@@ -65,6 +65,8 @@ pub fn references_benchmark(args: &[String]) -> anyhow::Result<()> {
         ("get_blast_radius_depth_5", Vec::new()),
     ];
     let mut verdicts = std::collections::BTreeMap::<String, usize>::new();
+    // The slowest `find_references` answers, to say what a tail is made of.
+    let mut slowest: Vec<(f64, String, usize)> = Vec::new();
     for key in &subjects {
         let calls = [
             ("find_references", json!({"stable_key": key})),
@@ -82,6 +84,13 @@ pub fn references_benchmark(args: &[String]) -> anyhow::Result<()> {
                 .1
                 .push(started.elapsed().as_secs_f64() * 1000.0);
             if slot == 0 {
+                let elapsed = timings[slot].1.last().copied().unwrap_or_default();
+                let subject = kivgraph_facts::StableKey::parse(key)
+                    .ok()
+                    .and_then(|k| snapshot.symbol_by_key(&k))
+                    .map(|s| format!("{}:{}", s.file().path(), s.qualified_name()))
+                    .unwrap_or_default();
+                slowest.push((elapsed, subject, text.len()));
                 let answer: Value = serde_json::from_str(&text)?;
                 let verdict = answer["completeness"]["verdict"].as_str().unwrap_or("?");
                 *verdicts.entry(verdict.to_string()).or_default() += 1;
@@ -89,6 +98,8 @@ pub fn references_benchmark(args: &[String]) -> anyhow::Result<()> {
         }
     }
     drop(client);
+    slowest.sort_by(|a, b| b.0.total_cmp(&a.0));
+    slowest.truncate(5);
     let report = json!({
         "generation_symbols": snapshot.symbol_count(),
         "generation_edges": snapshot.edge_count(),
@@ -98,6 +109,10 @@ pub fn references_benchmark(args: &[String]) -> anyhow::Result<()> {
         "symbols_with_resolved_callers": called.len(),
         "subjects": subjects.len(),
         "find_references_verdicts": verdicts,
+        "find_references_slowest": slowest
+            .iter()
+            .map(|(ms, subject, bytes)| json!({"ms": ms, "subject": subject, "answer_bytes": bytes}))
+            .collect::<Vec<_>>(),
         "latency_ms": timings.into_iter().map(|(name, samples)| (name.to_string(), percentiles(samples))).collect::<serde_json::Map<_, _>>(),
     });
     drop(snapshot);
