@@ -371,6 +371,7 @@ fn typescript_imports_bind_through_barrels_to_the_declaration() {
             "src/app.ts#useLocal -> src/cache.ts#Entry CANDIDATE src/app.ts:19",
             "src/app.ts#viaNsType -> src/cache.ts#Entry CANDIDATE src/app.ts:20",
             "src/app.ts#viaNsType -> src/cache.ts#Entry CANDIDATE src/app.ts:20",
+            "src/app.ts#viaType -> src/app.ts#Runner STRUCTURAL_CERTAIN src/app.ts:33",
         ]
     );
     // Names used as values (T4, T6): references from the object that holds them.
@@ -409,6 +410,10 @@ fn typescript_imports_bind_through_barrels_to_the_declaration() {
             // Rule T6: through the namespace import `ns`; `shadow`'s parameter `ns` is
             // another object, and gives no edge.
             "src/app.ts#viaNamespace -> src/cache.ts#load STRUCTURAL_CERTAIN src/app.ts:16",
+            // Rule T11: `r: Runner` and `const again = new Runner()` are Runners for good.
+            "src/app.ts#viaType -> src/app.ts#Runner STRUCTURAL_CERTAIN src/app.ts:33",
+            "src/app.ts#viaType -> src/app.ts#Runner.start STRUCTURAL_CERTAIN src/app.ts:33",
+            "src/app.ts#viaType -> src/app.ts#Runner.stop STRUCTURAL_CERTAIN src/app.ts:33",
         ]
     );
 }

@@ -65,7 +65,7 @@ pub struct SyntaxFacts {
 }
 
 /// Grammar versions, part of every cache identity: a new grammar never trusts old facts.
-pub const GRAMMAR_VERSIONS: &str = "tree-sitter=0.27.1;go=0.25.0;typescript=0.23.2;javascript=0.25.0;rust=0.24.2;python=0.25.0;extractor=14";
+pub const GRAMMAR_VERSIONS: &str = "tree-sitter=0.27.1;go=0.25.0;typescript=0.23.2;javascript=0.25.0;rust=0.24.2;python=0.25.0;extractor=15";
 
 /// The grammar for a path: TSX for `.tsx`, the JavaScript grammar (which reads JSX) for JS.
 fn grammar(language: Language, path: &str) -> tree_sitter::Language {

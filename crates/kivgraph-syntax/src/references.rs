@@ -350,8 +350,12 @@ impl<'s> LocalScope<'s> {
     /// local one).
     fn typescript(src: &'s str, unit: Node) -> Self {
         let mut names: HashMap<&str, u32> = HashMap::new();
+        let mut types: HashMap<&str, &str> = HashMap::new();
         let mut stack = vec![(unit, false)];
         while let Some((node, nested)) = stack.pop() {
+            if let Some((name, ty)) = typescript_declared_type(src, node) {
+                types.insert(name, ty);
+            }
             let bound: Option<Node> = match node.kind() {
                 "variable_declarator" if nested => node.child_by_field_name("name"),
                 "function_declaration" | "generator_function_declaration" | "class_declaration"
@@ -394,7 +398,7 @@ impl<'s> LocalScope<'s> {
         LocalScope {
             names,
             receiver: None,
-            types: HashMap::new(),
+            types,
         }
     }
 
@@ -495,6 +499,37 @@ impl<'s> LocalScope<'s> {
 
 /// Go: the type a single binding is declared with, where the syntax spells it: a parameter
 /// or `var` with one name (`c *Conn`, `var b bytes.Buffer`), or `x := T{…}` / `x := &T{…}`.
+/// TypeScript/JavaScript: a parameter or variable with the class or interface it is
+/// declared as — `(store: Store)`, `let s: Store`, `const s = new Store(…)` — by name.
+fn typescript_declared_type<'s>(src: &'s str, node: Node) -> Option<(&'s str, &'s str)> {
+    let annotated = |holder: Node| -> Option<&'s str> {
+        let annotation = holder.child_by_field_name("type")?;
+        let ty = crate::common::named_children(annotation)
+            .into_iter()
+            .next()?;
+        (ty.kind() == "type_identifier").then(|| text(src, ty))
+    };
+    match node.kind() {
+        "required_parameter" | "optional_parameter" => {
+            let name = node.child_by_field_name("pattern")?;
+            (name.kind() == "identifier").then_some(())?;
+            Some((text(src, name), annotated(node)?))
+        }
+        "variable_declarator" => {
+            let name = node.child_by_field_name("name")?;
+            (name.kind() == "identifier").then_some(())?;
+            let constructed = || {
+                let value = node.child_by_field_name("value")?;
+                let class = (value.kind() == "new_expression")
+                    .then(|| value.child_by_field_name("constructor"))??;
+                (class.kind() == "identifier").then(|| text(src, class))
+            };
+            Some((text(src, name), annotated(node).or_else(constructed)?))
+        }
+        _ => None,
+    }
+}
+
 fn go_declared_type<'s>(src: &'s str, node: Node) -> Option<(&'s str, &'s str)> {
     let named = |ty: Node| -> Option<&'s str> {
         let ty = match ty.kind() {

@@ -135,7 +135,10 @@ pub fn resolve_calls(
 
 /// Rule T10: `new C(…).m(…)` — the object is a `C`, whatever `C` is bound to — calls what
 /// the class declares as `m`, when `C` binds a class of this package (T4): certain in
-/// TypeScript where the binding is, a candidate in JavaScript.
+/// TypeScript where the binding is, a candidate in JavaScript. Rule T11 is the same for
+/// `x.m(…)` where `x` is bound once in the enclosing declaration with a declared class or
+/// interface — `(x: C)`, `let x: C`, `const x = new C()` —: TypeScript's types are static,
+/// so the checker resolves the call to `C`'s member whatever object `x` later holds.
 fn resolve_constructed_calls(
     file: &ModuleFile,
     declared: &[SymbolFact],
@@ -159,8 +162,23 @@ fn resolve_constructed_calls(
             .flatten()
             .copied()
             .collect();
-        if !keys.is_empty() {
-            let certain = *certain && classes.len() == 1 && typescript;
+        if keys.is_empty() {
+            continue;
+        }
+        let certain = *certain && classes.len() == 1 && typescript;
+        // `x` itself is the local binding the rule reads; whether `C` is rebound was checked
+        // where the type was read.
+        let typed_binding = site.operand.as_deref().is_some_and(|x| {
+            x.chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+        });
+        if typed_binding {
+            let read = ModuleSite {
+                locally_bound: false,
+                ..site.clone()
+            };
+            call_edges(file, declared, &read, &keys, certain, out);
+        } else {
             call_edges(file, declared, site, &keys, certain, out);
         }
     }

@@ -30,3 +30,4 @@ export class Runner extends Base {
   stop(): void { const f = function (this: { stop(): void }) { this.stop(); }; f.call(this); }
 }
 export function fresh(): void { new Runner().start(); }
+export function viaType(r: Runner): void { r.stop(); const again = new Runner(); again.start(); }
