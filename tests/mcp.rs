@@ -1765,6 +1765,33 @@ fn calls_through_an_interface_reach_its_one_implementation_and_no_other() {
         json!([{"file": "store/store.go", "at": [["Audit.Flush@56-58", "method", "1", "MemoryStore.Put", "CALLS_DIRECT"], ["Store.Put@8", "method", "1", "MemoryStore.Put", "IMPLEMENTS"]]},
                {"file": "app/app.go", "at": [["Save@18-20", "func", "2", "Store.Put", "CALLS_DIRECT"]]}])
     );
+    // module_report lists who uses each declaration, from the published graph.
+    let report = client.ok(
+        "module_report",
+        json!({"file": "store/store.go", "repository": "godispatch", "maxRefsPerSymbol": 3}),
+    );
+    let store = report["api"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "Store")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (store["usedBy"].clone(), store["usedByTotal"].clone()),
+        (
+            json!([
+                {"file": "app/app.go", "symbol": "Load", "line": 14, "relation": "uses type"},
+                {"file": "app/app.go", "symbol": "Save", "line": 18, "relation": "uses type"},
+                {"file": "app/app.go", "symbol": "Wrapped", "line": 44, "relation": "implements"}
+            ]),
+            json!(6)
+        )
+    );
+    assert_eq!(
+        report["semantic"],
+        json!({"source": "published graph", "references": true, "implementations": true})
+    );
     // Changing Store (its methods are seeds too) reaches what implements it, embeds it,
     // uses it and calls through it.
     let store = client.ok(

@@ -2,7 +2,10 @@
 //! names, qualified names, kinds and paths — no prose, no embeddings — ranked by how rare each
 //! matched term is. Every row is a candidate and says so in `match`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+
+use kivgraph_facts::EdgeKind;
+use kivgraph_snapshot::NodeRef;
 
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -18,7 +21,12 @@ pub const CANDIDATE_BOUND: usize = 4000;
 const MAX_INTENT: usize = 400;
 const MAX_KEYWORDS: usize = 16;
 const MAX_LIMIT: i64 = 50;
-const SORTING: &str = "intent-rank-v1";
+const SORTING: &str = "intent-rank-v2";
+/// A callee's term counts a quarter of the candidate's own name carrying it.
+const CALLEE_CREDIT: f64 = 0.5;
+/// The callees read per candidate: enough for a function's own work, bounded for the
+/// dispatchers that call hundreds.
+const MAX_CALLEES: usize = 64;
 
 /// Term → symbols carrying it (symbol positions, ascending).
 #[derive(Debug, Default)]
@@ -289,6 +297,45 @@ pub fn find_by_intent(
             }
         }
     }
+    // What a candidate calls counts too: a function whose callees' names carry the
+    // question's terms (that its own name does not) does the thing through them.
+    let mut named_by: HashMap<u32, Vec<(usize, f64)>> = HashMap::new();
+    for (term, (_, postings)) in matched.iter().enumerate() {
+        let rarity = (total_symbols / postings.len() as f64).ln() + 1.0;
+        for posting in postings.iter().filter(|p| *p & IN_NAME != 0) {
+            named_by
+                .entry(posting & !IN_NAME)
+                .or_default()
+                .push((term, rarity));
+        }
+    }
+    let mut through_calls: HashSet<u32> = HashSet::new();
+    for (position, entry) in scores.iter_mut() {
+        let own: HashSet<usize> = named_by
+            .get(position)
+            .map(|terms| terms.iter().map(|(t, _)| *t).collect())
+            .unwrap_or_default();
+        let mut credited: HashSet<usize> = HashSet::new();
+        let mut credit = 0.0;
+        let callees = snapshot
+            .outgoing(*position as usize)
+            .filter(|e| e.kind() == EdgeKind::CallsDirect)
+            .take(MAX_CALLEES);
+        for edge in callees {
+            let NodeRef::Symbol(callee) = edge.target() else {
+                continue;
+            };
+            for (term, rarity) in named_by.get(&(callee as u32)).into_iter().flatten() {
+                if !own.contains(term) && credited.insert(*term) {
+                    credit += CALLEE_CREDIT * rarity;
+                }
+            }
+        }
+        if credit > 0.0 {
+            entry.0 += credit;
+            through_calls.insert(*position);
+        }
+    }
     // Tests and generated bindings name everything; unless the question is about tests, code
     // that does the thing outranks code that exercises it.
     let asks_for_tests = question.iter().any(|t| t.starts_with("test"));
@@ -396,8 +443,12 @@ pub fn find_by_intent(
                 row.insert("start_line".into(), json!(span.start_line));
                 row.insert("end_line".into(), json!(span.end_line));
                 row.insert("terms".into(), json!(count));
-                // No call edges are published yet, so no candidate is credited for its callees.
-                row.insert("match".into(), json!("lexical"));
+                let by = if through_calls.contains(position) {
+                    "lexical+calls"
+                } else {
+                    "lexical"
+                };
+                row.insert("match".into(), json!(by));
                 if view == View::Full && format == ResponseFormat::Detailed {
                     row.insert("stable_key".into(), json!(key));
                 }

@@ -4,13 +4,17 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use kivgraph_facts::{Fingerprint, Language, SymbolKind};
+use std::collections::BTreeMap;
+
+use kivgraph_facts::{EdgeKind, Fingerprint, Language, SymbolKind};
+use kivgraph_snapshot::FileView;
 use kivgraph_syntax::{Declaration, FileShape, SymbolMetrics};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::error::{ErrorCode, QueryError};
 use crate::published::Published;
+use crate::references::Holder;
 use crate::source::read_inside;
 
 /// The repositories a file may belong to: registered name and checkout root.
@@ -188,6 +192,91 @@ fn compact_signature(signature: &str) -> String {
     format!("{}…", &rest[..end])
 }
 
+/// How many users of a symbol a report lists when the caller does not say.
+const DEFAULT_REFS_PER_SYMBOL: i64 = 5;
+
+/// The users of one declaration: the first few, and how many there are.
+struct UsedBy {
+    listed: Vec<Value>,
+    total: usize,
+}
+
+/// What a reference edge's kind reads as in `usedBy[].relation`.
+fn relation(kind: EdgeKind) -> Option<&'static str> {
+    Some(match kind {
+        EdgeKind::CallsDirect => "calls",
+        EdgeKind::PassesAsCallback => "passes",
+        EdgeKind::AssignsFunction => "assigns",
+        EdgeKind::ReturnsFunction => "returns",
+        EdgeKind::References => "references",
+        EdgeKind::TypeUses => "uses type",
+        EdgeKind::ImportsSymbol => "imports",
+        EdgeKind::Implements => "implements",
+        EdgeKind::Extends => "extends",
+        EdgeKind::Embeds => "embeds",
+        EdgeKind::Overrides => "overrides",
+        _ => return None,
+    })
+}
+
+/// Per declaration of `file` (by name and first line), who uses it: each user's
+/// file (with its repository when another), declaration and the line of the use, in
+/// file/line order, the first `cap` listed.
+fn used_by(published: &Published, file: FileView, cap: usize) -> BTreeMap<(String, u32), UsedBy> {
+    let snapshot = &published.snapshot;
+    let home = file.repository().name();
+    let mut found = BTreeMap::new();
+    for symbol in file.symbols() {
+        let mut uses: Vec<(&str, &str, u32, &str, &str)> = snapshot
+            .incoming(symbol.index)
+            .filter_map(|edge| {
+                let relation = relation(edge.kind())?;
+                let holder = Holder::of(published, edge.source())?;
+                let line = edge
+                    .evidence()
+                    .map_or(holder.lines().0, |evidence| evidence.lines().0);
+                let place = holder.file();
+                Some((
+                    place.repository().name(),
+                    place.path(),
+                    line,
+                    holder.qualified_name(),
+                    relation,
+                ))
+            })
+            .collect();
+        uses.sort_unstable();
+        uses.dedup();
+        if uses.is_empty() {
+            continue;
+        }
+        let listed = uses
+            .iter()
+            .take(cap)
+            .map(|(repository, path, line, holder, relation)| {
+                let mut entry = Map::new();
+                entry.insert("file".into(), json!(path));
+                if *repository != home {
+                    entry.insert("repository".into(), json!(repository));
+                }
+                entry.insert("symbol".into(), json!(holder));
+                entry.insert("line".into(), json!(line));
+                entry.insert("relation".into(), json!(relation));
+                Value::Object(entry)
+            })
+            .collect();
+        // Keyed by name and line: the graph completes a Rust name with its module path.
+        found.insert(
+            (symbol.name().to_string(), symbol.span().start_line),
+            UsedBy {
+                listed,
+                total: uses.len(),
+            },
+        );
+    }
+    found
+}
+
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ModuleReportArgs {
@@ -256,10 +345,23 @@ pub fn module_report(
         }
         flags
     };
-    // No reference edges are published yet, so nothing is known to use a symbol: usedBy stays
-    // empty and `semantic.references` says so.
+    // Who uses each declaration, from the published graph — only when it holds this exact
+    // file, so that lines and names agree with what the report shows.
+    let cap = args.max_refs_per_symbol.unwrap_or(DEFAULT_REFS_PER_SYMBOL) as usize;
+    let used_by: BTreeMap<(String, u32), UsedBy> = match (published, indexed) {
+        (Some(published), Some(indexed)) if staleness == "fresh" => {
+            used_by(published, indexed, cap)
+        }
+        _ => BTreeMap::new(),
+    };
+    let uses_of = |d: &Declaration| {
+        used_by
+            .get(&(d.name.clone(), d.span.start_line))
+            .map_or(0, |u| u.total)
+    };
     let score = |d: &Declaration, m: &SymbolMetrics| {
-        m.complexity
+        uses_of(d) as u32 * 2
+            + m.complexity
             + if d.exported { 2 } else { 0 }
             + if m.complexity >= HIGH_COMPLEXITY {
                 3
@@ -358,6 +460,12 @@ pub fn module_report(
         if !f.is_empty() {
             e.insert("flags".into(), json!(f));
         }
+        if let Some(uses) = used_by.get(&(d.name.clone(), d.span.start_line)) {
+            e.insert("usedBy".into(), Value::Array(uses.listed.clone()));
+            if uses.total > uses.listed.len() {
+                e.insert("usedByTotal".into(), json!(uses.total));
+            }
+        }
         Value::Object(e)
     };
     let report = json!({
@@ -372,13 +480,18 @@ pub fn module_report(
         "api": entries.iter().filter(|(d, _)| d.exported).map(|(d, m)| entry(d, m)).collect::<Vec<_>>(),
         "internal": entries.iter().filter(|(d, _)| !d.exported).map(|(d, m)| entry(d, m)).collect::<Vec<_>>(),
         "recommendedReads": recommended.iter().map(|(d, m)| json!({
-            "reason": format!("complexity {}{}", m.complexity, if d.exported { ", exported" } else { "" }),
+            "reason": format!(
+                "{}complexity {}{}",
+                match uses_of(d) { 0 => String::new(), n => format!("used by {n}, ") },
+                m.complexity,
+                if d.exported { ", exported" } else { "" }
+            ),
             "symbol": d.qualified_name, "startLine": d.span.start_line, "endLine": d.span.end_line,
         })).collect::<Vec<_>>(),
         "semantic": {
             "source": if staleness == "fresh" { "published graph" } else { "syntax" },
-            "references": false,
-            "implementations": false,
+            "references": staleness == "fresh",
+            "implementations": staleness == "fresh",
         },
     });
     Ok(report.to_string())
