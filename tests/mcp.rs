@@ -1792,6 +1792,19 @@ fn calls_through_an_interface_reach_its_one_implementation_and_no_other() {
         report["semantic"],
         json!({"source": "published graph", "references": true, "implementations": true})
     );
+    // find_by_intent credits Save, which only says "save", for calling Store.Put.
+    let intent = client.ok(
+        "find_by_intent",
+        json!({"intent": "save with put", "view": "full"}),
+    );
+    let save = intent["results"]["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["qualified_name"] == "Save")
+        .unwrap()
+        .clone();
+    assert_eq!(save["match"], "lexical+calls", "{intent}");
     // Changing Store (its methods are seeds too) reaches what implements it, embeds it,
     // uses it and calls through it.
     let store = client.ok(
