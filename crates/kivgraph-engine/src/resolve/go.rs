@@ -1,5 +1,6 @@
-//! Go: calls bound by the package block, by imports and by the method's own receiver
-//! (rules G1–G8 of `docs/resolution.md`).
+//! Go: calls, type names, values and embedded types bound by the package block, by imports,
+//! by the method's own receiver and by declared types, and selectors promoted through
+//! embedded types (rules G1–G12 and G14 of `docs/resolution.md`; G13 is `go_implements.rs`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;

@@ -3,11 +3,13 @@
 //! binds stays unbound or becomes an `UNRESOLVED` row with its reason — never an edge from a
 //! matching name.
 //!
-//! Resolved so far: Go calls, type names, embedding and implicit interface satisfaction
-//! (`go.rs` and `go_implements.rs`, rules G1–G13), TypeScript/JavaScript
-//! imports, calls and type names (`typescript.rs`, rules T1–T6), Python imports, calls and
-//! annotations (`python.rs`, rules P1–P4) and Rust `use` trees, calls and type names within
-//! a crate (`rust.rs`, rules R1–R3).
+//! By language: Go calls, type names, values, embedding, promoted methods and implicit
+//! interface satisfaction (`go.rs`, `go_implements.rs`; rules G1–G14); TypeScript and
+//! JavaScript imports through barrels and package maps, calls, type names, values, heritage
+//! and receivers (`typescript.rs`; T1–T11, H1); Python imports and re-exports, calls through
+//! modules and `self`, providers (`python.rs`; P1–P8); Rust `use` trees and paths within a
+//! crate and across `Cargo.toml` dependencies, trait impls and `self` (`rust.rs`; R1–R6);
+//! overrides along `EXTENDS` chains (`overrides.rs`; H2).
 
 pub mod go;
 pub mod go_implements;

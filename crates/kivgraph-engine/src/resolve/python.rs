@@ -1,5 +1,6 @@
-//! Python: `from module import name` bound to the module-level declaration it names (rules
-//! P1–P2 of `docs/resolution.md`). A Python module is a mutable namespace — any importer can
+//! Python: imports bound to the module-level declaration they name, re-exports followed,
+//! calls through module bindings and `self`, providers by top-level package (rules P1–P8 of
+//! `docs/resolution.md`). A Python module is a mutable namespace — any importer can
 //! rebind `module.name` before another reads it — so syntax proves no Python binding: every
 //! edge here is a `CANDIDATE`.
 

@@ -1,5 +1,7 @@
-//! TypeScript and JavaScript: named imports of relative modules, followed through re-exports
-//! to the declaration (rules T1–T3 of `docs/resolution.md`).
+//! TypeScript and JavaScript: imports followed through re-exports to the declaration, module
+//! specifiers through package manifests and `tsconfig.json`, calls, type names, values,
+//! heritage and receivers bound through the module's bindings (rules T1–T11 and H1 of
+//! `docs/resolution.md`). Python's resolver shares the binding machinery.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
