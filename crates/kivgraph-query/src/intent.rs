@@ -122,36 +122,55 @@ const STOPWORDS: &[&str] = &[
 ];
 
 impl TermIndex {
+    /// Built on both cores, over runs of files merged in file order: the postings of a term
+    /// keep the order of the graph, whatever the threads did, so the candidate bound cuts
+    /// the same candidates every time.
     pub fn build(published: &Published) -> Self {
+        use rayon::prelude::*;
         let snapshot = &published.snapshot;
-        let mut postings: HashMap<String, Vec<u32>> = HashMap::new();
-        let mut kind_terms: HashMap<&str, Vec<String>> = HashMap::new();
-        // Path terms are the same for every declaration of a file: computed once per file.
-        for file in snapshot.files() {
-            let path_terms = terms(file.path());
-            for symbol in file.symbols() {
-                let name_terms = terms(symbol.name());
-                let mut carried: Vec<(String, bool)> =
-                    name_terms.iter().map(|t| (t.clone(), true)).collect();
-                let context = terms(symbol.qualified_name())
-                    .into_iter()
-                    .chain(
-                        kind_terms
-                            .entry(symbol.kind().as_str())
-                            .or_insert_with_key(|k| terms(k))
-                            .iter()
-                            .cloned(),
-                    )
-                    .chain(path_terms.iter().cloned());
-                for term in context {
-                    if !carried.iter().any(|(t, _)| *t == term) {
-                        carried.push((term, false));
+        const RUN: usize = 256;
+        let runs: Vec<HashMap<String, Vec<u32>>> = (0..snapshot.file_count().div_ceil(RUN))
+            .into_par_iter()
+            .map(|run| {
+                let mut postings: HashMap<String, Vec<u32>> = HashMap::new();
+                let mut kind_terms: HashMap<&str, Vec<String>> = HashMap::new();
+                let files = run * RUN..((run + 1) * RUN).min(snapshot.file_count());
+                for file in files.filter_map(|i| snapshot.file(i)) {
+                    // Path terms are the same for every declaration of a file.
+                    let path_terms = terms(file.path());
+                    for symbol in file.symbols() {
+                        let mut carried: Vec<(String, bool)> = terms(symbol.name())
+                            .into_iter()
+                            .map(|t| (t, true))
+                            .collect();
+                        let context = terms(symbol.qualified_name())
+                            .into_iter()
+                            .chain(
+                                kind_terms
+                                    .entry(symbol.kind().as_str())
+                                    .or_insert_with_key(|k| terms(k))
+                                    .iter()
+                                    .cloned(),
+                            )
+                            .chain(path_terms.iter().cloned());
+                        for term in context {
+                            if !carried.iter().any(|(t, _)| *t == term) {
+                                carried.push((term, false));
+                            }
+                        }
+                        for (term, in_name) in carried {
+                            let position = symbol.index as u32 | if in_name { IN_NAME } else { 0 };
+                            postings.entry(term).or_default().push(position);
+                        }
                     }
                 }
-                for (term, in_name) in carried {
-                    let position = symbol.index as u32 | if in_name { IN_NAME } else { 0 };
-                    postings.entry(term).or_default().push(position);
-                }
+                postings
+            })
+            .collect();
+        let mut postings: HashMap<String, Vec<u32>> = HashMap::new();
+        for run in runs {
+            for (term, positions) in run {
+                postings.entry(term).or_default().extend(positions);
             }
         }
         TermIndex { postings }
