@@ -545,6 +545,14 @@ pub fn run_pass(
     let files_total = facts.files.len();
     let cache_bytes = match options.fact_cache {
         FactCacheMode::Off => None,
+        // Nothing was analysed: the file memos on disk already hold every fact of this pass
+        // (inputs the pass dropped are reconciled again by the next load), so the cache is
+        // not rewritten.
+        _ if matches!(cache_load, CacheLoad::Loaded) && files_analyzed == 0 => {
+            std::fs::metadata(crate::cache::cache_file(&options.cache_directory))
+                .ok()
+                .map(|m| m.len())
+        }
         _ => Some(engine.save_cache(&options.cache_directory, &options.identity)?),
     };
     timings.lap("cache_save");
