@@ -42,10 +42,6 @@ impl Follower {
                 let published = Arc::new(Published::open_current(&self.store)?);
                 tracing::info!(generation = %published.id, symbols = published.snapshot.symbol_count(), "serving generation");
                 *loaded = Some(published.clone());
-                // The term index is built off the request path, so the first question asked
-                // by intent does not pay for it.
-                let preparing = published.clone();
-                std::thread::spawn(move || preparing.prepare());
                 Ok(published)
             }
             (None, Some(published)) => {

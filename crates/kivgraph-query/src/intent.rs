@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use kivgraph_facts::EdgeKind;
-use kivgraph_snapshot::NodeRef;
+use kivgraph_snapshot::{NodeRef, TERM_IN_NAME, terms};
 
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -28,43 +28,6 @@ const CALLEE_CREDIT: f64 = 0.5;
 /// dispatchers that call hundreds.
 const MAX_CALLEES: usize = 64;
 
-/// Term → symbols carrying it (symbol positions, ascending).
-#[derive(Debug, Default)]
-pub struct TermIndex {
-    postings: HashMap<String, Vec<u32>>,
-}
-
-/// A light stemmer, so `retries`, `retrying` and `retry` meet, and so do `cache` and
-/// `caching` (a final `e` is dropped after the suffixes).
-fn stem(word: &str) -> String {
-    let stemmed = strip_suffix(word);
-    match stemmed.strip_suffix('e') {
-        Some(base) if base.len() >= 3 => base.to_string(),
-        _ => stemmed,
-    }
-}
-
-fn strip_suffix(word: &str) -> String {
-    let w = word;
-    let strip = |suffix: &str, min: usize| w.len() > min && w.ends_with(suffix);
-    let sibilant_plural = strip("es", 4)
-        && ["ches", "shes", "sses", "xes"]
-            .iter()
-            .any(|s| w.ends_with(s));
-    let cut = if strip("ies", 4) {
-        return format!("{}y", &w[..w.len() - 3]);
-    } else if strip("ing", 5) {
-        3
-    } else if strip("ed", 4) || sibilant_plural {
-        2
-    } else if strip("s", 3) && !w.ends_with("ss") {
-        1
-    } else {
-        0
-    };
-    w[..w.len() - cut].to_string()
-}
-
 /// Test code, by the conventions of the five languages' ecosystems.
 fn is_test_path(path: &str) -> bool {
     let file = path.rsplit('/').next().unwrap_or(path);
@@ -80,102 +43,12 @@ fn is_test_path(path: &str) -> bool {
         || file.contains(".spec.")
 }
 
-/// Splits identifiers and text into lowercase terms: on separators, on case changes
-/// (`parseHTTPRequest` → parse, http, request) and between letters and digits.
-pub fn terms(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for chunk in text.split(|c: char| !c.is_alphanumeric()) {
-        let chars: Vec<char> = chunk.chars().collect();
-        let mut start = 0;
-        for i in 1..=chars.len() {
-            let boundary = i == chars.len() || {
-                let (previous, current) = (chars[i - 1], chars[i]);
-                let next_lower = chars.get(i + 1).is_some_and(|c| c.is_lowercase());
-                (previous.is_lowercase() && current.is_uppercase())
-                    || (previous.is_uppercase() && current.is_uppercase() && next_lower)
-                    || (previous.is_alphabetic() != current.is_alphabetic())
-            };
-            if boundary {
-                let word: String = chars[start..i].iter().collect::<String>().to_lowercase();
-                if word.len() >= 2 && word.chars().any(char::is_alphabetic) {
-                    let word = stem(&word);
-                    if !out.contains(&word) {
-                        out.push(word);
-                    }
-                }
-                start = i;
-            }
-        }
-    }
-    out
-}
-
-/// A posting carries the symbol position, with this bit set when the term is in the symbol's
-/// own name rather than only its container, kind or path.
-const IN_NAME: u32 = 1 << 31;
-
 /// Words of a question's grammar: they separate nothing, and are reported unmatched.
 const STOPWORDS: &[&str] = &[
     "a", "an", "and", "are", "as", "at", "be", "by", "do", "does", "for", "from", "how", "in",
     "into", "is", "it", "its", "of", "on", "or", "our", "that", "the", "their", "then", "this",
     "to", "we", "what", "when", "where", "which", "who", "why", "with",
 ];
-
-impl TermIndex {
-    /// Built on both cores, over runs of files merged in file order: the postings of a term
-    /// keep the order of the graph, whatever the threads did, so the candidate bound cuts
-    /// the same candidates every time.
-    pub fn build(published: &Published) -> Self {
-        use rayon::prelude::*;
-        let snapshot = &published.snapshot;
-        const RUN: usize = 256;
-        let runs: Vec<HashMap<String, Vec<u32>>> = (0..snapshot.file_count().div_ceil(RUN))
-            .into_par_iter()
-            .map(|run| {
-                let mut postings: HashMap<String, Vec<u32>> = HashMap::new();
-                let mut kind_terms: HashMap<&str, Vec<String>> = HashMap::new();
-                let files = run * RUN..((run + 1) * RUN).min(snapshot.file_count());
-                for file in files.filter_map(|i| snapshot.file(i)) {
-                    // Path terms are the same for every declaration of a file.
-                    let path_terms = terms(file.path());
-                    for symbol in file.symbols() {
-                        let mut carried: Vec<(String, bool)> = terms(symbol.name())
-                            .into_iter()
-                            .map(|t| (t, true))
-                            .collect();
-                        let context = terms(symbol.qualified_name())
-                            .into_iter()
-                            .chain(
-                                kind_terms
-                                    .entry(symbol.kind().as_str())
-                                    .or_insert_with_key(|k| terms(k))
-                                    .iter()
-                                    .cloned(),
-                            )
-                            .chain(path_terms.iter().cloned());
-                        for term in context {
-                            if !carried.iter().any(|(t, _)| *t == term) {
-                                carried.push((term, false));
-                            }
-                        }
-                        for (term, in_name) in carried {
-                            let position = symbol.index as u32 | if in_name { IN_NAME } else { 0 };
-                            postings.entry(term).or_default().push(position);
-                        }
-                    }
-                }
-                postings
-            })
-            .collect();
-        let mut postings: HashMap<String, Vec<u32>> = HashMap::new();
-        for run in runs {
-            for (term, positions) in run {
-                postings.entry(term).or_default().extend(positions);
-            }
-        }
-        TermIndex { postings }
-    }
-}
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -254,7 +127,6 @@ pub fn find_by_intent(
         None => 0,
     };
 
-    let index = published.terms.get_or_init(|| TermIndex::build(published));
     let snapshot = &published.snapshot;
     let (mut question, grammar): (Vec<String>, Vec<String>) = terms(intent)
         .into_iter()
@@ -269,7 +141,11 @@ pub fn find_by_intent(
     // Grammar words and words no name, kind or path spells: both matched nothing.
     let unmatched: Vec<&String> = grammar
         .iter()
-        .chain(question.iter().filter(|t| !index.postings.contains_key(*t)))
+        .chain(
+            question
+                .iter()
+                .filter(|t| snapshot.term_postings(t).is_none()),
+        )
         .collect();
     let considered = |position: u32| {
         let Some(symbol) = snapshot.symbol(position as usize) else {
@@ -282,9 +158,9 @@ pub fn find_by_intent(
     };
     // Rarest terms first; candidates stop accumulating at the bound, scores do not.
     let total_symbols = snapshot.symbol_count().max(1) as f64;
-    let mut matched: Vec<(&String, &Vec<u32>)> = question
+    let mut matched: Vec<(&String, Vec<u32>)> = question
         .iter()
-        .filter_map(|t| index.postings.get(t).map(|p| (t, p)))
+        .filter_map(|t| snapshot.term_postings(t).map(|p| (t, p)))
         .collect();
     matched.sort_by_key(|(_, postings)| postings.len());
     let mut scores: HashMap<u32, (f64, u32)> = HashMap::new();
@@ -294,12 +170,12 @@ pub fn find_by_intent(
         for posting in postings.iter().copied() {
             any_term_matched = true;
             // A term the symbol's own name carries says more than one its path carries.
-            let weight = if posting & IN_NAME != 0 {
+            let weight = if posting & TERM_IN_NAME != 0 {
                 2.0 * rarity
             } else {
                 rarity
             };
-            let position = posting & !IN_NAME;
+            let position = posting & !TERM_IN_NAME;
             if !considered(position) {
                 continue;
             }
@@ -321,9 +197,9 @@ pub fn find_by_intent(
     let mut named_by: HashMap<u32, Vec<(usize, f64)>> = HashMap::new();
     for (term, (_, postings)) in matched.iter().enumerate() {
         let rarity = (total_symbols / postings.len() as f64).ln() + 1.0;
-        for posting in postings.iter().filter(|p| *p & IN_NAME != 0) {
+        for posting in postings.iter().filter(|p| *p & TERM_IN_NAME != 0) {
             named_by
-                .entry(posting & !IN_NAME)
+                .entry(posting & !TERM_IN_NAME)
                 .or_default()
                 .push((term, rarity));
         }

@@ -13,8 +13,6 @@ pub struct Published {
     pub id: GenerationId,
     pub snapshot: Snapshot,
     pub manifest: Manifest,
-    /// The term index `find_by_intent` ranks over, derived from the snapshot on first use.
-    pub(crate) terms: std::sync::OnceLock<crate::intent::TermIndex>,
 }
 
 impl Published {
@@ -47,15 +45,7 @@ impl Published {
             id,
             snapshot,
             manifest,
-            terms: Default::default(),
         }
-    }
-
-    /// Derives what the first `find_by_intent` would otherwise wait for. A server calls this
-    /// on a background thread right after mapping a generation.
-    pub fn prepare(&self) {
-        self.terms
-            .get_or_init(|| crate::intent::TermIndex::build(self));
     }
 
     pub fn snapshot_id(&self) -> u64 {

@@ -11,7 +11,7 @@
 //! byte-identical payloads and digests. All integers are little-endian.
 
 pub const MAGIC: &[u8; 8] = b"KIVGSNAP";
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 pub const HEADER_LEN: usize = 64;
 pub const DIRECTORY_ENTRY_LEN: usize = 32;
 pub const ALIGN: usize = 8;
@@ -61,6 +61,8 @@ sections! {
     UnresolvedFileIndex = 21, 4;
     PackageReverseOffsets = 22, 4;
     PackageReverseEdges = 23, 4;
+    TermNames = 24, TERM_NAME_LEN;
+    TermPostings = 25, 4;
 }
 
 // Adjacency is compressed sparse rows over the symbol table: `ForwardOffsets` holds
@@ -85,6 +87,10 @@ sections! {
 // (declarations, observations backing edges into declarations of that name, failures that
 // asked for it), sorted; each row points at its run of `MentionEntries` (file position,
 // unexplained occurrences), by file.
+//
+// `TermNames` is every term (`terms`) of the symbols' names, qualified names, kinds and file
+// paths, sorted; each row points at its run of `TermPostings`: symbol positions ascending,
+// with `TERM_IN_NAME` set when the symbol's own name carries the term.
 
 /// name str · root str · key 32 · languages bitmask u32 · file start u32 · file count u32 · pad u32
 pub const REPOSITORY_LEN: usize = 64;
@@ -110,6 +116,9 @@ pub const EVIDENCE_LEN: usize = 56;
 pub const MENTION_NAME_LEN: usize = 16;
 /// file u32 · count u32
 pub const MENTION_ENTRY_LEN: usize = 8;
+
+/// term str · posting start u32
+pub const TERM_NAME_LEN: usize = 12;
 
 /// Symbol flags.
 pub const FLAG_EXPORTED: u8 = 1;

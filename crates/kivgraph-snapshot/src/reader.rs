@@ -13,6 +13,7 @@ use kivgraph_facts::{
 };
 
 use crate::format::*;
+use crate::terms::TERM_IN_NAME;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SnapshotError {
@@ -543,7 +544,66 @@ impl Snapshot {
                 return Err(fail("mention entry", i, "file out of range"));
             }
             Ok(())
+        })?;
+        let terms = self.count(SectionKind::TermNames);
+        let postings = self.count(SectionKind::TermPostings);
+        first_error_in_runs(terms, |run| {
+            let mut previous: Option<&[u8]> = None;
+            if run.start > 0 {
+                previous =
+                    Some(self.str_bytes_at(self.record(SectionKind::TermNames, run.start - 1), 0));
+            }
+            for i in run {
+                let r = self.record(SectionKind::TermNames, i);
+                self.check_str("term", i, r, 0)?;
+                let (start, end) = (read_u32(r, 8) as usize, self.term_run_end(i));
+                if start > end || end > postings {
+                    return Err(fail("term", i, "posting run out of range"));
+                }
+                let name = self.str_bytes_at(r, 0);
+                if previous.is_some_and(|p| p >= name) {
+                    return Err(fail("term", i, "terms out of order"));
+                }
+                previous = Some(name);
+            }
+            Ok(())
+        })?;
+        first_error(postings, |i| {
+            let position = read_u32(self.record(SectionKind::TermPostings, i), 0) & !TERM_IN_NAME;
+            if position as usize >= symbols {
+                return Err(fail("term posting", i, "symbol out of range"));
+            }
+            Ok(())
         })
+    }
+
+    fn term_run_end(&self, i: usize) -> usize {
+        if i + 1 < self.count(SectionKind::TermNames) {
+            read_u32(self.record(SectionKind::TermNames, i + 1), 8) as usize
+        } else {
+            self.count(SectionKind::TermPostings)
+        }
+    }
+
+    /// The symbols carrying `term` (see [`crate::terms`]), ascending, each with
+    /// [`TERM_IN_NAME`] set when the symbol's own name carries it; `None` for a term no
+    /// symbol carries.
+    pub fn term_postings(&self, term: &str) -> Option<Vec<u32>> {
+        let count = self.count(SectionKind::TermNames);
+        let at = partition_point(count, |i| {
+            self.str_bytes_at(self.record(SectionKind::TermNames, i), 0) < term.as_bytes()
+        });
+        if at == count
+            || self.str_bytes_at(self.record(SectionKind::TermNames, at), 0) != term.as_bytes()
+        {
+            return None;
+        }
+        let start = read_u32(self.record(SectionKind::TermNames, at), 8) as usize;
+        Some(
+            (start..self.term_run_end(at))
+                .map(|i| read_u32(self.record(SectionKind::TermPostings, i), 0))
+                .collect(),
+        )
     }
 
     /// Checks one compressed-sparse-row adjacency over the rows of one table: ascending

@@ -5,6 +5,7 @@ use rayon::slice::ParallelSliceMut;
 use rustc_hash::FxHashMap;
 
 use crate::format::*;
+use crate::terms::{TERM_IN_NAME, terms};
 
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {
@@ -219,6 +220,65 @@ fn mention_index<'a>(
             entries.u32(*file).u32(*count);
         }
         start = end;
+    }
+    Ok((names, entries))
+}
+
+/// The term index `find_by_intent` reads: per term of a symbol's name, qualified name, kind
+/// or file path, the symbols carrying it, ascending, flagged when the symbol's own name does.
+/// Terms in byte order.
+fn term_postings(
+    facts: &FactSet,
+    symbol_files: &[u32],
+) -> std::collections::BTreeMap<String, Vec<u32>> {
+    let mut postings: std::collections::BTreeMap<String, Vec<u32>> = Default::default();
+    let mut path_terms: FxHashMap<u32, Vec<String>> = FxHashMap::default();
+    let mut kind_terms: FxHashMap<&str, Vec<String>> = FxHashMap::default();
+    for (position, symbol) in facts.symbols.iter().enumerate() {
+        let mut carried: Vec<(String, bool)> =
+            terms(&symbol.name).into_iter().map(|t| (t, true)).collect();
+        let file = symbol_files[position];
+        let paths = path_terms
+            .entry(file)
+            .or_insert_with(|| terms(&facts.files[file as usize].path));
+        let kind = kind_terms
+            .entry(symbol.kind.as_str())
+            .or_insert_with_key(|k| terms(k));
+        let context = terms(&symbol.qualified_name)
+            .into_iter()
+            .chain(kind.iter().cloned())
+            .chain(paths.iter().cloned());
+        for term in context {
+            if !carried.iter().any(|(t, _)| *t == term) {
+                carried.push((term, false));
+            }
+        }
+        for (term, in_name) in carried {
+            let flag = if in_name { TERM_IN_NAME } else { 0 };
+            postings
+                .entry(term)
+                .or_default()
+                .push(position as u32 | flag);
+        }
+    }
+    postings
+}
+
+fn term_records<'a>(
+    postings: &'a std::collections::BTreeMap<String, Vec<u32>>,
+    arena: &mut Arena<'a>,
+) -> Result<(Record, Record), WriteError> {
+    let mut names = Record::new(0);
+    let mut entries = Record::new(0);
+    let mut start = 0usize;
+    for (term, positions) in postings {
+        names
+            .str(arena.add(term)?)
+            .u32(index(start, "term postings")?);
+        for position in positions {
+            entries.u32(*position);
+        }
+        start += positions.len();
     }
     Ok((names, entries))
 }
@@ -544,6 +604,8 @@ pub fn write_snapshot(facts: &FactSet, generation: u64) -> Result<Vec<u8>, Write
             evidence_index: &evidence_index,
         },
     )?;
+    let term_table = term_postings(facts, &symbol_files);
+    let (term_names, term_postings) = term_records(&term_table, &mut arena)?;
     let unresolved_file_index = sorted_index(facts.unresolved.len(), |i| {
         let row = &facts.unresolved[i];
         (
@@ -610,6 +672,8 @@ pub fn write_snapshot(facts: &FactSet, generation: u64) -> Result<Vec<u8>, Write
             unresolved_file_index.0,
             facts.unresolved.len(),
         ),
+        (SectionKind::TermNames, term_names.0, 0),
+        (SectionKind::TermPostings, term_postings.0, 0),
         (SectionKind::Strings, arena.bytes.clone(), arena.bytes.len()),
     ];
     let directory_len = sections.len() * DIRECTORY_ENTRY_LEN;

@@ -1,7 +1,7 @@
 //! Round trip, lookups, and refusal of corrupt files.
 
 use kivgraph_facts::*;
-use kivgraph_snapshot::{NodeRef, Snapshot, SnapshotError, write_snapshot};
+use kivgraph_snapshot::{NodeRef, Snapshot, SnapshotError, TERM_IN_NAME, write_snapshot};
 use proptest::prelude::*;
 
 fn key(text: &str) -> StableKey {
@@ -214,6 +214,34 @@ fn round_trip_and_lookups() {
         vec![(a, 1), (b, 1)]
     );
     assert!(snapshot.unexplained_mentions("Stop").is_empty());
+    // The term index: `start` is the own name of Server.Start (position 1 in layout order)
+    // and of Start, and `server` the own name of Server and the container of Server.Start.
+    let named = |term: &str| -> Vec<(String, bool)> {
+        snapshot
+            .term_postings(term)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|p| {
+                let symbol = snapshot.symbol((p & !TERM_IN_NAME) as usize).unwrap();
+                (symbol.qualified_name().to_string(), p & TERM_IN_NAME != 0)
+            })
+            .collect()
+    };
+    assert_eq!(
+        named("start"),
+        [
+            ("Server.Start".to_string(), true),
+            ("Start".to_string(), true)
+        ]
+    );
+    assert_eq!(
+        named("server"),
+        [
+            ("Server".to_string(), true),
+            ("Server.Start".to_string(), false)
+        ]
+    );
+    assert!(snapshot.term_postings("nothing").is_none());
     // Failures by the name they asked for.
     let asked: Vec<_> = snapshot
         .unresolved_requesting("Start")
@@ -273,6 +301,9 @@ fn reseal(mut bytes: Vec<u8>) -> Vec<u8> {
 
 /// Every accessor, so that a snapshot that validated is proven panic-free to read.
 fn read_everything(snapshot: &Snapshot) {
+    for term in ["start", "server", "x", "acme", "zzz"] {
+        let _ = snapshot.term_postings(term);
+    }
     for repository in snapshot.repositories() {
         let _ = (
             repository.name(),
