@@ -58,7 +58,7 @@ fn relative<'a>(dir: &'a str, ancestor: &str) -> &'a str {
 }
 
 /// The nearest entry of `map` at `dir` or above it.
-fn nearest<'a>(map: &'a BTreeMap<String, String>, dir: &str) -> Option<(&'a str, &'a str)> {
+pub(crate) fn nearest<'a, V>(map: &'a BTreeMap<String, V>, dir: &str) -> Option<(&'a str, &'a V)> {
     let mut current = dir;
     loop {
         if let Some((key, value)) = map.get_key_value(current) {
@@ -205,7 +205,8 @@ impl PackageAssigner {
         match language {
             Language::Go => self.assign_go(dir),
             Language::TypeScript | Language::JavaScript => {
-                let (package_path, package) = nearest(&self.npm_packages, dir).unwrap_or(("", "."));
+                let (package_path, package) = nearest(&self.npm_packages, dir)
+                    .map_or(("", "."), |(dir, name)| (dir, name.as_str()));
                 FileUnit {
                     package: package.to_string(),
                     package_path: package_path.to_string(),

@@ -8,6 +8,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::manifests::nearest;
+
 /// The module maps of one repository, by the repository-relative directory of their manifest.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct ModuleMaps {
@@ -135,6 +137,18 @@ fn targets(value: &Value, into: &mut Vec<String>) {
             }
         }
         _ => {}
+    }
+}
+
+impl ModuleMaps {
+    /// The `Cargo.toml` nearest `directory` (repository-relative), at or above it.
+    pub fn crate_manifest(&self, directory: &str) -> Option<&CrateManifest> {
+        nearest(&self.crates, directory).map(|(_, manifest)| manifest)
+    }
+
+    /// The `tsconfig.json` mapping nearest `directory`, at or above it.
+    pub fn path_mapping(&self, directory: &str) -> Option<&PathMapping> {
+        nearest(&self.tsconfigs, directory).map(|(_, mapping)| mapping)
     }
 }
 

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
-use kivgraph_discovery::{CrateManifest, ModuleMaps};
+use kivgraph_discovery::ModuleMaps;
 use kivgraph_facts::{
     Confidence, Edge, EdgeKind, FactSet, FileFact, Fingerprint, Language, LineSpan, PackageFact,
     ParseIssue, Provenance, RepositoryFact, StableKey, StableKeyIdentity, SymbolFact, SymbolKind,
@@ -530,7 +530,7 @@ fn resolve_package(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
             }
             // Rule T8: the importer's `tsconfig.json` mapping first, then rule T5.
             let mapped = maps(from)
-                .map(|m| mapped_paths(importer, specifier, &m.tsconfigs))
+                .map(|m| mapped_paths(importer, specifier, m))
                 .unwrap_or_default();
             if let Some(module) = find(from, mapped, false) {
                 return Some(module);
@@ -840,20 +840,6 @@ pub fn rust_crate_names(db: &dyn Db, package: PackageInput) -> Arc<CrateNames> {
     Arc::new(rust::crate_names(&rusts, &declared.symbols))
 }
 
-/// The nearest `Cargo.toml` at or above a repository-relative directory.
-fn crate_manifest<'m>(maps: &'m ModuleMaps, directory: &str) -> Option<&'m CrateManifest> {
-    let mut directory = directory;
-    loop {
-        if let Some(manifest) = maps.crates.get(directory) {
-            return Some(manifest);
-        }
-        if directory.is_empty() {
-            return None;
-        }
-        directory = directory.rsplit_once('/').map_or("", |(parent, _)| parent);
-    }
-}
-
 /// Registered library crates by the name code spells them, each with its version.
 pub type RustProviders = BTreeMap<String, Vec<(PackageInput, Option<String>)>>;
 
@@ -876,7 +862,9 @@ pub fn rust_providers(db: &dyn Db, workspace: Workspace) -> Arc<RustProviders> {
             {
                 continue;
             }
-            let version = crate_manifest(maps, &unit.package_path).and_then(|m| m.version.clone());
+            let version = maps
+                .crate_manifest(&unit.package_path)
+                .and_then(|m| m.version.clone());
             // A crate named `name@version` beside a homonym is still `name` to its users.
             let name = unit.package.split('@').next().unwrap_or(&unit.package);
             providers
@@ -904,7 +892,7 @@ fn rust_externs<'db>(db: &'db dyn Db, package: PackageInput) -> impl Fn(&str) ->
     let manifest = maps
         .as_ref()
         .zip(unit.as_ref())
-        .and_then(|(maps, unit)| crate_manifest(maps, &unit.package_path).cloned());
+        .and_then(|(maps, unit)| maps.crate_manifest(&unit.package_path).cloned());
     let own = unit.filter(|u| u.package.contains('#')).and_then(|u| {
         let name = u.package.split(['#', '@']).next()?;
         Some(name.replace('-', "_"))

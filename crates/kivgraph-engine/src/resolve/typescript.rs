@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use kivgraph_discovery::{PackageEntries, PathMapping, join_inside};
+use kivgraph_discovery::{ModuleMaps, PackageEntries, join_inside};
 use kivgraph_facts::{EdgeKind, FileFact, Language, LineSpan, StableKey, SymbolFact, SymbolKind};
 use kivgraph_syntax::{ReferenceSite, WHOLE_MODULE};
 use serde::{Deserialize, Serialize};
@@ -640,21 +640,11 @@ fn exported_targets(exports: &[(String, Vec<String>)], wanted: &str) -> Option<V
 /// Rule T8: the paths a bare specifier names through the nearest `tsconfig.json` above the
 /// importer that maps anything: its `paths` (exact, or the `*` pattern with the longest
 /// prefix), then `baseUrl`.
-pub fn mapped_paths(
-    importer: &str,
-    specifier: &str,
-    tsconfigs: &BTreeMap<String, PathMapping>,
-) -> Vec<(String, bool)> {
+pub fn mapped_paths(importer: &str, specifier: &str, maps: &ModuleMaps) -> Vec<(String, bool)> {
     let file = importer.rsplit('/').next().unwrap_or(importer);
-    let mut directory = importer.rsplit_once('/').map_or("", |(dir, _)| dir);
-    let mapping = loop {
-        if let Some(mapping) = tsconfigs.get(directory) {
-            break mapping;
-        }
-        if directory.is_empty() {
-            return Vec::new();
-        }
-        directory = directory.rsplit_once('/').map_or("", |(dir, _)| dir);
+    let directory = importer.rsplit_once('/').map_or("", |(dir, _)| dir);
+    let Some(mapping) = maps.path_mapping(directory) else {
+        return Vec::new();
     };
     let mut paths = Vec::new();
     let targets = exported_targets(&mapping.paths, specifier).unwrap_or_default();
