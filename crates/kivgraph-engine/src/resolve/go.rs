@@ -141,6 +141,18 @@ pub struct GoPackageNames {
     pub embeds: BTreeMap<String, Vec<GoEmbedded>>,
 }
 
+impl GoPackageNames {
+    /// `name` as a package block declares it under `clause`.
+    pub(crate) fn declared(&self, clause: &str, name: &str) -> Option<&GoName> {
+        self.names.get(&(clause.to_string(), name.to_string()))
+    }
+
+    /// `name` as an importer reaches it: declared under the importable clause.
+    pub(crate) fn exported(&self, name: &str) -> Option<&GoName> {
+        self.declared(self.importable.as_deref()?, name)
+    }
+}
+
 /// A type a struct embeds, as its package's name table records it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GoEmbedded {
@@ -343,7 +355,7 @@ pub fn resolve_go(
             let caller = &facts.symbols[file.first_symbol + enclosing as usize];
             let source = caller.key;
             match &call.operand {
-                None => resolve_bare(file, source, call, own, &imports.bound, &mut out),
+                None => resolve_bare(file, source, call, own, imports, &mut out),
                 Some(_) if call.through_receiver => {
                     if let Some(receiver) =
                         caller.parent.filter(|_| caller.kind == SymbolKind::Method)
@@ -352,9 +364,7 @@ pub fn resolve_go(
                     }
                 }
                 Some(operand) if !call.locally_bound => {
-                    if let Some(imported) =
-                        imports.bound.iter().find(|(name, _, _)| name == operand)
-                    {
+                    if let Some(imported) = imports.named(operand) {
                         resolve_imported(file, source, call, imported, &mut out);
                     } else if !imports.unindexed.contains_key(operand) {
                         receiver_unknown(file, call, &mut out);
@@ -427,33 +437,22 @@ fn resolve_type_use(
     imports: &FileImports,
     out: &mut Resolved,
 ) {
-    let bind = |names: &GoPackageNames, clause: &str| -> Option<Vec<StableKey>> {
-        let name = names.names.get(&(clause.to_string(), used.name.clone()))?;
-        (!name.types.is_empty()).then(|| name.types.clone())
+    let types = |name: Option<&GoName>| -> Option<Vec<StableKey>> {
+        name.filter(|name| !name.types.is_empty())
+            .map(|name| name.types.clone())
     };
     let found = match &used.operand {
-        None => bind(own, file.package_clause).or_else(|| {
+        None => types(own.declared(file.package_clause, &used.name)).or_else(|| {
             imports
-                .bound
-                .iter()
-                .filter(|(name, ..)| name == ".")
-                .find_map(|(_, _, names)| {
-                    let names = names.as_ref()?;
-                    bind(names, names.importable.as_deref()?)
-                })
+                .dot_imported()
+                .find_map(|names| types(names.exported(&used.name)))
         }),
         Some(operand) => {
-            let Some((_, path, Some(names))) =
-                imports.bound.iter().find(|(name, _, _)| name == operand)
-            else {
+            let Some((_, path, Some(names))) = imports.named(operand) else {
                 // The standard library's, or a provider charged once at its import.
                 return;
             };
-            match names
-                .importable
-                .as_deref()
-                .and_then(|clause| bind(names, clause))
-            {
+            match types(names.exported(&used.name)) {
                 Some(keys) => Some(keys),
                 None => {
                     out.hole(
@@ -513,33 +512,17 @@ fn resolve_value_use(
     if used.locally_bound {
         return;
     }
-    let lookup = |names: &GoPackageNames, clause: &str| -> Option<GoName> {
-        names
-            .names
-            .get(&(clause.to_string(), used.name.clone()))
-            .cloned()
-    };
     let found = match &used.operand {
-        None => lookup(own, file.package_clause).or_else(|| {
+        None => own.declared(file.package_clause, &used.name).or_else(|| {
             imports
-                .bound
-                .iter()
-                .filter(|(name, ..)| name == ".")
-                .find_map(|(_, _, names)| {
-                    let names = names.as_ref()?;
-                    lookup(names, names.importable.as_deref()?)
-                })
+                .dot_imported()
+                .find_map(|names| names.exported(&used.name))
         }),
         Some(operand) => imports
-            .bound
-            .iter()
-            .find(|(name, _, _)| name == operand)
-            .and_then(|(_, _, names)| {
-                let names = names.as_ref()?;
-                lookup(names, names.importable.as_deref()?)
-            }),
+            .provider(operand)
+            .and_then(|names| names.exported(&used.name)),
     };
-    let Some(name) = found else {
+    let Some(name) = found.cloned() else {
         return;
     };
     let (kind, keys) = if !name.functions.is_empty() {
@@ -557,22 +540,15 @@ fn resolve_bare(
     source: StableKey,
     call: &Call,
     own: &GoPackageNames,
-    imports: &[ImportBinding],
+    imports: &FileImports,
     out: &mut Resolved,
 ) {
-    let key = (file.package_clause.to_string(), call.name.clone());
     // A dot import puts the provider's exported names in the file block; Go rejects a clash
     // with the package block, so at most one of the two declares the name.
     let dot_imported = || {
         imports
-            .iter()
-            .filter(|(name, ..)| name == ".")
-            .filter_map(|(_, _, names)| {
-                let names = names.as_ref()?;
-                names
-                    .names
-                    .get(&(names.importable.clone()?, call.name.clone()))
-            })
+            .dot_imported()
+            .filter_map(|names| names.exported(&call.name))
             .fold(None, |found: Option<GoName>, name| {
                 let mut found = found.unwrap_or_default();
                 found.functions.extend(&name.functions);
@@ -580,7 +556,10 @@ fn resolve_bare(
                 Some(found)
             })
     };
-    let declared = own.names.get(&key).cloned().or_else(dot_imported);
+    let declared = own
+        .declared(file.package_clause, &call.name)
+        .cloned()
+        .or_else(dot_imported);
     match declared {
         Some(name) if !name.functions.is_empty() => {
             out.edges(EdgeKind::CallsDirect, file.file, source, call.span, &name.functions, !call.locally_bound && name.functions.len() == 1);
@@ -822,21 +801,12 @@ fn declared_receiver<'a>(
         if imports.unindexed.contains_key(package) {
             return Some(DeclaredReceiver::Unindexed);
         }
-        let (_, _, names) = imports
-            .bound
-            .iter()
-            .find(|(bound, _, _)| bound == package)?;
-        return Some(DeclaredReceiver::Imported(names.as_deref()?, name));
+        return Some(DeclaredReceiver::Imported(imports.provider(package)?, name));
     }
     if GO_UNIVERSE.contains(&ty) {
         return Some(DeclaredReceiver::Unindexed);
     }
-    match own
-        .names
-        .get(&(file.package_clause.to_string(), ty.to_string()))?
-        .types
-        .as_slice()
-    {
+    match own.declared(file.package_clause, ty)?.types.as_slice() {
         [one] => Some(DeclaredReceiver::Own(*one)),
         _ => None,
     }
@@ -891,6 +861,26 @@ pub(crate) struct FileImports {
     pub(crate) bound: Vec<ImportBinding>,
     /// By the name each binds, with its path.
     pub(crate) unindexed: BTreeMap<String, String>,
+}
+
+impl FileImports {
+    /// The import that binds `name` in the file block (its alias or its provider's clause).
+    pub(crate) fn named(&self, name: &str) -> Option<&ImportBinding> {
+        self.bound.iter().find(|(bound, ..)| bound == name)
+    }
+
+    /// The indexed provider whose package `operand` names in `operand.X`.
+    pub(crate) fn provider(&self, operand: &str) -> Option<&GoPackageNames> {
+        self.named(operand)?.2.as_deref()
+    }
+
+    /// The indexed providers whose exported names a dot import puts in the file block.
+    fn dot_imported(&self) -> impl Iterator<Item = &GoPackageNames> {
+        self.bound
+            .iter()
+            .filter(|(name, ..)| name == ".")
+            .filter_map(|(_, _, names)| names.as_deref())
+    }
 }
 
 /// The name an import binds when the source gives no alias and no provider is indexed to
@@ -976,10 +966,10 @@ fn resolve_imported(
     let (_, path, Some(names)) = imported else {
         return;
     };
-    let Some(clause) = &names.importable else {
+    if names.importable.is_none() {
         return;
-    };
-    match names.names.get(&(clause.clone(), call.name.clone())) {
+    }
+    match names.exported(&call.name) {
         Some(name) if !name.functions.is_empty() => {
             out.edges(
                 EdgeKind::CallsDirect,

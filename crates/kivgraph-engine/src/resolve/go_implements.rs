@@ -10,7 +10,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use kivgraph_facts::{EdgeKind, FactSet, LineSpan, StableKey, SymbolFact, SymbolKind};
 
 use super::Resolved;
-use super::go::{FileImports, GO_UNIVERSE, GoFile, GoPackageNames, GoProvider, file_imports};
+use super::go::{
+    FileImports, GO_UNIVERSE, GoFile, GoName, GoPackageNames, GoProvider, file_imports,
+};
 
 /// `Error() string`, the method of the predeclared `error`, in resolved form.
 const ERROR_METHOD: &str = "Error ( ) -> ( string , )";
@@ -91,8 +93,7 @@ fn resolved_shape(
         resolved.push(' ');
         if let Some(name) = token.strip_prefix('#') {
             let declared = own
-                .names
-                .get(&(clause.to_string(), name.to_string()))
+                .declared(clause, name)
                 .is_some_and(|n| !n.types.is_empty());
             if declared {
                 resolved.push_str(import_path);
@@ -104,9 +105,7 @@ fn resolved_shape(
         } else if let Some(qualified) = token.strip_prefix('@') {
             let (package, name) = qualified.split_once('.')?;
             let path = imports
-                .bound
-                .iter()
-                .find(|(bound, ..)| bound == package)
+                .named(package)
                 .map(|(_, path, _)| path)
                 .or_else(|| imports.unindexed.get(package))?;
             resolved.push_str(path);
@@ -173,28 +172,19 @@ pub fn go_method_sets(
             let Some(holder) = holder else {
                 continue;
             };
-            let single = |names: &GoPackageNames, clause: &str| match names
-                .names
-                .get(&(clause.to_string(), embed.name.clone()))
-                .map(|n| n.types.as_slice())
-            {
+            let single = |name: Option<&GoName>| match name.map(|n| n.types.as_slice()) {
                 Some([one]) => Some(*one),
                 _ => None,
             };
             let embedded = match &embed.operand {
-                None => match single(own, file.package_clause) {
+                None => match single(own.declared(file.package_clause, &embed.name)) {
                     Some(key) => Embedded::Type(key),
                     None if embed.name == "error" => Embedded::Error,
                     None => Embedded::Unknown,
                 },
                 Some(package) => imports
-                    .bound
-                    .iter()
-                    .find(|(bound, ..)| bound == package)
-                    .and_then(|(_, _, names)| {
-                        let names = names.as_deref()?;
-                        single(names, names.importable.as_deref()?)
-                    })
+                    .provider(package)
+                    .and_then(|names| single(names.exported(&embed.name)))
                     .map_or(Embedded::Unknown, Embedded::Type),
             };
             embeds.entry(holder).or_default().push(embedded);
