@@ -852,6 +852,23 @@ impl<'s> Sites<'s> {
         }
     }
 
+    /// Marks the call site recorded at `before` as made through the enclosing type's own
+    /// receiver when the callee's `field` operand is that receiver (`this`, `self`).
+    fn mark_receiver_call(
+        &mut self,
+        before: usize,
+        callee: Option<Node>,
+        field: &str,
+        is_receiver: impl FnOnce(&Self, Node) -> bool,
+    ) {
+        let operand = callee.and_then(|c| c.child_by_field_name(field));
+        if operand.is_some_and(|operand| is_receiver(self, operand))
+            && let Some(site) = self.found.get_mut(before)
+        {
+            site.through_receiver = true;
+        }
+    }
+
     fn typescript(&mut self, node: Node) -> bool {
         match node.kind() {
             "call_expression" => {
@@ -865,12 +882,9 @@ impl<'s> Sites<'s> {
                 );
                 // `this.m()` where `this` is the enclosing class's object (or, in a static
                 // member, the class): the receiver the syntax proves.
-                let through_this = callee
-                    .and_then(|c| c.child_by_field_name("object"))
-                    .is_some_and(|object| object.kind() == "this" && this_is_the_class(node));
-                if through_this && let Some(site) = self.found.get_mut(before) {
-                    site.through_receiver = true;
-                }
+                self.mark_receiver_call(before, callee, "object", |_, object| {
+                    object.kind() == "this" && this_is_the_class(node)
+                });
                 // `new C(…).m()`: the operand is a `C` the language guarantees.
                 let constructed = callee
                     .and_then(|c| c.child_by_field_name("object"))
@@ -1084,13 +1098,10 @@ impl<'s> Sites<'s> {
                     self.mark_paths(before);
                 }
                 // `self.m()` in a method of an `impl` block: the receiver is the impl's type.
-                let through_self = callee
-                    .filter(|c| c.kind() == "field_expression")
-                    .and_then(|c| c.child_by_field_name("value"))
-                    .is_some_and(|value| value.kind() == "self" && rust_self_is_the_impl(node));
-                if through_self && let Some(site) = self.found.get_mut(before) {
-                    site.through_receiver = true;
-                }
+                let field = callee.filter(|c| c.kind() == "field_expression");
+                self.mark_receiver_call(before, field, "value", |_, value| {
+                    value.kind() == "self" && rust_self_is_the_impl(node)
+                });
             }
             "use_declaration" => {
                 if let Some(argument) = node.child_by_field_name("argument") {
@@ -1242,15 +1253,10 @@ impl<'s> Sites<'s> {
                     &["identifier"],
                     &[("attribute", "object", "attribute")],
                 );
-                let through_self = callee
-                    .and_then(|c| c.child_by_field_name("object"))
-                    .is_some_and(|object| {
-                        object.kind() == "identifier"
-                            && python_receiver(self.src, node) == Some(self.text(object))
-                    });
-                if through_self && let Some(site) = self.found.get_mut(before) {
-                    site.through_receiver = true;
-                }
+                self.mark_receiver_call(before, callee, "object", |this, object| {
+                    object.kind() == "identifier"
+                        && python_receiver(this.src, node) == Some(this.text(object))
+                });
             }
             "import_statement" => {
                 let mut cursor = node.walk();
