@@ -454,6 +454,13 @@ pub fn package_symbols(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
 #[salsa::tracked(returns(clone))]
 pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
     let resolved = resolve_package(db, package);
+    let is_go = package
+        .files(db)
+        .first()
+        .is_some_and(|f| f.language(db) == Language::Go);
+    if !is_go {
+        return resolved;
+    }
     match go_package_implementations(db, package) {
         Some(implementations) => {
             let mut facts = FactSet::clone(&resolved);
@@ -504,13 +511,12 @@ fn resolve_package(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
         let index = module_index(db, Workspace::get(db));
         let providers = npm_providers(db, Workspace::get(db));
         let npm = |specifier: &str| npm_provider(specifier, &providers);
-        let maps = |repository: &str| {
-            Workspace::get(db)
-                .repositories(db)
-                .iter()
-                .find(|r| r.name(db) == repository)
-                .map(|r| r.module_maps(db))
-        };
+        let maps_by_repository: BTreeMap<&str, &ModuleMaps> = Workspace::get(db)
+            .repositories(db)
+            .iter()
+            .map(|r| (r.name(db).as_str(), r.module_maps(db)))
+            .collect();
+        let maps = |repository: &str| maps_by_repository.get(repository).copied();
         let find = |within: &str, candidates: Vec<(String, bool)>, certain: bool| {
             candidates.into_iter().find_map(|(path, directory)| {
                 let package = *index.get(&(within.to_string(), path.clone()))?;
@@ -880,19 +886,19 @@ pub fn rust_providers(db: &dyn Db, workspace: Workspace) -> Arc<RustProviders> {
 /// a dependency of its `Cargo.toml` (or, for a binary, test or example target, its own
 /// library), provided by the registered crate its version requirement accepts.
 fn rust_externs<'db>(db: &'db dyn Db, package: PackageInput) -> impl Fn(&str) -> Extern + 'db {
-    let repository = package.files(db).first().map(|f| f.repository(db).clone());
-    let maps = repository.and_then(|name| {
+    let first = package.files(db).first();
+    let maps = first.and_then(|file| {
+        let name = file.repository(db);
         Workspace::get(db)
             .repositories(db)
             .iter()
-            .find(|r| *r.name(db) == name)
-            .map(|r| r.module_maps(db).clone())
+            .find(|r| r.name(db) == name)
+            .map(|r| r.module_maps(db))
     });
-    let unit = package.files(db).first().map(|f| f.unit(db).clone());
+    let unit = first.map(|f| f.unit(db));
     let manifest = maps
-        .as_ref()
-        .zip(unit.as_ref())
-        .and_then(|(maps, unit)| maps.crate_manifest(&unit.package_path).cloned());
+        .zip(unit)
+        .and_then(|(maps, unit)| maps.crate_manifest(&unit.package_path));
     let own = unit.filter(|u| u.package.contains('#')).and_then(|u| {
         let name = u.package.split(['#', '@']).next()?;
         Some(name.replace('-', "_"))
@@ -904,14 +910,13 @@ fn rust_externs<'db>(db: &'db dyn Db, package: PackageInput) -> impl Fn(&str) ->
         if RUST_STANDARD.contains(&name) {
             return Extern::Standard;
         }
-        let dependency = manifest.as_ref().and_then(|m| m.dependencies.get(name));
+        let dependency = manifest.and_then(|m| m.dependencies.get(name));
         let (package_name, requirement) = match dependency {
             Some(dependency) => (dependency.package.clone(), dependency.requirement.clone()),
             None if own.as_deref() == Some(name) => (
                 name.to_string(),
                 manifest
-                    .as_ref()
-                    .and_then(|m| m.version.clone())
+                    .and_then(|m| m.version.as_ref())
                     .map(|v| format!("={v}")),
             ),
             None => return Extern::NotDependency,

@@ -138,13 +138,18 @@ pub fn find_by_intent(
             }
         }
     }
+    let postings: Vec<(&String, Option<Vec<u32>>)> = question
+        .iter()
+        .map(|term| (term, snapshot.term_postings(term)))
+        .collect();
     // Grammar words and words no name, kind or path spells: both matched nothing.
     let unmatched: Vec<&String> = grammar
         .iter()
         .chain(
-            question
+            postings
                 .iter()
-                .filter(|t| snapshot.term_postings(t).is_none()),
+                .filter(|(_, found)| found.is_none())
+                .map(|(term, _)| *term),
         )
         .collect();
     let considered = |position: u32| {
@@ -158,9 +163,9 @@ pub fn find_by_intent(
     };
     // Rarest terms first; candidates stop accumulating at the bound, scores do not.
     let total_symbols = snapshot.symbol_count().max(1) as f64;
-    let mut matched: Vec<(&String, Vec<u32>)> = question
-        .iter()
-        .filter_map(|t| snapshot.term_postings(t).map(|p| (t, p)))
+    let mut matched: Vec<(&String, Vec<u32>)> = postings
+        .into_iter()
+        .filter_map(|(term, found)| found.map(|p| (term, p)))
         .collect();
     matched.sort_by_key(|(_, postings)| postings.len());
     let mut scores: HashMap<u32, (f64, u32)> = HashMap::new();
