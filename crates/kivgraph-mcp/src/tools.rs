@@ -4,10 +4,8 @@ use std::sync::Arc;
 
 use kivgraph_config::{LoadedConfig, Registry};
 use kivgraph_query::{
-    BlastRadiusArgs, CrossRepoConsumersArgs, FileOutlineArgs, FindByIntentArgs, FindReferencesArgs,
-    FindSymbolArgs, GetSourceArgs, GetSymbolArgs, GraphStatusArgs, ListRepositoriesArgs,
-    ModuleReportArgs, Page, PageLimits, Published, QueryError, ReadSymbolArgs, Roots,
-    TraceDependenciesArgs, View,
+    GetSourceArgs, GraphStatusArgs, ModuleReportArgs, Page, PageLimits, Published, QueryError,
+    ReadSymbolArgs, Roots, View,
 };
 use rmcp::model::{Tool, ToolAnnotations};
 use serde::de::DeserializeOwned;
@@ -107,6 +105,24 @@ fn render(
     page.map(|(page, view)| page.render(Some(published), view))
 }
 
+/// A paged query over the published graph: its arguments parsed, its page rendered.
+fn paged<A: DeserializeOwned>(
+    context: &Context,
+    arguments: Map<String, Value>,
+    query: impl FnOnce(&Published, &A, &PageLimits) -> Result<(Page, View), QueryError>,
+) -> Result<String, QueryError> {
+    let published = graph(context.published)?;
+    render(
+        published,
+        query(published, &parse::<A>(arguments)?, &context.limits),
+    )
+}
+
+/// When a walk started now gives up and answers with what it reached.
+fn traversal_deadline() -> std::time::Instant {
+    std::time::Instant::now() + TRAVERSAL_DEADLINE
+}
+
 /// Every tool but `graph_status` needs a published generation.
 fn graph(published: Option<&Published>) -> Result<&Published, QueryError> {
     published.ok_or_else(QueryError::index_not_ready)
@@ -178,17 +194,7 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
             );
             object(p, &["name"])
         },
-        run: |context, arguments| {
-            let published = graph(context.published)?;
-            render(
-                published,
-                kivgraph_query::find_symbol(
-                    published,
-                    &parse::<FindSymbolArgs>(arguments)?,
-                    &context.limits,
-                ),
-            )
-        },
+        run: |context, arguments| paged(context, arguments, kivgraph_query::find_symbol),
     },
     QueryTool {
         name: "find_references",
@@ -220,17 +226,7 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
             p.insert("view".into(), json!({"type": "string", "enum": ["compact", "full", "files"], "default": "compact"}));
             object(p, &[])
         },
-        run: |context, arguments| {
-            let published = graph(context.published)?;
-            render(
-                published,
-                kivgraph_query::find_references(
-                    published,
-                    &parse::<FindReferencesArgs>(arguments)?,
-                    &context.limits,
-                ),
-            )
-        },
+        run: |context, arguments| paged(context, arguments, kivgraph_query::find_references),
     },
     QueryTool {
         name: "trace_dependencies",
@@ -242,16 +238,14 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
             object(p, &[])
         },
         run: |context, arguments| {
-            let published = graph(context.published)?;
-            render(
-                published,
+            paged(context, arguments, |published, args, limits| {
                 kivgraph_query::trace_dependencies(
                     published,
-                    &parse::<TraceDependenciesArgs>(arguments)?,
-                    &context.limits,
-                    Some(std::time::Instant::now() + TRAVERSAL_DEADLINE),
-                ),
-            )
+                    args,
+                    limits,
+                    Some(traversal_deadline()),
+                )
+            })
         },
     },
     QueryTool {
@@ -263,16 +257,14 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
             object(p, &[])
         },
         run: |context, arguments| {
-            let published = graph(context.published)?;
-            render(
-                published,
+            paged(context, arguments, |published, args, limits| {
                 kivgraph_query::get_blast_radius(
                     published,
-                    &parse::<BlastRadiusArgs>(arguments)?,
-                    &context.limits,
-                    Some(std::time::Instant::now() + TRAVERSAL_DEADLINE),
-                ),
-            )
+                    args,
+                    limits,
+                    Some(traversal_deadline()),
+                )
+            })
         },
     },
     QueryTool {
@@ -304,14 +296,10 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
             object(p, &[])
         },
         run: |context, arguments| {
-            let published = graph(context.published)?;
-            render(
-                published,
-                kivgraph_query::find_cross_repo_consumers(
-                    published,
-                    &parse::<CrossRepoConsumersArgs>(arguments)?,
-                    &context.limits,
-                ),
+            paged(
+                context,
+                arguments,
+                kivgraph_query::find_cross_repo_consumers,
             )
         },
     },
@@ -327,11 +315,9 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
             object(p, &[])
         },
         run: |context, arguments| {
-            let published = graph(context.published)?;
-            render(
-                published,
-                kivgraph_query::get_symbol(published, &parse::<GetSymbolArgs>(arguments)?),
-            )
+            paged(context, arguments, |published, args, _| {
+                kivgraph_query::get_symbol(published, args)
+            })
         },
     },
     QueryTool {
@@ -381,17 +367,7 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
             p.insert("view".into(), json!({"type": "string", "enum": ["compact", "full", "files"], "default": "compact"}));
             object(p, &["repository", "path"])
         },
-        run: |context, arguments| {
-            let published = graph(context.published)?;
-            render(
-                published,
-                kivgraph_query::get_file_outline(
-                    published,
-                    &parse::<FileOutlineArgs>(arguments)?,
-                    &context.limits,
-                ),
-            )
-        },
+        run: |context, arguments| paged(context, arguments, kivgraph_query::get_file_outline),
     },
     QueryTool {
         name: "find_by_intent",
@@ -416,11 +392,9 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
             object(p, &["intent"])
         },
         run: |context, arguments| {
-            let published = graph(context.published)?;
-            render(
-                published,
-                kivgraph_query::find_by_intent(published, &parse::<FindByIntentArgs>(arguments)?),
-            )
+            paged(context, arguments, |published, args, _| {
+                kivgraph_query::find_by_intent(published, args)
+            })
         },
     },
     QueryTool {
@@ -478,17 +452,7 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
             p.insert("cursor".into(), json!({"type": "string"}));
             object(p, &[])
         },
-        run: |context, arguments| {
-            let published = graph(context.published)?;
-            render(
-                published,
-                kivgraph_query::list_repositories(
-                    published,
-                    &parse::<ListRepositoriesArgs>(arguments)?,
-                    &context.limits,
-                ),
-            )
-        },
+        run: |context, arguments| paged(context, arguments, kivgraph_query::list_repositories),
     },
 ];
 

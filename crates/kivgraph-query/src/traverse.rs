@@ -619,41 +619,63 @@ pub fn trace_dependencies(
     if common.view == View::Full || walk.truncated {
         results.insert("traversal_truncated".into(), json!(walk.truncated));
     }
+    Ok(traversal_page(
+        published,
+        &common,
+        &rows,
+        (page, next_cursor),
+        &bounds,
+        results,
+        |results, nodes| {
+            results.insert("nodes".into(), nodes);
+        },
+    ))
+}
+
+/// The page a traversal answers: `header`, then the page's rows in the chosen view (in the
+/// full view placed by `place_full_rows`), counted, bounded and guided alike for both walks.
+fn traversal_page(
+    published: &Published,
+    common: &Common,
+    rows: &[&Step],
+    (page, next_cursor): (&[&Step], Option<String>),
+    bounds: &Bounds,
+    mut header: Map<String, Value>,
+    place_full_rows: impl FnOnce(&mut Map<String, Value>, Value),
+) -> (Page, View) {
+    let root = common.root;
     let results = match common.view {
         View::Full => {
-            results.insert(
-                "nodes".into(),
-                Value::Array(page.iter().map(|s| full_row(s, common.format)).collect()),
-            );
-            Value::Object(results)
+            let nodes = page.iter().map(|s| full_row(s, common.format)).collect();
+            place_full_rows(&mut header, Value::Array(nodes));
+            Value::Object(header)
         }
         _ => {
             let (labelled, columns) = labelled(page, common.format);
             numeric_hop_depth(compact_rows(
-                results,
+                header,
                 &columns,
                 &labelled,
                 root.file().repository().name(),
             ))
         }
     };
-    let page_len = page.len();
-    Ok((
+    (
         Page {
             total: rows.len(),
-            returned: page_len,
+            returned: page.len(),
             next_cursor,
-            coverage: coverage(&rows, bounds.blind_spots.len()),
+            coverage: coverage(rows, bounds.blind_spots.len()),
             guidance: traversal_guidance(
                 rows.len(),
-                page_len,
+                page.len(),
                 "depth, max_nodes, edge_kinds or confidence",
             ),
-            completeness: Some(bounded(published, Some(root.name()), &bounds)),
+            completeness: Some(bounded(published, Some(root.name()), bounds)),
             results,
         },
         common.view,
-    ))
+    )
 }
 
 /// The failures the walk's expanded declarations made themselves: rows recorded in their
@@ -845,39 +867,20 @@ pub fn get_blast_radius(
     if full || walk.truncated {
         results.insert("traversal_truncated".into(), json!(walk.truncated));
     }
-    let results = if full {
-        results.insert(
-            "symbols".into(),
-            Value::Array(page.iter().map(|s| full_row(s, common.format)).collect()),
-        );
-        axes.full(&mut results);
-        Value::Object(results)
-    } else {
+    if !full {
         axes.compact(&mut results, root.file().repository().name());
-        let (labelled, columns) = labelled(page, common.format);
-        numeric_hop_depth(compact_rows(
-            results,
-            &columns,
-            &labelled,
-            root.file().repository().name(),
-        ))
-    };
-    let page_len = page.len();
-    Ok((
-        Page {
-            total: rows.len(),
-            returned: page_len,
-            next_cursor,
-            coverage: coverage(&rows, bounds.blind_spots.len()),
-            guidance: traversal_guidance(
-                rows.len(),
-                page_len,
-                "depth, max_nodes, edge_kinds or confidence",
-            ),
-            completeness: Some(bounded(published, Some(root.name()), &bounds)),
-            results,
+    }
+    Ok(traversal_page(
+        published,
+        &common,
+        &rows,
+        (page, next_cursor),
+        &bounds,
+        results,
+        |results, symbols| {
+            results.insert("symbols".into(), symbols);
+            axes.full(results);
         },
-        common.view,
     ))
 }
 
