@@ -59,11 +59,7 @@ pub fn module_sites(sites: Vec<ReferenceSite>) -> Vec<ModuleSite> {
             | EdgeKind::ReturnsFunction => {
                 s.locally_bound.is_some()
                     && (s.operand_type.is_some()
-                        || s.qualifier.as_deref().is_none_or(|operand| {
-                            operand
-                                .chars()
-                                .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
-                        }))
+                        || s.qualifier.as_deref().is_none_or(is_js_identifier))
             }
             _ => false,
         })
@@ -170,20 +166,16 @@ fn resolve_constructed_calls(
         let certain = *certain && classes.len() == 1 && typescript;
         // `x` itself is the local binding the rule reads; whether `C` is rebound was checked
         // where the type was read.
-        let typed_binding = site.operand.as_deref().is_some_and(|x| {
-            x.chars()
-                .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
-        });
-        if typed_binding {
-            let read = ModuleSite {
-                locally_bound: false,
-                ..site.clone()
-            };
-            call_edges(file, declared, &read, &keys, certain, out);
-        } else {
-            call_edges(file, declared, site, &keys, certain, out);
-        }
+        let typed_binding = site.operand.as_deref().is_some_and(is_js_identifier);
+        let certain = certain && (typed_binding || !site.locally_bound);
+        holder_edges(file, declared, site, &keys, certain, out);
     }
+}
+
+/// A single JavaScript identifier (`x`, `_y`, `$z`), not a member chain or an expression.
+fn is_js_identifier(text: &str) -> bool {
+    text.chars()
+        .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
 }
 
 /// The members of a package's classes, by (class, name): methods and properties.
@@ -287,6 +279,25 @@ pub fn call_edges(
     certain: bool,
     out: &mut Resolved,
 ) {
+    holder_edges(
+        file,
+        declared,
+        site,
+        keys,
+        certain && !site.locally_bound,
+        out,
+    );
+}
+
+/// [`call_edges`] where the caller has already decided what a local binding means.
+fn holder_edges(
+    file: &ModuleFile,
+    declared: &[SymbolFact],
+    site: &ModuleSite,
+    keys: &[StableKey],
+    certain: bool,
+    out: &mut Resolved,
+) {
     let holder = site.enclosing.map(|index| &declared[index as usize]);
     let source = holder.map_or(file.file.key, |h| h.key);
     // The declarations' kinds are not at hand here: a value use is a `REFERENCES`. A base
@@ -307,7 +318,7 @@ pub fn call_edges(
         source,
         site.span,
         keys,
-        certain && !site.locally_bound && keys.len() == 1,
+        certain && keys.len() == 1,
     );
 }
 
