@@ -9,6 +9,8 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/kivgraph/target}"
 demo="${KIVGRAPH_DEMO_DIR:-$HOME/.cache/kivgraph/demo}"
 question="${1:-run_pass}"
 
+# The exact analyzers for TypeScript/JavaScript and Python (skipped, with a note, without npm).
+bash scripts/setup-analyzers.sh
 cargo build --release --locked -p kivgraph-cli -p kivgraph-store --examples --bins
 bin="$CARGO_TARGET_DIR/release/kivgraph"
 

@@ -14,7 +14,7 @@ mod schema;
 
 pub use duration::parse_duration;
 pub use language::{LanguageToken, parse_language_list};
-pub use paths::{StatePaths, default_config_path, expand_tilde};
+pub use paths::{StatePaths, analyzers_dir, default_config_path, expand_tilde};
 pub use registry::{Registry, RepositoryEntry, validate_repository_name};
 pub use schema::{Config, FactCacheMode, LoadedConfig};
 

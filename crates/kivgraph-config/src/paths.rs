@@ -23,6 +23,15 @@ fn default_state_dir() -> PathBuf {
     base.join("kivgraph")
 }
 
+/// Where `scripts/setup-analyzers.sh` installs the npm analyzers (`scip-typescript`,
+/// `scip-python`): `$KIVGRAPH_ANALYZERS_DIR`, else `analyzers` under the user's state
+/// directory. Shared by every configuration of the user, and never inside a repository.
+pub fn analyzers_dir() -> PathBuf {
+    std::env::var_os("KIVGRAPH_ANALYZERS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| default_state_dir().join("analyzers"))
+}
+
 /// Expands a leading `~` to the home directory.
 pub fn expand_tilde(path: &str) -> PathBuf {
     if path == "~" {

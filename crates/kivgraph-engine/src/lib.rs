@@ -10,17 +10,22 @@
 //! Must not know about: generations, snapshot formats or serving. It hands a canonical
 //! `FactSet` to whoever publishes it.
 
+mod analysis;
 mod cache;
 mod database;
 mod pass;
 mod queries;
 mod resolve;
 
+pub use analysis::{
+    AnalyzerDefinitions, AnalyzerSettings, Definition, UnitAnalysis, UnitReference,
+    analyzed_package_facts, analyzed_relations, analyzer_definitions, python_unit, typescript_unit,
+};
 pub use cache::{CacheIdentity, CacheLoad};
 pub use database::{EngineDatabase, ExecutionLog};
 pub use pass::{
-    Engine, EngineError, LoadedRepository, PassOptions, PassOutcome, Progress, RepositoryReport,
-    load_repository, run_pass,
+    AnalyzerOptions, AnalyzerRun, Engine, EngineError, LoadedRepository, PassOptions, PassOutcome,
+    Progress, RepositoryReport, load_repository, run_pass,
 };
 pub use queries::{
     FileFacts, FileInput, LocalSymbol, PackageInput, RepositoryFacts, RepositoryInput, Workspace,

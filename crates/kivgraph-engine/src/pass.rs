@@ -12,6 +12,9 @@ use kivgraph_facts::{FactSet, Fingerprint, Language, StableKey, UnresolvedRefere
 use rayon::prelude::*;
 use salsa::Setter;
 
+use kivgraph_analyzers::Toolchain;
+
+use crate::analysis::{AnalyzerSettings, python_unit, typescript_unit};
 use crate::cache::{self, CacheIdentity, CacheLoad};
 use crate::database::{EngineDatabase, ExecutionLog};
 use crate::queries::{
@@ -51,6 +54,21 @@ pub struct PassOptions {
     pub fact_cache: FactCacheMode,
     pub cache_directory: PathBuf,
     pub identity: CacheIdentity,
+    pub analyzers: AnalyzerOptions,
+}
+
+/// The exact analyzers a pass runs, as the caller located them. `None` is an absence the
+/// pass reports, never a failure: the syntax layer's facts stand.
+#[derive(Debug, Clone, Default)]
+pub struct AnalyzerOptions {
+    pub typescript: Option<Toolchain>,
+    pub python: Option<Toolchain>,
+    /// Scratch space for analyzer project files and indexes, under the state directory.
+    pub scratch: PathBuf,
+    /// How many analyzer processes run at once.
+    pub maximum_workers: usize,
+    /// Why each absent analyzer is absent, by the language it serves.
+    pub absent: Vec<(Language, String)>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -65,6 +83,22 @@ pub struct RepositoryReport {
     pub skipped: Vec<(String, String)>,
     /// Why the repository could not be read at all.
     pub unavailable: Option<String>,
+    /// Per language with an exact analyzer, what it did for this repository.
+    pub analyzers: Vec<AnalyzerRun>,
+}
+
+/// An exact analyzer's work on one repository's files of one language.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnalyzerRun {
+    pub language: Language,
+    /// `name version`; `None` when the analyzer is absent on this machine.
+    pub analyzer: Option<String>,
+    /// Units analysed (a TypeScript package, the workspace's Python).
+    pub units: usize,
+    /// `unit: why` for each unit the analyzer failed on; its files keep syntax facts.
+    pub failures: Vec<String>,
+    /// Why the analyzer is absent, when it is.
+    pub absent: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -155,6 +189,7 @@ pub fn load_repository(mut discovered: DiscoveredRepository) -> LoadedRepository
 #[derive(Default)]
 pub struct Engine {
     db: EngineDatabase,
+    maximum_workers: usize,
 }
 
 impl Engine {
@@ -345,6 +380,173 @@ impl Engine {
         out
     }
 
+    /// Which analyzers the next [`Engine::facts`] runs. Setting the same ones again changes
+    /// nothing, so their units stay memoized.
+    pub fn set_analyzers(&mut self, options: &AnalyzerOptions) {
+        self.maximum_workers = options.maximum_workers.max(1);
+        match AnalyzerSettings::try_get(&self.db) {
+            Some(settings) => {
+                if settings.typescript(&self.db) != &options.typescript {
+                    settings
+                        .set_typescript(&mut self.db)
+                        .to(options.typescript.clone());
+                }
+                if settings.python(&self.db) != &options.python {
+                    settings.set_python(&mut self.db).to(options.python.clone());
+                }
+                if settings.scratch(&self.db) != &options.scratch {
+                    settings
+                        .set_scratch(&mut self.db)
+                        .to(options.scratch.clone());
+                }
+            }
+            None => {
+                AnalyzerSettings::new(
+                    &self.db,
+                    options.typescript.clone(),
+                    options.python.clone(),
+                    options.scratch.clone(),
+                );
+            }
+        }
+    }
+
+    /// What each exact analyzer did for one repository: TypeScript per package, Python as
+    /// the workspace's unit; an absent analyzer is reported where the repository has files
+    /// it would have read.
+    pub fn analyzer_runs(&self, repository: &str, options: &AnalyzerOptions) -> Vec<AnalyzerRun> {
+        let Some(workspace) = Workspace::try_get(&self.db) else {
+            return Vec::new();
+        };
+        let Some(input) = workspace
+            .repositories(&self.db)
+            .iter()
+            .find(|r| r.name(&self.db) == repository)
+        else {
+            return Vec::new();
+        };
+        let has = |languages: &[Language]| {
+            input.packages(&self.db).iter().any(|p| {
+                p.files(&self.db)
+                    .iter()
+                    .any(|f| languages.contains(&f.language(&self.db)))
+            })
+        };
+        let absent = |language: Language| AnalyzerRun {
+            language,
+            analyzer: None,
+            units: 0,
+            failures: Vec::new(),
+            absent: options
+                .absent
+                .iter()
+                .find(|(l, _)| *l == language)
+                .map(|(_, why)| why.clone()),
+        };
+        let mut runs = Vec::new();
+        if has(&[Language::TypeScript, Language::JavaScript]) {
+            let mut run = absent(Language::TypeScript);
+            for package in input.packages(&self.db) {
+                let Some(unit) = typescript_unit(&self.db, *package) else {
+                    continue;
+                };
+                run.analyzer = Some(unit.analyzer.clone());
+                run.absent = None;
+                run.units += 1;
+                if let Some(why) = &unit.failure {
+                    let directory = package
+                        .files(&self.db)
+                        .first()
+                        .map(|f| f.unit(&self.db).package_path.clone())
+                        .unwrap_or_default();
+                    run.failures.push(format!("{directory}: {why}"));
+                }
+            }
+            runs.push(run);
+        }
+        if has(&[Language::Python]) {
+            let mut run = absent(Language::Python);
+            if let Some(unit) = python_unit(&self.db, workspace) {
+                run.analyzer = Some(unit.analyzer.clone());
+                run.absent = None;
+                run.units = 1;
+                if let Some(why) = &unit.failure {
+                    run.failures.push(format!("the workspace's Python: {why}"));
+                }
+            }
+            runs.push(run);
+        }
+        runs
+    }
+
+    /// Runs the analyzer units that need it, heaviest first, at most `maximum_workers` at
+    /// a time; merging then reads their memos in unit order.
+    fn analyze_units(&self, workspace: Workspace, progress: &(dyn Fn(Progress) + Sync)) {
+        let Some(settings) = AnalyzerSettings::try_get(&self.db) else {
+            return;
+        };
+        let python = settings.python(&self.db).is_some();
+        if settings.typescript(&self.db).is_none() && !python {
+            return;
+        }
+        let mut units: Vec<(u64, PackageInput)> = workspace
+            .repositories(&self.db)
+            .iter()
+            .flat_map(|r| r.packages(&self.db).iter().copied())
+            .filter_map(|package| {
+                let files = package.files(&self.db);
+                let bytes: u64 = files
+                    .iter()
+                    .filter(|f| {
+                        matches!(
+                            f.language(&self.db),
+                            Language::TypeScript | Language::JavaScript
+                        )
+                    })
+                    .map(|f| f.byte_len(&self.db))
+                    .sum();
+                (bytes > 0).then_some((bytes, package))
+            })
+            .collect();
+        if settings.typescript(&self.db).is_none() {
+            units.clear();
+        }
+        units.sort_by_key(|(bytes, _)| std::cmp::Reverse(*bytes));
+        let total = units.len();
+        let completed = AtomicUsize::new(0);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(self.maximum_workers)
+            .build();
+        let db = self.db.clone();
+        let run = move || {
+            // The Python unit is one process beside the TypeScript ones.
+            let python_db = db.clone();
+            rayon::join(
+                move || {
+                    if python {
+                        python_unit(&python_db, workspace);
+                    }
+                },
+                || {
+                    units.par_iter().for_each_with(db, |db, (_, package)| {
+                        typescript_unit(db, *package);
+                        let done = completed.fetch_add(1, Ordering::Relaxed) + 1;
+                        progress(Progress {
+                            phase: "analyze",
+                            repository: None,
+                            completed: done,
+                            total,
+                        });
+                    });
+                },
+            );
+        };
+        match pool {
+            Ok(pool) => pool.install(run),
+            Err(_) => run(),
+        }
+    }
+
     /// Analyses every file that needs it, in parallel, then merges in unit order. The result
     /// shares structure with the memos: call [`WorkspaceFacts::to_fact_set`] to flatten it.
     pub fn facts(&self, progress: &(dyn Fn(Progress) + Sync)) -> Arc<WorkspaceFacts> {
@@ -376,6 +578,7 @@ impl Engine {
                 total,
             });
         }
+        self.analyze_units(workspace, progress);
         progress(Progress {
             phase: "merge",
             repository: None,
@@ -455,6 +658,7 @@ fn repository_report(loaded: &LoadedRepository, facts: &FactSet) -> RepositoryRe
         parse_failures,
         skipped: discovered.skipped.clone(),
         unavailable: None,
+        analyzers: Vec::new(),
     }
 }
 
@@ -489,6 +693,7 @@ pub fn run_pass(
     timings.lap("cache_load");
     engine.execution_log().take();
     engine.update(&loaded);
+    engine.set_analyzers(&options.analyzers);
     timings.lap("update_inputs");
     let mut facts = engine.facts(progress).to_fact_set();
     timings.lap("analyse_and_merge");
@@ -496,6 +701,7 @@ pub fn run_pass(
     if options.fact_cache == FactCacheMode::Verify {
         let mut fresh = Engine::new();
         fresh.update(&loaded);
+        fresh.set_analyzers(&options.analyzers);
         let fresh_facts = fresh.facts(&|_| {}).to_fact_set();
         if let Some((repository, path, detail)) = first_disagreement(&engine, &fresh) {
             return Err(EngineError::VerifyMismatch {
@@ -514,7 +720,11 @@ pub fn run_pass(
     }
     let mut reports: Vec<RepositoryReport> = loaded
         .iter()
-        .map(|l| repository_report(l, &facts))
+        .map(|l| {
+            let mut report = repository_report(l, &facts);
+            report.analyzers = engine.analyzer_runs(&report.name, &options.analyzers);
+            report
+        })
         .collect();
     for (entry, reason) in unavailable {
         // A repository that cannot be read is declared, not a failed pass.

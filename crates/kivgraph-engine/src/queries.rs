@@ -14,6 +14,7 @@ use kivgraph_facts::{
 use kivgraph_syntax::{Declaration, WHOLE_MODULE};
 use serde::{Deserialize, Serialize};
 
+use crate::analysis::analyzed_package_facts;
 use crate::database::Db;
 use crate::resolve::go::{
     self, GoFile, GoPackageNames, GoProvider, GoSites, go_sites, is_go_standard_path, resolve_go,
@@ -683,6 +684,24 @@ pub fn go_package_implementations(db: &dyn Db, package: PackageInput) -> Option<
         .cloned()
 }
 
+/// The files of a package whose syntax layer records module sites (TypeScript, JavaScript,
+/// Python), with where their symbols sit in `declared`.
+pub(crate) fn site_files<'db>(
+    db: &'db dyn Db,
+    package: PackageInput,
+    declared: &'db FactSet,
+) -> Vec<ModuleFile<'db>> {
+    placed_files(db, package, declared)
+        .filter(|(_, merged, _)| {
+            matches!(
+                merged.language,
+                Language::TypeScript | Language::JavaScript | Language::Python
+            )
+        })
+        .map(|(file_facts, merged, first_symbol)| module_file(file_facts, merged, first_symbol))
+        .collect()
+}
+
 /// The TypeScript/JavaScript files of a package with where their symbols sit in `declared`.
 fn module_files<'db>(
     db: &'db dyn Db,
@@ -1087,7 +1106,7 @@ pub fn repository_facts(db: &dyn Db, repository: RepositoryInput) -> Arc<Reposit
     let packages: Vec<Arc<FactSet>> = repository
         .packages(db)
         .iter()
-        .map(|p| package_facts(db, *p))
+        .map(|p| analyzed_package_facts(db, *p))
         .collect();
     let contains_package = packages
         .iter()

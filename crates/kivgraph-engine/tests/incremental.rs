@@ -4,7 +4,9 @@
 use std::path::Path;
 
 use kivgraph_config::{FactCacheMode, LanguageToken, RepositoryEntry};
-use kivgraph_engine::{CacheIdentity, CacheLoad, EngineError, PassOptions, run_pass};
+use kivgraph_engine::{
+    AnalyzerOptions, CacheIdentity, CacheLoad, EngineError, PassOptions, run_pass,
+};
 
 fn write(root: &Path, path: &str, text: &str) {
     let full = root.join(path);
@@ -44,6 +46,7 @@ fn options(dir: &Path, mode: FactCacheMode, identity: &str) -> PassOptions {
         fact_cache: mode,
         cache_directory: dir.join("cache"),
         identity: CacheIdentity(identity.into()),
+        analyzers: AnalyzerOptions::default(),
     }
 }
 

@@ -1,32 +1,18 @@
 //! Syntax-level resolution on the fixtures under `testdata/resolution`: every edge and every
 //! unresolved row, exactly.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 
-use kivgraph_config::{FactCacheMode, LanguageToken, RepositoryEntry};
-use kivgraph_engine::{CacheIdentity, Engine, PassOptions, load_repository, run_pass};
-use kivgraph_facts::{Edge, EdgeKind, Evidence, FactSet, StableKey};
+use kivgraph_config::{LanguageToken, RepositoryEntry};
+use kivgraph_engine::{AnalyzerOptions, Engine, load_repository};
+use kivgraph_facts::{EdgeKind, FactSet, StableKey};
+use support::{evidence_of, index_at, relations, unresolved_rows};
 
 fn index(fixtures: &[&str], language: LanguageToken) -> FactSet {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/resolution");
-    let entries: Vec<RepositoryEntry> = fixtures
-        .iter()
-        .map(|fixture| RepositoryEntry {
-            name: fixture.to_string(),
-            path: root.join(fixture),
-            languages: vec![language],
-            manifests: vec![],
-            roots: vec![],
-            exclusions: vec![],
-        })
-        .collect();
-    let cache = tempfile::tempdir().unwrap();
-    let options = PassOptions {
-        fact_cache: FactCacheMode::Off,
-        cache_directory: cache.path().join("cache"),
-        identity: CacheIdentity("test".into()),
-    };
-    run_pass(&entries, &options, &|_| {}).unwrap().facts
+    index_at(&root, fixtures, language, AnalyzerOptions::default())
 }
 
 /// `source-file#qualified-name -> target-file#qualified-name CONFIDENCE file:line` per call edge.
@@ -37,35 +23,6 @@ fn calls(facts: &FactSet) -> Vec<String> {
 /// `TYPE_USES` edges in the same shape as [`calls`].
 fn type_uses(facts: &FactSet) -> Vec<String> {
     relations(facts, EdgeKind::TypeUses)
-}
-
-fn relations(facts: &FactSet, kind: EdgeKind) -> Vec<String> {
-    // A call outside every declaration is held by its file's module scope.
-    let symbol = |key| match facts.symbols.iter().find(|s| s.key == key) {
-        Some(s) => format!("{}#{}", s.file_path, s.qualified_name),
-        None => {
-            let file = facts.files.iter().find(|f| f.key == key).unwrap();
-            format!("{}#<module>", file.path)
-        }
-    };
-    let mut rows: Vec<String> = facts
-        .edges
-        .iter()
-        .filter(|e| e.kind == kind)
-        .map(|e| {
-            let evidence = evidence_of(facts, e);
-            format!(
-                "{} -> {} {} {}:{}",
-                symbol(e.source),
-                symbol(e.target),
-                e.confidence,
-                evidence.file_path,
-                evidence.span.start_line
-            )
-        })
-        .collect();
-    rows.sort();
-    rows
 }
 
 #[test]
@@ -277,34 +234,6 @@ fn resolution_reruns_only_where_the_names_it_read_changed() {
 }
 
 /// `IMPORTS_SYMBOL` edges as `importing-file -> declaring-file#name CONFIDENCE line`.
-fn evidence_of<'f>(facts: &'f FactSet, edge: &Edge) -> &'f Evidence {
-    facts
-        .evidence
-        .iter()
-        .find(|v| Some(v.key) == edge.evidence)
-        .unwrap()
-}
-
-/// `REASON symbol package path:line` per unresolved row, sorted.
-fn unresolved_rows(facts: &FactSet) -> Vec<String> {
-    let mut rows: Vec<String> = facts
-        .unresolved
-        .iter()
-        .map(|u| {
-            format!(
-                "{} {} {} {}:{}",
-                u.reason,
-                u.requested_symbol.as_deref().unwrap_or("-"),
-                u.requested_package.as_deref().unwrap_or("-"),
-                u.file_path.as_deref().unwrap_or("-"),
-                u.span.map_or(0, |s| s.start_line)
-            )
-        })
-        .collect();
-    rows.sort();
-    rows
-}
-
 fn imports(facts: &FactSet) -> Vec<String> {
     let mut rows: Vec<String> = facts
         .edges

@@ -374,11 +374,11 @@ pub fn find_cross_repo_consumers(
                 _ => None,
             })
             .collect(),
-        unbound: unbound_mentions(published, subject.name(), Some(&subject), true)
+        unbound: unbound_mentions(published, subject.name(), Some(&subject))
             .into_iter()
             .filter(|(file, _)| file.repository().name() != home)
             .collect(),
-        not_followed: bound_under_other_names(&subject).map(str::to_string),
+        not_followed: bound_under_other_names(published, &subject).map(str::to_string),
         unextracted: Vec::new(),
     };
     let guidance = if total == 0 {

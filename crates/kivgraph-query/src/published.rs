@@ -3,6 +3,7 @@
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use kivgraph_facts::Language;
 use kivgraph_snapshot::Snapshot;
 use kivgraph_store::{GenerationId, GenerationStore, Manifest};
 
@@ -58,6 +59,25 @@ impl Published {
             .map(|d| d.as_millis() as u64)
             .unwrap_or(0);
         now.saturating_sub(self.manifest.built_at_unix_ms)
+    }
+
+    /// Whether an exact analyzer read every unit of `language` in every repository that has
+    /// its files (JavaScript is the TypeScript analyzer's): then a use under another name —
+    /// an alias, a namespace or default import — is bound by the analyzer, not left to the
+    /// reader.
+    pub fn analyzed_everywhere(&self, language: Language) -> bool {
+        let served = match language {
+            Language::JavaScript => Language::TypeScript,
+            other => other,
+        };
+        let states: Vec<_> = self
+            .manifest
+            .repositories
+            .iter()
+            .flat_map(|r| &r.analyzers)
+            .filter(|a| a.language == served.as_str())
+            .collect();
+        !states.is_empty() && states.iter().all(|a| a.is_complete())
     }
 
     /// The absolute checkout path of a repository, as registered when it was indexed.

@@ -289,7 +289,7 @@ pub(crate) fn reference_bounds<'a>(
             d.interface_method.qualified_name()
         )
     });
-    let reasons: Vec<String> = bound_under_other_names(subject)
+    let reasons: Vec<String> = bound_under_other_names(published, subject)
         .map(str::to_string)
         .into_iter()
         .chain(shared)
@@ -297,7 +297,7 @@ pub(crate) fn reference_bounds<'a>(
     Bounds {
         scopes: invisible_scopes(published, Some(repository), None, Hidden::Named(&[name])),
         blind_spots: blind_spots(published, name),
-        unbound: unbound_mentions(published, name, Some(subject), true),
+        unbound: unbound_mentions(published, name, Some(subject)),
         not_followed: (!reasons.is_empty()).then(|| reasons.join("; ")),
         unextracted: Vec::new(),
     }
@@ -336,11 +336,15 @@ pub(crate) fn dispatches<'a>(published: &'a Published, subject: &SymbolView) -> 
 /// Why `symbol` may be used under a name no file spells as its own: a default, namespace or
 /// CommonJS import can bind an exported TypeScript/JavaScript declaration under any name, and
 /// the syntax layer follows none of them.
-pub(crate) fn bound_under_other_names(symbol: &SymbolView) -> Option<&'static str> {
+pub(crate) fn bound_under_other_names(
+    published: &Published,
+    symbol: &SymbolView,
+) -> Option<&'static str> {
     (matches!(
         symbol.language(),
         Language::TypeScript | Language::JavaScript
-    ) && symbol.exported())
+    ) && symbol.exported()
+        && !published.analyzed_everywhere(symbol.language()))
     .then_some(
         "an exported TypeScript/JavaScript declaration can be bound by a default, namespace or CommonJS import under another name, which the syntax layer does not follow",
     )

@@ -104,16 +104,17 @@ pub type UnboundFile<'a> = (FileView<'a>, u32);
 /// unexplained census: every occurrence must be a declaration of that name, one observation
 /// backing an edge into a declaration of that name, or a recorded failure that asked for it);
 /// a file with more occurrences than that holds a use nobody bound. Importers of `subject`
-/// are listed too when `imports_hide_uses`: after an import the syntax layer binds no use,
-/// and an alias spells the uses under another name.
+/// are listed too unless an exact analyzer read its language everywhere: after an import
+/// the syntax layer binds no use, and an alias spells the uses under another name.
 pub fn unbound_mentions<'a>(
     published: &'a Published,
     name: &str,
     subject: Option<&SymbolView>,
-    imports_hide_uses: bool,
 ) -> Vec<UnboundFile<'a>> {
     let snapshot = &published.snapshot;
     let mut unbound: Vec<(usize, u32)> = snapshot.unexplained_mentions(name);
+    // An exact analyzer binds the uses after an import, aliases included.
+    let imports_hide_uses = subject.is_some_and(|s| !published.analyzed_everywhere(s.language()));
     if imports_hide_uses && let Some(subject) = subject {
         let mut listed: FxHashSet<usize> = unbound.iter().map(|(f, _)| *f).collect();
         for edge in snapshot.incoming(subject.index) {

@@ -906,7 +906,7 @@ fn blast_bounds<'a>(published: &'a Published, walk: &Walk, kinds: &[EdgeKind]) -
     let mut unbound: Vec<UnboundFile> = Vec::new();
     let mut position: FxHashMap<usize, usize> = FxHashMap::default();
     for symbol in &expanded {
-        for (file, count) in unbound_mentions(published, symbol.name(), Some(symbol), true) {
+        for (file, count) in unbound_mentions(published, symbol.name(), Some(symbol)) {
             match position.get(&file.index) {
                 Some(at) => unbound[*at].1 += count,
                 None => {
@@ -928,7 +928,7 @@ fn blast_bounds<'a>(published: &'a Published, walk: &Walk, kinds: &[EdgeKind]) -
         unbound,
         not_followed: expanded
             .iter()
-            .find_map(bound_under_other_names)
+            .find_map(|symbol| bound_under_other_names(published, symbol))
             .map(str::to_string),
         unextracted: unextracted_relations(published, &expanded_languages(published, walk), kinds),
     }

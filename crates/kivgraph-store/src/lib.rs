@@ -17,6 +17,6 @@ mod time;
 
 pub use generation::GenerationId;
 pub use git::{GitPosition, read_git_position};
-pub use manifest::{Counts, Digests, Manifest, RepositoryState};
+pub use manifest::{AnalyzerState, Counts, Digests, Manifest, RepositoryState};
 pub use store::{CleanReport, GenerationStore, PublishLock, Published, StoreError};
 pub use time::rfc3339_utc;

@@ -43,6 +43,32 @@ pub struct RepositoryState {
     /// floors.
     #[serde(default)]
     pub resolved_relations: std::collections::BTreeMap<String, Vec<String>>,
+    /// Per language with an exact analyzer, which one produced the repository's edges.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub analyzers: Vec<AnalyzerState>,
+}
+
+/// What an exact analyzer did for one repository's files of one language.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct AnalyzerState {
+    pub language: String,
+    /// `name version`; absent when the analyzer was not installed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub analyzer: Option<String>,
+    pub units: usize,
+    /// `unit: why` per unit the analyzer failed on: those files kept syntax facts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failures: Vec<String>,
+    /// Why the analyzer was absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub absent: Option<String>,
+}
+
+impl AnalyzerState {
+    /// Every unit of the language in the repository was analysed exactly.
+    pub fn is_complete(&self) -> bool {
+        self.analyzer.is_some() && self.failures.is_empty() && self.units > 0
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

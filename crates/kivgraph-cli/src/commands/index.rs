@@ -7,9 +7,11 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::bail;
-use kivgraph_engine::{CacheIdentity, CacheLoad, PassOptions, Progress, run_pass};
+use kivgraph_analyzers::{Analyzer, Toolchain};
+use kivgraph_config::{LoadedConfig, analyzers_dir};
+use kivgraph_engine::{AnalyzerOptions, CacheIdentity, CacheLoad, PassOptions, Progress, run_pass};
 use kivgraph_facts::Language;
-use kivgraph_store::{RepositoryState, read_git_position};
+use kivgraph_store::{AnalyzerState, RepositoryState, read_git_position};
 use serde_json::json;
 
 use crate::context::ConfigArg;
@@ -66,6 +68,38 @@ pub fn run(args: IndexArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// The exact analyzers this machine has. A missing one is an absence the pass reports per
+/// repository, never a failure.
+fn analyzers(loaded: &LoadedConfig) -> AnalyzerOptions {
+    let section = &loaded.config.typescript;
+    // The default worker name means "the analyzer the setup script installed".
+    let configured =
+        (section.worker_command != "kivgraph-ts-worker").then_some(section.worker_command.as_str());
+    let mut absent = Vec::new();
+    let mut locate =
+        |analyzer: Analyzer, language: Language, configured: Option<&str>| match Toolchain::locate(
+            analyzer,
+            configured,
+            &analyzers_dir(),
+        ) {
+            Ok(toolchain) => Some(toolchain),
+            Err(error) => {
+                tracing::info!(%error, "analyzer absent; its language keeps syntax-layer facts");
+                absent.push((language, error.to_string()));
+                None
+            }
+        };
+    let typescript = locate(Analyzer::Typescript, Language::TypeScript, configured);
+    let python = locate(Analyzer::Python, Language::Python, None);
+    AnalyzerOptions {
+        typescript,
+        python,
+        scratch: loaded.paths.state_dir.join("analyzer-scratch"),
+        maximum_workers: usize::try_from(section.maximum_workers).unwrap_or(1),
+        absent,
+    }
+}
+
 fn index(args: &IndexArgs) -> anyhow::Result<serde_json::Value> {
     let started = Instant::now();
     let loaded = args.config.load()?;
@@ -79,6 +113,7 @@ fn index(args: &IndexArgs) -> anyhow::Result<serde_json::Value> {
         fact_cache: loaded.config.config.indexing.fact_cache,
         cache_directory: loaded.config.fact_cache_path.clone(),
         identity: CacheIdentity::of_this_build(),
+        analyzers: analyzers(&loaded.config),
     };
     let terminal = !args.json && std::io::stderr().is_terminal();
     let last_line = Mutex::new(String::new());
@@ -122,6 +157,27 @@ fn index(args: &IndexArgs) -> anyhow::Result<serde_json::Value> {
         .map(|report| {
             let entry = loaded.registry.get(&report.name);
             let git = read_git_position(std::path::Path::new(&report.root));
+            let analyzers: Vec<AnalyzerState> = report
+                .analyzers
+                .iter()
+                .map(|run| AnalyzerState {
+                    language: run.language.as_str().to_string(),
+                    analyzer: run.analyzer.clone(),
+                    units: run.units,
+                    failures: run.failures.clone(),
+                    absent: run.absent.clone(),
+                })
+                .collect();
+            // JavaScript is checked by the TypeScript analyzer's units.
+            let exact = |language: Language| {
+                let served = match language {
+                    Language::JavaScript => Language::TypeScript,
+                    other => other,
+                };
+                analyzers
+                    .iter()
+                    .any(|a| a.language == served.as_str() && a.is_complete())
+            };
             RepositoryState {
                 name: report.name.clone(),
                 path: report.root.clone(),
@@ -141,15 +197,19 @@ fn index(args: &IndexArgs) -> anyhow::Result<serde_json::Value> {
                             .iter()
                             .filter_map(|token| {
                                 let language = Language::parse(token.as_str()).ok()?;
-                                let relations = kivgraph_engine::resolved_relations(language)
-                                    .iter()
-                                    .map(|k| k.as_str().to_string())
-                                    .collect();
+                                let relations = if exact(language) {
+                                    kivgraph_engine::analyzed_relations(language)
+                                } else {
+                                    kivgraph_engine::resolved_relations(language)
+                                };
+                                let relations =
+                                    relations.iter().map(|k| k.as_str().to_string()).collect();
                                 Some((language.as_str().to_string(), relations))
                             })
                             .collect()
                     })
                     .unwrap_or_default(),
+                analyzers,
             }
         })
         .collect();
@@ -173,6 +233,13 @@ fn index(args: &IndexArgs) -> anyhow::Result<serde_json::Value> {
                 "parse_failures": r.parse_failures.iter().map(|(path, issues)| json!({"path": path, "issues": issues})).collect::<Vec<_>>(),
                 "skipped": r.skipped.iter().map(|(path, why)| json!({"path": path, "reason": why})).collect::<Vec<_>>(),
                 "unavailable": r.unavailable,
+                "analyzers": r.analyzers.iter().map(|a| json!({
+                    "language": a.language.as_str(),
+                    "analyzer": a.analyzer,
+                    "units": a.units,
+                    "failures": a.failures,
+                    "absent": a.absent,
+                })).collect::<Vec<_>>(),
             })
         })
         .collect();

@@ -1,0 +1,17 @@
+//! Exact analyzers: running a SCIP indexer on one analysis unit and decoding what it says.
+//!
+//! Owns: locating each analyzer (`scip-typescript`, `scip-python`, or any SCIP indexer a
+//! configuration names) and its exact version, running it hermetically — its project file
+//! and output in a scratch directory, never a byte written inside an indexed repository —
+//! and decoding its SCIP index into plain occurrences: a document's path, a position, the
+//! symbol string the analyzer resolved there, whether it is the definition.
+//!
+//! Must not know about: stable keys, packages, the fact model's edges, salsa or storage.
+//! Which declaration an occurrence names, and what class of use it is, is decided by the
+//! engine, which joins these occurrences with the syntax layer's declarations and sites.
+
+mod runner;
+mod scip_index;
+
+pub use runner::{Analyzer, AnalyzerError, PythonUnit, Toolchain, TypescriptUnit};
+pub use scip_index::{ColumnEncoding, Occurrence, ScipDocument, ScipIndex, decode};

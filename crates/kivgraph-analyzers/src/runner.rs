@@ -1,0 +1,277 @@
+//! Finding an analyzer and running it on one unit, hermetically.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde::{Deserialize, Serialize};
+
+use crate::scip_index::{ScipIndex, decode};
+
+#[derive(Debug, thiserror::Error)]
+pub enum AnalyzerError {
+    /// The analyzer is not installed: an absence to report, never a failed pass.
+    #[error("{analyzer} is not available: {detail}")]
+    Missing {
+        analyzer: &'static str,
+        detail: String,
+    },
+    /// The analyzer ran and failed on this unit.
+    #[error("{analyzer} failed on {unit}: {detail}")]
+    Failed {
+        analyzer: &'static str,
+        unit: String,
+        detail: String,
+    },
+    #[error("analyzer output: {0}")]
+    Output(String),
+    #[error("analyzer scratch space: {0}")]
+    Scratch(#[from] std::io::Error),
+}
+
+/// The analyzers this release drives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Analyzer {
+    /// The TypeScript checker, through `@sourcegraph/scip-typescript`.
+    Typescript,
+    /// pyright, through `@sourcegraph/scip-python`.
+    Python,
+}
+
+impl Analyzer {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Analyzer::Typescript => "scip-typescript",
+            Analyzer::Python => "scip-python",
+        }
+    }
+}
+
+/// An analyzer found on this machine: the program that answered, its exact version (part
+/// of every unit's identity, so a new version never reuses an old memo) and where it came
+/// from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Toolchain {
+    pub analyzer: Analyzer,
+    pub program: PathBuf,
+    pub version: String,
+    pub source: String,
+}
+
+impl Toolchain {
+    /// `name version`: what a unit's answers were produced by.
+    pub fn identity(&self) -> String {
+        format!("{} {}", self.analyzer.as_str(), self.version)
+    }
+
+    /// The configured command when one is given, else the copy the setup script installed
+    /// under `installed` (`node_modules/.bin`), else the `PATH`.
+    pub fn locate(
+        analyzer: Analyzer,
+        configured: Option<&str>,
+        installed: &Path,
+    ) -> Result<Toolchain, AnalyzerError> {
+        let name = analyzer.as_str();
+        let local = installed.join("node_modules").join(".bin").join(name);
+        let (program, source) = match configured {
+            Some(command) => (PathBuf::from(command), "configured".to_string()),
+            None if local.is_file() => (local, format!("installed under {}", installed.display())),
+            None => (PathBuf::from(name), "PATH".to_string()),
+        };
+        let output = Command::new(&program)
+            .arg("--version")
+            .output()
+            .map_err(|e| AnalyzerError::Missing {
+                analyzer: name,
+                detail: format!(
+                    "{} could not be started ({e}); run scripts/setup-analyzers.sh",
+                    program.display()
+                ),
+            })?;
+        let version = String::from_utf8_lossy(&output.stdout).trim().to_string();
+        if !output.status.success() || version.is_empty() {
+            return Err(AnalyzerError::Missing {
+                analyzer: name,
+                detail: format!("{} --version answered nothing", program.display()),
+            });
+        }
+        Ok(Toolchain {
+            analyzer,
+            program,
+            version,
+            source,
+        })
+    }
+}
+
+/// One TypeScript/JavaScript analysis unit: a package's files, checked as one program whose
+/// project file lives in scratch space.
+pub struct TypescriptUnit<'a> {
+    /// Where relative paths start: the repository's checkout.
+    pub repository_root: &'a Path,
+    /// The unit's files, repository-relative.
+    pub files: &'a [String],
+    /// The package's own `tsconfig.json`, extended when there is one.
+    pub base_tsconfig: Option<PathBuf>,
+    /// Package names the checker cannot find on disk (registered repositories) mapped to
+    /// the directories that provide them.
+    pub paths: &'a [(String, PathBuf)],
+}
+
+/// The Python analysis unit: every registered repository with Python sources, checked by
+/// pyright as one project. The project is a directory of links in scratch space, one per
+/// repository, so that an import reaches another registered repository the way an
+/// installed distribution would; documents come back as `<link>/<path>`.
+pub struct PythonUnit<'a> {
+    /// Link name (the repository's name) → its checkout.
+    pub repositories: &'a [(String, PathBuf)],
+    /// The directories imports start from, relative to the project: `<link>` or
+    /// `<link>/<dir>`.
+    pub import_roots: &'a [String],
+}
+
+impl Toolchain {
+    /// Runs scip-typescript on the unit; nothing is written inside the repository.
+    pub fn index_typescript(
+        &self,
+        unit: &TypescriptUnit,
+        scratch: &Path,
+    ) -> Result<ScipIndex, AnalyzerError> {
+        std::fs::create_dir_all(scratch)?;
+        let project = tempfile::Builder::new()
+            .prefix("ts-unit-")
+            .tempdir_in(scratch)?;
+        let root = unit.repository_root;
+        let files: Vec<String> = unit
+            .files
+            .iter()
+            .map(|f| root.join(f).display().to_string())
+            .collect();
+        let mut options = serde_json::Map::new();
+        let mut set = |key: &str, value: serde_json::Value| {
+            options.insert(key.to_string(), value);
+        };
+        set("noEmit", true.into());
+        set("allowJs", true.into());
+        set("skipLibCheck", true.into());
+        if unit.base_tsconfig.is_none() {
+            set("target", "es2022".into());
+            set("module", "esnext".into());
+            set("moduleResolution", "bundler".into());
+            set("jsx", "preserve".into());
+        }
+        if !unit.paths.is_empty() {
+            let mut paths = serde_json::Map::new();
+            for (name, directory) in unit.paths {
+                let directory = directory.display().to_string();
+                paths.insert(name.clone(), serde_json::json!([directory]));
+                paths.insert(
+                    format!("{name}/*"),
+                    serde_json::json!([format!("{directory}/*")]),
+                );
+            }
+            set("paths", paths.into());
+        }
+        let mut config = serde_json::json!({
+            "compilerOptions": options,
+            "files": files,
+        });
+        if let Some(base) = &unit.base_tsconfig {
+            config["extends"] = base.display().to_string().into();
+        }
+        std::fs::write(
+            project.path().join("tsconfig.json"),
+            serde_json::to_vec_pretty(&config).expect("a JSON value serializes"),
+        )?;
+        let output_file = project.path().join("index.scip");
+        let mut command = Command::new(&self.program);
+        command
+            .arg("index")
+            .arg("--cwd")
+            .arg(root)
+            .arg("--output")
+            .arg(&output_file)
+            .arg("--no-progress-bar")
+            .arg(project.path());
+        self.run(command, &root.display().to_string(), &output_file)
+    }
+
+    /// Runs scip-python on the workspace's Python; nothing is written inside a repository.
+    pub fn index_python(
+        &self,
+        unit: &PythonUnit,
+        scratch: &Path,
+    ) -> Result<ScipIndex, AnalyzerError> {
+        std::fs::create_dir_all(scratch)?;
+        let work = tempfile::Builder::new()
+            .prefix("py-unit-")
+            .tempdir_in(scratch)?;
+        let project = work.path().join("project");
+        std::fs::create_dir(&project)?;
+        for (link, root) in unit.repositories {
+            std::os::unix::fs::symlink(root, project.join(link))?;
+        }
+        let config = serde_json::json!({
+            "extraPaths": unit.import_roots,
+            "include": unit.repositories.iter().map(|(link, _)| link).collect::<Vec<_>>(),
+        });
+        std::fs::write(
+            project.join("pyrightconfig.json"),
+            serde_json::to_vec_pretty(&config).expect("a JSON value serializes"),
+        )?;
+        // pyright asks the environment for installed distributions: an empty list keeps the
+        // run hermetic. A fixed project name and version keep symbols stable across runs.
+        let environment = work.path().join("environment.json");
+        std::fs::write(&environment, b"[]")?;
+        let output_file = work.path().join("index.scip");
+        let mut command = Command::new(&self.program);
+        command
+            .arg("index")
+            .arg("--cwd")
+            .arg(&project)
+            .arg("--output")
+            .arg(&output_file)
+            .arg("--quiet")
+            .arg("--project-name")
+            .arg("kivgraph")
+            .arg("--project-version")
+            .arg("0")
+            .arg("--environment")
+            .arg(&environment);
+        self.run(command, "the workspace's Python", &output_file)
+    }
+
+    fn run(
+        &self,
+        mut command: Command,
+        unit: &str,
+        output_file: &Path,
+    ) -> Result<ScipIndex, AnalyzerError> {
+        let failed = |detail: String| AnalyzerError::Failed {
+            analyzer: self.analyzer.as_str(),
+            unit: unit.to_string(),
+            detail,
+        };
+        tracing::debug!(analyzer = self.analyzer.as_str(), unit, "running analyzer");
+        let output = command
+            .output()
+            .map_err(|e| failed(format!("could not start {}: {e}", self.program.display())))?;
+        if !output.status.success() {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            let said = if stderr.trim().is_empty() {
+                stdout
+            } else {
+                stderr
+            };
+            let tail: Vec<&str> = said.lines().rev().take(5).collect();
+            return Err(failed(format!(
+                "exit {}: {}",
+                output.status,
+                tail.into_iter().rev().collect::<Vec<_>>().join(" / ")
+            )));
+        }
+        let bytes = std::fs::read(output_file)
+            .map_err(|e| failed(format!("wrote no index at {}: {e}", output_file.display())))?;
+        decode(&bytes)
+    }
+}

@@ -1,0 +1,753 @@
+//! Exact analyzers as analysis units of the engine, and how their answers layer over the
+//! syntax layer's.
+//!
+//! Units: a TypeScript/JavaScript package is one unit, checked by the TypeScript compiler
+//! (through `scip-typescript`) as one program; the workspace's Python is one unit, checked
+//! by pyright (through `scip-python`) as one project, because an import may reach any
+//! registered repository. Each unit is a tracked, persisted query, so the fact cache covers
+//! analyzer output exactly as it covers syntax facts: its identity includes the analyzer's
+//! exact version (an input), its inputs are the fingerprints of the files the analyzer read,
+//! and an unchanged unit is served from the cache without starting Node.
+//!
+//! The analyzer decides the target; the syntax layer decides the class of use (call, type
+//! use, import…) at that position. Where the analyzer bound a site to a declaration of the
+//! graph, its exact edges replace the syntax layer's edges and holes at that site;
+//! everywhere else the syntax facts stand with their own confidence.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use kivgraph_analyzers::{PythonUnit, ScipIndex, Toolchain, TypescriptUnit};
+use kivgraph_facts::{
+    Confidence, Edge, EdgeKind, Evidence, FactSet, Fingerprint, Language, LineSpan, Provenance,
+    StableKey, SymbolFact, SymbolKind,
+};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+use crate::database::Db;
+use crate::queries::{
+    PackageInput, RepositoryInput, Workspace, evidence_key, module_index, npm_providers,
+    package_facts, package_symbols, site_files,
+};
+
+/// Which exact analyzers a pass may run. An absent analyzer leaves the syntax layer's
+/// facts standing; a present one's version is part of every unit's identity.
+#[salsa::input(persist, singleton)]
+pub struct AnalyzerSettings {
+    #[returns(ref)]
+    pub typescript: Option<Toolchain>,
+    #[returns(ref)]
+    pub python: Option<Toolchain>,
+    /// Where analyzers write their project files and indexes: the state directory, never a
+    /// repository.
+    #[returns(ref)]
+    pub scratch: PathBuf,
+}
+
+/// What one unit's analyzer said: in the graph's terms for the declarations of the files it
+/// analysed, in the analyzer's symbols for the names those files use.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct UnitAnalysis {
+    /// `tool version`, as the analyzer reported itself.
+    pub analyzer: String,
+    /// Why the analyzer gave no answer for this unit, when it did not.
+    pub failure: Option<String>,
+    pub definitions: Vec<Definition>,
+    /// Every non-local reference in the unit's files, in document and position order.
+    pub references: Vec<UnitReference>,
+    /// `(implementing, implemented)` analyzer symbols, for members the unit defines.
+    pub implementations: Vec<(String, String)>,
+    /// Per file and spelling, the occurrences the analyzer bound to something that is no
+    /// declaration of the graph (a local, a parameter, a module, an unkeyed member): spelled,
+    /// but owed no edge.
+    pub outside: Vec<Outside>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Outside {
+    pub repository: String,
+    pub path: String,
+    pub name: String,
+    pub count: u32,
+}
+
+/// An analyzer symbol and the declaration of the graph it names.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Definition {
+    pub symbol: String,
+    pub key: StableKey,
+    pub repository: String,
+    pub path: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct UnitReference {
+    pub repository: String,
+    pub path: String,
+    pub span: LineSpan,
+    /// The name as the source spells it at that position.
+    pub text: String,
+    pub symbol: String,
+}
+
+/// The reference relations an exact analyzer decides for `language` where it analysed
+/// every unit: each site is an exact edge, a use of something outside the graph, or still
+/// the syntax layer's edge or declared hole.
+pub fn analyzed_relations(language: Language) -> &'static [EdgeKind] {
+    match language {
+        Language::TypeScript | Language::JavaScript | Language::Python => &[
+            EdgeKind::ImportsSymbol,
+            EdgeKind::Exports,
+            EdgeKind::Reexports,
+            EdgeKind::CallsDirect,
+            EdgeKind::PassesAsCallback,
+            EdgeKind::AssignsFunction,
+            EdgeKind::ReturnsFunction,
+            EdgeKind::References,
+            EdgeKind::TypeUses,
+            EdgeKind::Extends,
+            EdgeKind::Implements,
+            EdgeKind::Overrides,
+        ],
+        Language::Go | Language::Rust => &[],
+    }
+}
+
+fn is_module_language(language: Language) -> bool {
+    matches!(language, Language::TypeScript | Language::JavaScript)
+}
+
+/// A TypeScript/JavaScript package checked as one program. `None` when the package is not
+/// one, or when no TypeScript analyzer is installed.
+#[salsa::tracked(returns(ref), persist)]
+pub fn typescript_unit(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysis> {
+    let settings = AnalyzerSettings::try_get(db)?;
+    let toolchain = settings.typescript(db).as_ref()?;
+    let files: Vec<_> = package
+        .files(db)
+        .iter()
+        .filter(|f| is_module_language(f.language(db)))
+        .collect();
+    let first = files.first()?;
+    let repository_name = first.repository(db).clone();
+    let workspace = Workspace::get(db);
+    let repository = workspace
+        .repositories(db)
+        .iter()
+        .find(|r| *r.name(db) == repository_name)?;
+    let root = PathBuf::from(repository.root(db));
+    let paths: Vec<String> = files.iter().map(|f| f.path(db).clone()).collect();
+    let unit = TypescriptUnit {
+        repository_root: &root,
+        files: &paths,
+        base_tsconfig: nearest_tsconfig(&root, &first.unit(db).package_path),
+        paths: &registered_packages(db, workspace),
+    };
+    let analyzer = toolchain.identity();
+    let index = match toolchain.index_typescript(&unit, settings.scratch(db)) {
+        Ok(index) => index,
+        Err(error) => return Some(failed(analyzer, error)),
+    };
+    // The unit depends on every registered file the checker read, not only its own: a
+    // provider's edit changes what the consumer's names denote.
+    let modules = module_index(db, workspace);
+    for document in &index.documents {
+        let at = (repository_name.clone(), document.relative_path.clone());
+        if let Some(provider) = modules.get(&at) {
+            for file in provider.files(db) {
+                if *file.path(db) == document.relative_path {
+                    file.fingerprint(db);
+                }
+            }
+        }
+    }
+    let declared = package_symbols(db, package);
+    let own: BTreeMap<(String, String), Fingerprint> = files
+        .iter()
+        .map(|f| {
+            (
+                (repository_name.clone(), f.path(db).clone()),
+                f.fingerprint(db),
+            )
+        })
+        .collect();
+    let locate = |path: &str| Some((repository_name.clone(), path.to_string()));
+    Some(unit_analysis(
+        db,
+        analyzer,
+        &index,
+        &own,
+        &locate,
+        &declared.symbols,
+    ))
+}
+
+/// The workspace's Python checked as one project. `None` when no registered repository has
+/// Python, or when no Python analyzer is installed.
+#[salsa::tracked(returns(ref), persist)]
+pub fn python_unit(db: &dyn Db, workspace: Workspace) -> Option<UnitAnalysis> {
+    let settings = AnalyzerSettings::try_get(db)?;
+    let toolchain = settings.python(db).as_ref()?;
+    let mut repositories: Vec<(String, PathBuf)> = Vec::new();
+    let mut import_roots: BTreeSet<String> = BTreeSet::new();
+    let mut own: BTreeMap<(String, String), Fingerprint> = BTreeMap::new();
+    let mut declared: Vec<Arc<FactSet>> = Vec::new();
+    for repository in workspace.repositories(db) {
+        let name = repository.name(db);
+        let mut has_python = false;
+        for package in repository.packages(db) {
+            let mut package_has_python = false;
+            for file in package.files(db) {
+                if file.language(db) != Language::Python {
+                    continue;
+                }
+                package_has_python = true;
+                // pyright reads every file of the project: each is an input of the unit.
+                own.insert((name.clone(), file.path(db).clone()), file.fingerprint(db));
+                if let Some(root) = import_root(file.path(db), &file.unit(db).module) {
+                    import_roots.insert(if root.is_empty() {
+                        name.clone()
+                    } else {
+                        format!("{name}/{root}")
+                    });
+                }
+            }
+            if package_has_python {
+                has_python = true;
+                declared.push(package_symbols(db, *package));
+            }
+        }
+        if has_python {
+            repositories.push((name.clone(), PathBuf::from(repository.root(db))));
+        }
+    }
+    if repositories.is_empty() {
+        return None;
+    }
+    let import_roots: Vec<String> = import_roots.into_iter().collect();
+    let unit = PythonUnit {
+        repositories: &repositories,
+        import_roots: &import_roots,
+    };
+    let analyzer = toolchain.identity();
+    let index = match toolchain.index_python(&unit, settings.scratch(db)) {
+        Ok(index) => index,
+        Err(error) => return Some(failed(analyzer, error)),
+    };
+    let symbols: Vec<SymbolFact> = declared
+        .iter()
+        .flat_map(|facts| facts.symbols.iter().cloned())
+        .collect();
+    // Documents come back as `<repository>/<path>`.
+    let locate = |path: &str| {
+        let (link, rest) = path.split_once('/')?;
+        Some((link.to_string(), rest.to_string()))
+    };
+    Some(unit_analysis(db, analyzer, &index, &own, &locate, &symbols))
+}
+
+/// The directory a Python file's imports start from: its path without the module path.
+fn import_root(path: &str, module: &str) -> Option<String> {
+    let dotted = module.replace('.', "/");
+    let tail = if path.ends_with("/__init__.py") || path == "__init__.py" {
+        format!("{dotted}/__init__.py")
+    } else {
+        format!("{dotted}.py")
+    };
+    let root = path.strip_suffix(&tail)?;
+    Some(root.trim_end_matches('/').to_string())
+}
+
+fn failed(analyzer: String, error: kivgraph_analyzers::AnalyzerError) -> UnitAnalysis {
+    tracing::warn!(%error, "analyzer failed; the syntax layer's facts stand for its unit");
+    UnitAnalysis {
+        analyzer,
+        failure: Some(error.to_string()),
+        ..UnitAnalysis::default()
+    }
+}
+
+/// Joins an index's occurrences with the declarations of the files the unit owns:
+/// a definition names the innermost declaration spelled as it is at its position; a
+/// reference keeps its position and spelling for the layering to class.
+fn unit_analysis(
+    db: &dyn Db,
+    analyzer: String,
+    index: &ScipIndex,
+    own: &BTreeMap<(String, String), Fingerprint>,
+    locate: &dyn Fn(&str) -> Option<(String, String)>,
+    symbols: &[SymbolFact],
+) -> UnitAnalysis {
+    let mut by_file: BTreeMap<(&str, &str), Vec<&SymbolFact>> = BTreeMap::new();
+    for symbol in symbols {
+        by_file
+            .entry((&symbol.repository, &symbol.file_path))
+            .or_default()
+            .push(symbol);
+    }
+    let mut analysis = UnitAnalysis {
+        analyzer,
+        ..UnitAnalysis::default()
+    };
+    for document in &index.documents {
+        let Some((repository, path)) = locate(&document.relative_path) else {
+            continue;
+        };
+        let Some(fingerprint) = own.get(&(repository.clone(), path.clone())) else {
+            continue;
+        };
+        let Some(text) = db.source_text(*fingerprint) else {
+            continue;
+        };
+        let declared = by_file
+            .get(&(repository.as_str(), path.as_str()))
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let mut defined: BTreeSet<&str> = BTreeSet::new();
+        let mut outside: BTreeMap<String, u32> = BTreeMap::new();
+        // A local the document never binds is a name an unresolved import brought (the
+        // checker gives it no declaration): a use nobody bound, still owed an explanation.
+        let bound_locals: BTreeSet<&str> = document
+            .occurrences
+            .iter()
+            .filter(|o| o.definition && o.is_local())
+            .map(|o| o.symbol.as_str())
+            .collect();
+        for occurrence in &document.occurrences {
+            let Some((start, end)) = occurrence.to_bytes(&text) else {
+                continue;
+            };
+            if occurrence.is_local() {
+                if bound_locals.contains(occurrence.symbol.as_str()) {
+                    *outside.entry(text[start..end].to_string()).or_default() += 1;
+                }
+                continue;
+            }
+            if names_a_module(&occurrence.symbol) {
+                *outside.entry(text[start..end].to_string()).or_default() += 1;
+                continue;
+            }
+            // pyright spans a renaming import whole (`Square as Square`): the name used is
+            // the one before `as`.
+            let spelled = &text[start..end];
+            let (spelled, end) = match spelled.split_once(" as ") {
+                Some((name, _)) => (name.trim_end(), start + name.trim_end().len()),
+                None => (spelled, end),
+            };
+            if occurrence.definition {
+                match innermost(declared, start, |s| s.name == spelled) {
+                    Some(symbol) => {
+                        defined.insert(&occurrence.symbol);
+                        analysis.definitions.push(Definition {
+                            symbol: occurrence.symbol.clone(),
+                            key: symbol.key,
+                            repository: repository.clone(),
+                            path: path.clone(),
+                        });
+                    }
+                    None => *outside.entry(spelled.to_string()).or_default() += 1,
+                }
+                continue;
+            }
+            analysis.references.push(UnitReference {
+                repository: repository.clone(),
+                path: path.clone(),
+                span: LineSpan {
+                    start_line: occurrence.start_line + 1,
+                    end_line: occurrence.end_line + 1,
+                    start_byte: start as u32,
+                    end_byte: end as u32,
+                },
+                text: spelled.to_string(),
+                symbol: occurrence.symbol.clone(),
+            });
+        }
+        analysis
+            .outside
+            .extend(outside.into_iter().map(|(name, count)| Outside {
+                repository: repository.clone(),
+                path: path.clone(),
+                name,
+                count,
+            }));
+        analysis.implementations.extend(
+            document
+                .implementations
+                .iter()
+                .filter(|(implementing, _)| defined.contains(implementing.as_str()))
+                .cloned(),
+        );
+    }
+    analysis
+}
+
+/// A symbol that names a file or a module rather than a declaration:
+/// `` src/`cache.ts`/ `` (TypeScript), `` `pkg.mod`/__init__: `` (Python).
+fn names_a_module(symbol: &str) -> bool {
+    (symbol.ends_with('/') && symbol.contains("`/")) || symbol.ends_with("__init__:")
+}
+
+/// The innermost declaration of `symbols` holding byte `at` that `accepts`.
+fn innermost<'a>(
+    symbols: &[&'a SymbolFact],
+    at: usize,
+    accepts: impl Fn(&SymbolFact) -> bool,
+) -> Option<&'a SymbolFact> {
+    let at = at as u32;
+    symbols
+        .iter()
+        .filter(|s| s.span.start_byte <= at && at < s.span.end_byte.max(s.span.start_byte + 1))
+        .filter(|s| accepts(s))
+        .min_by_key(|s| s.span.end_byte - s.span.start_byte)
+        .copied()
+}
+
+/// The package's own `tsconfig.json`, at its directory or above it inside the repository.
+fn nearest_tsconfig(root: &Path, package_directory: &str) -> Option<PathBuf> {
+    let mut directory = package_directory;
+    loop {
+        let candidate = root.join(directory).join("tsconfig.json");
+        if candidate.is_file() {
+            return Some(candidate);
+        }
+        if directory.is_empty() {
+            return None;
+        }
+        directory = directory.rsplit_once('/').map_or("", |(parent, _)| parent);
+    }
+}
+
+/// Every `package.json` name exactly one registered directory carries, with that directory:
+/// the checker finds a registered provider by its name as an installed dependency would. A
+/// name two directories claim is left out: which one an import means is not decided here.
+fn registered_packages(db: &dyn Db, workspace: Workspace) -> Vec<(String, PathBuf)> {
+    let providers = npm_providers(db, workspace);
+    let roots: BTreeMap<&str, &str> = workspace
+        .repositories(db)
+        .iter()
+        .map(|r| (r.name(db).as_str(), r.root(db).as_str()))
+        .collect();
+    providers
+        .iter()
+        .filter_map(|(name, claimants)| match claimants.as_slice() {
+            [(repository, directory)] => {
+                let root = roots.get(repository.as_str())?;
+                Some((name.clone(), Path::new(root).join(directory)))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The units whose answers cover a package's files.
+fn units_of(db: &dyn Db, package: PackageInput) -> Vec<&UnitAnalysis> {
+    let mut units: Vec<&UnitAnalysis> = Vec::new();
+    if let Some(unit) = typescript_unit(db, package) {
+        units.push(unit);
+    }
+    let has_python = package
+        .files(db)
+        .iter()
+        .any(|f| f.language(db) == Language::Python);
+    if has_python && let Some(unit) = python_unit(db, Workspace::get(db)) {
+        units.push(unit);
+    }
+    units.retain(|unit| unit.failure.is_none());
+    units
+}
+
+/// The analyzer symbols of the workspace's units that name declarations of the graph.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct AnalyzerDefinitions {
+    /// Symbol → the declarations it names (several for merged declarations and overloads).
+    pub keys: BTreeMap<String, Vec<StableKey>>,
+    /// Symbols two files define (one module path in two repositories): which one the
+    /// analyzer resolved a use to is not known, so such a use decides nothing.
+    pub ambiguous: BTreeSet<String>,
+}
+
+/// Every analyzer symbol the workspace's units define, with the declarations it names.
+#[salsa::tracked(returns(clone))]
+pub fn analyzer_definitions(db: &dyn Db, workspace: Workspace) -> Arc<AnalyzerDefinitions> {
+    // Per symbol: the files defining it, and the declarations it names.
+    type Places<'a> = BTreeMap<&'a str, (BTreeSet<(&'a str, &'a str)>, Vec<StableKey>)>;
+    let mut places: Places = BTreeMap::new();
+    let packages = workspace
+        .repositories(db)
+        .iter()
+        .flat_map(|r: &RepositoryInput| r.packages(db).iter().copied());
+    let mut units: Vec<&UnitAnalysis> = packages
+        .filter_map(|package| typescript_unit(db, package).as_ref())
+        .collect();
+    units.extend(python_unit(db, workspace));
+    for unit in units {
+        for definition in &unit.definitions {
+            let (files, keys) = places.entry(&definition.symbol).or_default();
+            files.insert((&definition.repository, &definition.path));
+            if !keys.contains(&definition.key) {
+                keys.push(definition.key);
+            }
+        }
+    }
+    let mut definitions = AnalyzerDefinitions::default();
+    for (symbol, (files, keys)) in places {
+        if files.len() == 1 {
+            definitions.keys.insert(symbol.to_string(), keys);
+        } else {
+            definitions.ambiguous.insert(symbol.to_string());
+        }
+    }
+    Arc::new(definitions)
+}
+
+/// The provenance of an analyzer's edges.
+fn provenance_of(language: Language) -> Provenance {
+    match language {
+        Language::Python => Provenance::PythonIndexerUse,
+        _ => Provenance::TypescriptChecker,
+    }
+}
+
+/// A package's facts with its analyzers' answers layered over the syntax layer's.
+#[salsa::tracked(returns(clone))]
+pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
+    let syntax = package_facts(db, package);
+    let units = units_of(db, package);
+    if units.is_empty() {
+        return syntax;
+    }
+    let definitions = analyzer_definitions(db, Workspace::get(db));
+    let declared = package_symbols(db, package);
+    let files = site_files(db, package, &declared);
+    let mut layer = Layer::default();
+    for unit in &units {
+        for reference in &unit.references {
+            if definitions.ambiguous.contains(&reference.symbol) {
+                continue;
+            }
+            // A symbol that names no declaration of the graph (the standard library, an
+            // installed dependency, a parameter) still decides the site: the analyzer proved
+            // it is not a declaration the syntax layer could have bound.
+            let targets = definitions
+                .keys
+                .get(&reference.symbol)
+                .map(Vec::as_slice)
+                .unwrap_or_default();
+            if targets.is_empty() {
+                layer.owed_nothing(&reference.repository, &reference.path, &reference.text, 1);
+            }
+            let Some(file) = files.iter().find(|f| {
+                f.file.path == reference.path && f.file.repository == reference.repository
+            }) else {
+                continue;
+            };
+            let symbols =
+                &declared.symbols[file.first_symbol..file.first_symbol + file.symbol_count];
+            let at = reference.span.start_byte;
+            // The smallest syntax site around the position that spells the name is the
+            // class of use; a name no site records (a value read, a property) is a plain
+            // reference.
+            let site = file
+                .sites
+                .iter()
+                .filter(|s| s.span.start_byte <= at && reference.span.end_byte <= s.span.end_byte)
+                .filter(|s| s.name == reference.text || s.alias.as_deref() == Some(&reference.text))
+                .min_by_key(|s| s.span.end_byte - s.span.start_byte);
+            let (kind, span, holder) = match site {
+                Some(site) => (
+                    site.kind,
+                    site.span,
+                    site.enclosing.map(|i| symbols[i as usize].key),
+                ),
+                None => {
+                    let holders: Vec<&SymbolFact> = symbols.iter().collect();
+                    let holder = innermost(&holders, at as usize, |_| true).map(|s| s.key);
+                    (EdgeKind::References, reference.span, holder)
+                }
+            };
+            let source = holder.unwrap_or(file.file.key);
+            let at = (&file.file.repository, &file.file.path, span);
+            layer.add(kind, at, source, targets, provenance_of(file.file.language));
+        }
+        for outside in &unit.outside {
+            layer.owed_nothing(
+                &outside.repository,
+                &outside.path,
+                &outside.name,
+                outside.count,
+            );
+        }
+        // A member the analyzer says implements another: `IMPLEMENTS` to an interface's
+        // member, `OVERRIDES` to a class's, observed at the implementing declaration.
+        for (implementing, implemented) in &unit.implementations {
+            let (Some(sources), Some(targets)) = (
+                definitions.keys.get(implementing),
+                definitions.keys.get(implemented),
+            ) else {
+                continue;
+            };
+            for source in sources {
+                let Some(member) = declared.symbols.iter().find(|s| s.key == *source) else {
+                    continue;
+                };
+                if member.parent.is_none() {
+                    continue;
+                }
+                for target in targets {
+                    let kind = match holder_kind(db, *target) {
+                        Some(SymbolKind::Interface) => EdgeKind::Implements,
+                        Some(SymbolKind::Class) => EdgeKind::Overrides,
+                        _ => continue,
+                    };
+                    let at = (&member.repository, &member.file_path, member.span.start());
+                    layer.add(
+                        kind,
+                        at,
+                        *source,
+                        &[*target],
+                        provenance_of(member.language),
+                    );
+                }
+            }
+        }
+    }
+    if layer.decided.is_empty() && layer.owed_nothing.is_empty() {
+        return syntax;
+    }
+    Arc::new(layer.over(&syntax))
+}
+
+/// The kind of the declaration holding a member, looked up across the workspace's
+/// analysed declarations.
+fn holder_kind(db: &dyn Db, member: StableKey) -> Option<SymbolKind> {
+    let holders = member_holders(db, Workspace::get(db));
+    holders.get(&member).copied()
+}
+
+/// Each member's holder kind (a class or an interface), for every package an analyzer
+/// covers: what decides `IMPLEMENTS` from `OVERRIDES`.
+#[salsa::tracked(returns(clone))]
+fn member_holders(db: &dyn Db, workspace: Workspace) -> Arc<BTreeMap<StableKey, SymbolKind>> {
+    let mut holders = BTreeMap::new();
+    for repository in workspace.repositories(db) {
+        for package in repository.packages(db) {
+            let declared = package_symbols(db, *package);
+            let kinds: BTreeMap<StableKey, SymbolKind> =
+                declared.symbols.iter().map(|s| (s.key, s.kind)).collect();
+            for symbol in &declared.symbols {
+                if let Some(kind) = symbol.parent.and_then(|p| kinds.get(&p)) {
+                    holders.insert(symbol.key, *kind);
+                }
+            }
+        }
+    }
+    Arc::new(holders)
+}
+
+/// Exact edges found for one package, and the sites they decide.
+#[derive(Default)]
+struct Layer {
+    edges: BTreeSet<Edge>,
+    evidence: BTreeMap<StableKey, Evidence>,
+    /// `(repository, path, span)` of every decided site.
+    decided: BTreeSet<(String, String, LineSpan)>,
+    /// Per `(repository, path)` and name, spellings the analyzer bound outside the graph.
+    owed_nothing: BTreeMap<(String, String), BTreeMap<String, u32>>,
+}
+
+impl Layer {
+    fn add(
+        &mut self,
+        kind: EdgeKind,
+        (repository, path, span): (&String, &String, LineSpan),
+        source: StableKey,
+        targets: &[StableKey],
+        provenance: Provenance,
+    ) {
+        self.decided
+            .insert((repository.clone(), path.clone(), span));
+        if targets.is_empty() {
+            return;
+        }
+        let observed = evidence_key(repository, path, span);
+        for target in targets {
+            self.edges.insert(Edge {
+                kind,
+                source,
+                target: *target,
+                confidence: Confidence::ExactTypechecked,
+                provenance,
+                evidence: Some(observed),
+            });
+        }
+        self.evidence.entry(observed).or_insert_with(|| Evidence {
+            key: observed,
+            repository: repository.clone(),
+            file_path: path.clone(),
+            span,
+        });
+    }
+
+    fn owed_nothing(&mut self, repository: &str, path: &str, name: &str, count: u32) {
+        let file = (repository.to_string(), path.to_string());
+        *self
+            .owed_nothing
+            .entry(file)
+            .or_default()
+            .entry(name.to_string())
+            .or_default() += count;
+    }
+
+    /// The syntax layer's facts with every decided site's edges and holes replaced by the
+    /// analyzer's, and each file's census reduced to the spellings the graph owes an
+    /// explanation: what the analyzer bound outside the graph is accounted for. Package dependencies stay: they are observed at the import, whatever
+    /// binds the names it brings.
+    fn over(self, syntax: &FactSet) -> FactSet {
+        let mut facts = syntax.clone();
+        let decided_evidence: BTreeSet<StableKey> = facts
+            .evidence
+            .iter()
+            .filter(|e| {
+                self.decided
+                    .contains(&(e.repository.clone(), e.file_path.clone(), e.span))
+            })
+            .map(|e| e.key)
+            .collect();
+        facts.edges.retain(|edge| {
+            edge.kind == EdgeKind::PackageDependsOn
+                || edge.provenance != Provenance::TreeSitterSyntax
+                || !edge.evidence.is_some_and(|e| decided_evidence.contains(&e))
+        });
+        facts
+            .unresolved
+            .retain(|row| match (&row.file_path, row.span) {
+                (Some(path), Some(span)) => {
+                    !self
+                        .decided
+                        .contains(&(row.repository.clone(), path.clone(), span))
+                }
+                _ => true,
+            });
+        for file in &mut facts.files {
+            let at = (file.repository.clone(), file.path.clone());
+            let Some(owed_nothing) = self.owed_nothing.get(&at) else {
+                continue;
+            };
+            for mention in &mut file.mentions {
+                if let Some(count) = owed_nothing.get(&mention.name) {
+                    mention.count = mention.count.saturating_sub(*count);
+                }
+            }
+            file.mentions.retain(|m| m.count > 0);
+        }
+        facts.edges.extend(self.edges);
+        let known: BTreeSet<StableKey> = facts.evidence.iter().map(|e| e.key).collect();
+        facts.evidence.extend(
+            self.evidence
+                .into_values()
+                .filter(|e| !known.contains(&e.key)),
+        );
+        facts
+    }
+}

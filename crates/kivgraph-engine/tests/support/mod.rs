@@ -1,0 +1,95 @@
+//! Helpers shared by the engine's fixture tests: a pass over fixture repositories, and
+//! the graph's relations as sorted, readable rows.
+#![allow(dead_code)]
+
+use std::path::Path;
+
+use kivgraph_config::{FactCacheMode, LanguageToken, RepositoryEntry};
+use kivgraph_engine::{AnalyzerOptions, CacheIdentity, PassOptions, run_pass};
+use kivgraph_facts::{Edge, EdgeKind, Evidence, FactSet};
+
+/// One pass, fact cache off, over `fixtures` (directories under `root`, each a repository
+/// of its own name).
+pub fn index_at(
+    root: &Path,
+    fixtures: &[&str],
+    language: LanguageToken,
+    analyzers: AnalyzerOptions,
+) -> FactSet {
+    let entries: Vec<RepositoryEntry> = fixtures
+        .iter()
+        .map(|fixture| RepositoryEntry {
+            name: fixture.to_string(),
+            path: root.join(fixture),
+            languages: vec![language],
+            manifests: vec![],
+            roots: vec![],
+            exclusions: vec![],
+        })
+        .collect();
+    let cache = tempfile::tempdir().unwrap();
+    let options = PassOptions {
+        fact_cache: FactCacheMode::Off,
+        cache_directory: cache.path().join("cache"),
+        identity: CacheIdentity("test".into()),
+        analyzers,
+    };
+    run_pass(&entries, &options, &|_| {}).unwrap().facts
+}
+
+pub fn relations(facts: &FactSet, kind: EdgeKind) -> Vec<String> {
+    // A call outside every declaration is held by its file's module scope.
+    let symbol = |key| match facts.symbols.iter().find(|s| s.key == key) {
+        Some(s) => format!("{}#{}", s.file_path, s.qualified_name),
+        None => {
+            let file = facts.files.iter().find(|f| f.key == key).unwrap();
+            format!("{}#<module>", file.path)
+        }
+    };
+    let mut rows: Vec<String> = facts
+        .edges
+        .iter()
+        .filter(|e| e.kind == kind)
+        .map(|e| {
+            let evidence = evidence_of(facts, e);
+            format!(
+                "{} -> {} {} {}:{}",
+                symbol(e.source),
+                symbol(e.target),
+                e.confidence,
+                evidence.file_path,
+                evidence.span.start_line
+            )
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
+pub fn evidence_of<'f>(facts: &'f FactSet, edge: &Edge) -> &'f Evidence {
+    facts
+        .evidence
+        .iter()
+        .find(|v| Some(v.key) == edge.evidence)
+        .unwrap()
+}
+
+/// `REASON symbol package path:line` per unresolved row, sorted.
+pub fn unresolved_rows(facts: &FactSet) -> Vec<String> {
+    let mut rows: Vec<String> = facts
+        .unresolved
+        .iter()
+        .map(|u| {
+            format!(
+                "{} {} {} {}:{}",
+                u.reason,
+                u.requested_symbol.as_deref().unwrap_or("-"),
+                u.requested_package.as_deref().unwrap_or("-"),
+                u.file_path.as_deref().unwrap_or("-"),
+                u.span.map_or(0, |s| s.start_line)
+            )
+        })
+        .collect();
+    rows.sort();
+    rows
+}

@@ -1,0 +1,1 @@
+from .shapes import Square as Square

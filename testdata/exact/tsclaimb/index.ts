@@ -1,0 +1,3 @@
+export function claimed(): string {
+  return "b";
+}

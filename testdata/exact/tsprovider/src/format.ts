@@ -1,0 +1,3 @@
+export function format(value: number): string {
+  return value.toFixed(2);
+}
