@@ -69,7 +69,8 @@ impl Workspace {
             .args(args)
             .arg("--config")
             .arg(self.config())
-            .env("HOME", self.dir.path().join("home"));
+            .env("HOME", self.dir.path().join("home"))
+            .env("KIVGRAPH_ANALYZERS_DIR", common::analyzers_dir());
         command
     }
 
@@ -387,6 +388,67 @@ fn corruption_is_refused_and_a_killed_pass_leaves_the_previous_generation() {
     let graph = workspace.run(&["doctor", "graph"]);
     assert!(graph.status.success(), "{}", stdout(&graph));
     assert!(stdout(&graph).contains("duplicate_stable_key: PASS (0)"));
+}
+
+#[test]
+fn doctor_reports_each_analyzer_and_an_absent_one_only_warns() {
+    let workspace = Workspace::new();
+    let report = stdout(&workspace.run(&["doctor"]));
+    for line in [
+        "toolchain.typescript: PASS (scip-typescript 0.4.0 at ",
+        "toolchain.python: PASS (scip-python 0.6.6 at ",
+    ] {
+        assert!(report.contains(line), "{report}");
+    }
+    let absent = workspace
+        .command(&["doctor"])
+        .env(
+            "KIVGRAPH_ANALYZERS_DIR",
+            workspace.dir.path().join("no-analyzers"),
+        )
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .unwrap();
+    let report = stdout(&absent);
+    assert!(
+        report.contains("toolchain.typescript: WARN (scip-typescript is not available")
+            && report.contains(
+                "run scripts/setup-analyzers.sh; TypeScript and JavaScript keep syntax-layer facts"
+            ),
+        "{report}"
+    );
+    assert!(
+        report.contains("toolchain.python: WARN (scip-python is not available"),
+        "{report}"
+    );
+    // An absence is reported, never a failure: the pass indexes without it.
+    assert!(absent.status.success(), "{report}");
+    let index = workspace
+        .command(&["index", "--full", "--json"])
+        .env(
+            "KIVGRAPH_ANALYZERS_DIR",
+            workspace.dir.path().join("no-analyzers"),
+        )
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .unwrap();
+    assert!(index.status.success(), "{}", stderr(&index));
+    let result: serde_json::Value =
+        serde_json::from_str(stdout(&index).lines().last().unwrap()).unwrap();
+    let ts = result["result"]["repositories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "ts")
+        .unwrap();
+    assert_eq!(ts["analyzers"][0]["language"], "typescript");
+    assert_eq!(ts["analyzers"][0]["analyzer"], serde_json::Value::Null);
+    assert!(
+        ts["analyzers"][0]["absent"]
+            .as_str()
+            .unwrap()
+            .starts_with("scip-typescript is not available")
+    );
 }
 
 #[test]

@@ -13,6 +13,18 @@ pub fn fixtures() -> PathBuf {
         .unwrap()
 }
 
+/// Where the test command installs the exact analyzers (`scripts/test.sh`): what every
+/// spawned `kivgraph` is told, whatever `HOME` a test gives it.
+#[allow(dead_code)]
+pub fn analyzers_dir() -> PathBuf {
+    std::env::var_os("KIVGRAPH_ANALYZERS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").expect("HOME is set"))
+                .join(".cache/kivgraph/analyzers")
+        })
+}
+
 /// Copies a fixture repository so a test can edit it.
 pub fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();

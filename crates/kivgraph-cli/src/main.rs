@@ -4,6 +4,7 @@
 //! Must not know about: anything a library crate can own. Errors become `anyhow` here, at the
 //! edge, and nowhere else.
 
+mod analyzers;
 mod commands;
 mod context;
 mod logging;

@@ -64,6 +64,35 @@ pub(crate) fn row(state: &kivgraph_store::RepositoryState) -> Value {
     row.insert("name".into(), json!(state.name));
     row.insert("path".into(), json!(state.path));
     row.insert("languages".into(), json!(state.languages));
+    // Which analyzer produced the repository's edges, per language it has one for.
+    if !state.analyzers.is_empty() {
+        let analyzers: Vec<Value> = state
+            .analyzers
+            .iter()
+            .map(|a| {
+                let mut entry = Map::new();
+                entry.insert("language".into(), json!(a.language));
+                match &a.analyzer {
+                    Some(analyzer) => {
+                        entry.insert("analyzer".into(), json!(analyzer));
+                        entry.insert("units".into(), json!(a.units));
+                    }
+                    None => {
+                        entry.insert("analyzer".into(), Value::Null);
+                        entry.insert("edges".into(), json!("syntax layer"));
+                    }
+                }
+                if !a.failures.is_empty() {
+                    entry.insert("failed_units".into(), json!(a.failures));
+                }
+                if let Some(absent) = &a.absent {
+                    entry.insert("absent".into(), json!(absent));
+                }
+                Value::Object(entry)
+            })
+            .collect();
+        row.insert("analyzers".into(), Value::Array(analyzers));
+    }
     if let Some(commit) = &state.indexed_commit {
         row.insert("indexed_commit".into(), json!(commit));
     }

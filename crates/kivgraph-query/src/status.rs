@@ -61,6 +61,20 @@ pub fn graph_status(
                 *unresolved_by_reason.entry(row.reason()).or_default() += 1;
             }
             let freshness: Vec<Value> = manifest.repositories.iter().map(row).collect();
+            let analyzers: std::collections::BTreeSet<&str> = manifest
+                .repositories
+                .iter()
+                .flat_map(|r| &r.analyzers)
+                .filter_map(|a| a.analyzer.as_deref())
+                .collect();
+            let resolver = if analyzers.is_empty() {
+                "tree-sitter syntax layer".to_string()
+            } else {
+                format!(
+                    "tree-sitter syntax layer; exact: {}",
+                    analyzers.into_iter().collect::<Vec<_>>().join(", ")
+                )
+            };
             let moved = freshness.iter().filter(|r| r["moved"] == true).count();
             let mut status = json!({
                 "status": "ready",
@@ -69,7 +83,7 @@ pub fn graph_status(
                 "snapshot_age_ms": published.age_ms(),
                 "snapshot_row_format_version": kivgraph_snapshot::FORMAT_VERSION,
                 "schema_version": manifest.format,
-                "resolver_version": format!("kivgraph {} (tree-sitter syntax layer)", manifest.kivgraph_version),
+                "resolver_version": format!("kivgraph {} ({resolver})", manifest.kivgraph_version),
                 "repositories": snapshot.repository_count(),
                 "packages": snapshot.package_count(),
                 "files": snapshot.file_count(),

@@ -140,11 +140,42 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
         }
         Err(err) => report.fail("repositories", err),
     }
+    check_toolchains(&mut report, &config);
     check_graph(
         &mut report,
         &GenerationStore::new(config.generation_store()),
     );
     Ok(report.finish())
+}
+
+/// The exact analyzers: which program answered, its version and where it came from. An
+/// absent one is a warning — its languages keep the syntax layer's facts — never a failure.
+fn check_toolchains(report: &mut Report, config: &LoadedConfig) {
+    let located = crate::analyzers::locate(config);
+    for (check, found, languages) in [
+        (
+            "toolchain.typescript",
+            &located.typescript,
+            "TypeScript and JavaScript keep",
+        ),
+        ("toolchain.python", &located.python, "Python keeps"),
+    ] {
+        match found {
+            Ok(toolchain) => report.pass(
+                check,
+                format!(
+                    "{} at {} ({})",
+                    toolchain.identity(),
+                    toolchain.program.display(),
+                    toolchain.source
+                ),
+            ),
+            Err(error) => report.warn(
+                check,
+                format!("{error}; {languages} syntax-layer facts (STRUCTURAL_CERTAIN where the language proves them, CANDIDATE otherwise)"),
+            ),
+        }
+    }
 }
 
 fn check_graph(report: &mut Report, store: &GenerationStore) {

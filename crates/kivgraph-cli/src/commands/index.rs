@@ -7,9 +7,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::bail;
-use kivgraph_analyzers::{Analyzer, Toolchain};
-use kivgraph_config::{LoadedConfig, analyzers_dir};
-use kivgraph_engine::{AnalyzerOptions, CacheIdentity, CacheLoad, PassOptions, Progress, run_pass};
+use kivgraph_engine::{CacheIdentity, CacheLoad, PassOptions, Progress, run_pass};
 use kivgraph_facts::Language;
 use kivgraph_store::{AnalyzerState, RepositoryState, read_git_position};
 use serde_json::json;
@@ -68,38 +66,6 @@ pub fn run(args: IndexArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// The exact analyzers this machine has. A missing one is an absence the pass reports per
-/// repository, never a failure.
-fn analyzers(loaded: &LoadedConfig) -> AnalyzerOptions {
-    let section = &loaded.config.typescript;
-    // The default worker name means "the analyzer the setup script installed".
-    let configured =
-        (section.worker_command != "kivgraph-ts-worker").then_some(section.worker_command.as_str());
-    let mut absent = Vec::new();
-    let mut locate =
-        |analyzer: Analyzer, language: Language, configured: Option<&str>| match Toolchain::locate(
-            analyzer,
-            configured,
-            &analyzers_dir(),
-        ) {
-            Ok(toolchain) => Some(toolchain),
-            Err(error) => {
-                tracing::info!(%error, "analyzer absent; its language keeps syntax-layer facts");
-                absent.push((language, error.to_string()));
-                None
-            }
-        };
-    let typescript = locate(Analyzer::Typescript, Language::TypeScript, configured);
-    let python = locate(Analyzer::Python, Language::Python, None);
-    AnalyzerOptions {
-        typescript,
-        python,
-        scratch: loaded.paths.state_dir.join("analyzer-scratch"),
-        maximum_workers: usize::try_from(section.maximum_workers).unwrap_or(1),
-        absent,
-    }
-}
-
 fn index(args: &IndexArgs) -> anyhow::Result<serde_json::Value> {
     let started = Instant::now();
     let loaded = args.config.load()?;
@@ -113,7 +79,7 @@ fn index(args: &IndexArgs) -> anyhow::Result<serde_json::Value> {
         fact_cache: loaded.config.config.indexing.fact_cache,
         cache_directory: loaded.config.fact_cache_path.clone(),
         identity: CacheIdentity::of_this_build(),
-        analyzers: analyzers(&loaded.config),
+        analyzers: crate::analyzers::locate(&loaded.config).into_options(&loaded.config),
     };
     let terminal = !args.json && std::io::stderr().is_terminal();
     let last_line = Mutex::new(String::new());
