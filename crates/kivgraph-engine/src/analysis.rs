@@ -30,6 +30,7 @@ use crate::queries::{
     PackageInput, RepositoryInput, Workspace, evidence_key, module_index, npm_providers,
     package_facts, package_symbols, site_files,
 };
+use crate::resolve::typescript::{NpmProvider, npm_provider};
 
 /// Which exact analyzers a pass may run. An absent analyzer leaves the syntax layer's
 /// facts standing; a present one's version is part of every unit's identity.
@@ -124,9 +125,13 @@ fn is_module_language(language: Language) -> bool {
 pub fn typescript_unit(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysis> {
     let settings = AnalyzerSettings::try_get(db)?;
     let toolchain = settings.typescript(db).as_ref()?;
-    let files: Vec<_> = package
-        .files(db)
+    let siblings = module_siblings(db, package);
+    if siblings.first() != Some(&package) {
+        return None;
+    }
+    let files: Vec<_> = siblings
         .iter()
+        .flat_map(|sibling| sibling.files(db))
         .filter(|f| is_module_language(f.language(db)))
         .collect();
     let first = files.first()?;
@@ -150,7 +155,12 @@ pub fn typescript_unit(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysi
         Err(error) => return Some(failed(analyzer, error)),
     };
     // The unit depends on every registered file the checker read, not only its own: a
-    // provider's edit changes what the consumer's names denote.
+    // provider's edit changes what the consumer's names denote. The checker reports the
+    // files under the repository it read; registered packages it reached by name are the
+    // ones the unit's imports name.
+    for sibling in &siblings {
+        read_imported_packages(db, workspace, *sibling);
+    }
     let modules = module_index(db, workspace);
     for document in &index.documents {
         let at = (repository_name.clone(), document.relative_path.clone());
@@ -162,7 +172,10 @@ pub fn typescript_unit(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysi
             }
         }
     }
-    let declared = package_symbols(db, package);
+    let symbols: Vec<SymbolFact> = siblings
+        .iter()
+        .flat_map(|sibling| package_symbols(db, *sibling).symbols.clone())
+        .collect();
     let own: BTreeMap<(String, String), Fingerprint> = files
         .iter()
         .map(|f| {
@@ -173,14 +186,77 @@ pub fn typescript_unit(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysi
         })
         .collect();
     let locate = |path: &str| Some((repository_name.clone(), path.to_string()));
-    Some(unit_analysis(
-        db,
-        analyzer,
-        &index,
-        &own,
-        &locate,
-        &declared.symbols,
-    ))
+    Some(unit_analysis(db, analyzer, &index, &own, &locate, &symbols))
+}
+
+/// The packages of one `package.json` directory that one program checks: its TypeScript
+/// and its JavaScript package, TypeScript first. The first owns the unit.
+fn module_siblings(db: &dyn Db, package: PackageInput) -> Vec<PackageInput> {
+    let place = |p: PackageInput| {
+        let file = p
+            .files(db)
+            .iter()
+            .find(|f| is_module_language(f.language(db)))?;
+        Some((
+            file.repository(db).clone(),
+            file.unit(db).package_path.clone(),
+            file.language(db),
+        ))
+    };
+    let Some((repository, directory, _)) = place(package) else {
+        return Vec::new();
+    };
+    let Some(input) = Workspace::get(db)
+        .repositories(db)
+        .iter()
+        .find(|r| *r.name(db) == repository)
+    else {
+        return vec![package];
+    };
+    let mut siblings: Vec<(bool, PackageInput)> = input
+        .packages(db)
+        .iter()
+        .filter_map(|p| {
+            let (r, d, language) = place(*p)?;
+            (r == repository && d == directory).then_some((language != Language::TypeScript, *p))
+        })
+        .collect();
+    siblings.sort_by_key(|(javascript, _)| *javascript);
+    siblings.into_iter().map(|(_, p)| p).collect()
+}
+
+/// Reads the fingerprints of every file of the registered packages a package's imports name,
+/// so that the package's unit re-runs when one of them changes.
+fn read_imported_packages(db: &dyn Db, workspace: Workspace, package: PackageInput) {
+    let providers = npm_providers(db, workspace);
+    let mut imported: BTreeSet<(String, String)> = BTreeSet::new();
+    let declared = package_symbols(db, package);
+    for file in site_files(db, package, &declared) {
+        for site in file.sites {
+            let Some(specifier) = site.specifier.as_deref() else {
+                continue;
+            };
+            if let NpmProvider::Found {
+                repository, root, ..
+            } = npm_provider(specifier, &providers)
+            {
+                imported.insert((repository, root));
+            }
+        }
+    }
+    for repository in workspace.repositories(db) {
+        for provider in repository.packages(db) {
+            for file in provider.files(db) {
+                let at = (
+                    file.repository(db).clone(),
+                    file.unit(db).package_path.clone(),
+                );
+                if imported.contains(&at) {
+                    file.fingerprint(db);
+                }
+            }
+        }
+    }
 }
 
 /// The workspace's Python checked as one project. `None` when no registered repository has
@@ -443,7 +519,9 @@ fn registered_packages(db: &dyn Db, workspace: Workspace) -> Vec<(String, PathBu
 /// The units whose answers cover a package's files.
 fn units_of(db: &dyn Db, package: PackageInput) -> Vec<&UnitAnalysis> {
     let mut units: Vec<&UnitAnalysis> = Vec::new();
-    if let Some(unit) = typescript_unit(db, package) {
+    if let Some(owner) = module_siblings(db, package).first()
+        && let Some(unit) = typescript_unit(db, *owner)
+    {
         units.push(unit);
     }
     let has_python = package

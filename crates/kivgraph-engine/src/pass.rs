@@ -14,7 +14,7 @@ use salsa::Setter;
 
 use kivgraph_analyzers::Toolchain;
 
-use crate::analysis::{AnalyzerSettings, python_unit, typescript_unit};
+use crate::analysis::{AnalyzerSettings, UnitAnalysis, python_unit, typescript_unit};
 use crate::cache::{self, CacheIdentity, CacheLoad};
 use crate::database::{EngineDatabase, ExecutionLog};
 use crate::queries::{
@@ -380,6 +380,40 @@ impl Engine {
         out
     }
 
+    /// Every analyzer unit's answer, by repository and unit name: a TypeScript unit per
+    /// package, the workspace's Python unit once.
+    pub fn all_unit_analyses(&self) -> Vec<(String, String, UnitAnalysis)> {
+        let Some(workspace) = Workspace::try_get(&self.db) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for repository in workspace.repositories(&self.db) {
+            for package in repository.packages(&self.db) {
+                if let Some(unit) = typescript_unit(&self.db, *package) {
+                    let directory = package
+                        .files(&self.db)
+                        .first()
+                        .map(|f| f.unit(&self.db).package_path.clone())
+                        .filter(|d| !d.is_empty())
+                        .unwrap_or_else(|| ".".into());
+                    out.push((
+                        repository.name(&self.db).clone(),
+                        format!("TypeScript unit {directory}"),
+                        unit.clone(),
+                    ));
+                }
+            }
+        }
+        if let Some(unit) = python_unit(&self.db, workspace) {
+            out.push((
+                "*".into(),
+                "the workspace's Python unit".into(),
+                unit.clone(),
+            ));
+        }
+        out
+    }
+
     /// Which analyzers the next [`Engine::facts`] runs. Setting the same ones again changes
     /// nothing, so their units stay memoized.
     pub fn set_analyzers(&mut self, options: &AnalyzerOptions) {
@@ -709,6 +743,31 @@ pub fn run_pass(
                 path,
                 detail,
             });
+        }
+        let fresh_units: HashMap<(String, String), UnitAnalysis> = fresh
+            .all_unit_analyses()
+            .into_iter()
+            .map(|(repository, unit, analysis)| ((repository, unit), analysis))
+            .collect();
+        for (repository, unit, cached) in engine.all_unit_analyses() {
+            let analysed = fresh_units.get(&(repository.clone(), unit.clone()));
+            if analysed != Some(&cached) {
+                let detail = match analysed {
+                    None => "the unit is absent from the fresh analysis".to_string(),
+                    Some(analysed) => format!(
+                        "{} cached definitions and {} uses, {} and {} analysed",
+                        cached.definitions.len(),
+                        cached.references.len(),
+                        analysed.definitions.len(),
+                        analysed.references.len()
+                    ),
+                };
+                return Err(EngineError::VerifyMismatch {
+                    repository,
+                    path: unit,
+                    detail,
+                });
+            }
         }
         if fresh_facts != facts {
             return Err(EngineError::VerifyMismatch {

@@ -8,10 +8,12 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use kivgraph_analyzers::{Analyzer, Toolchain};
-use kivgraph_config::{LanguageToken, analyzers_dir};
-use kivgraph_engine::AnalyzerOptions;
+use kivgraph_config::{FactCacheMode, LanguageToken, RepositoryEntry, analyzers_dir};
+use kivgraph_engine::{
+    AnalyzerOptions, CacheIdentity, Engine, EngineError, PassOptions, load_repository, run_pass,
+};
 use kivgraph_facts::{Confidence, EdgeKind, FactSet, Provenance};
-use support::{index_at, relations, unresolved_rows};
+use support::{copy_tree, index_at, relations, unresolved_rows};
 
 fn analyzers(scratch: &std::path::Path) -> AnalyzerOptions {
     let typescript = Toolchain::locate(Analyzer::Typescript, None, &analyzers_dir())
@@ -140,4 +142,106 @@ fn python_references_are_resolved_by_pyright_across_repositories() {
         unresolved_rows(&facts),
         vec!["PACKAGE_PROVIDER_NOT_FOUND - missingpkg app/report.py:4"]
     );
+}
+
+/// The TypeScript fixtures, copied so a test may edit them, as registry entries.
+fn editable_typescript_fixtures() -> (tempfile::TempDir, Vec<RepositoryEntry>) {
+    let from = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/exact");
+    let dir = tempfile::tempdir().unwrap();
+    let entries = ["tsprovider", "tsconsumer", "tsclaima", "tsclaimb"]
+        .iter()
+        .map(|name| {
+            copy_tree(&from.join(name), &dir.path().join(name));
+            RepositoryEntry {
+                name: name.to_string(),
+                path: dir.path().join(name),
+                languages: vec![LanguageToken::Typescript],
+                manifests: vec![],
+                roots: vec![],
+                exclusions: vec![],
+            }
+        })
+        .collect();
+    (dir, entries)
+}
+
+/// An edit re-runs the unit that owns the file and the units whose checker read it, and no
+/// other: the consumer's edit re-checks the consumer alone; the provider's edit re-checks
+/// the provider and the consumer that imports it, never the packages nobody imports from.
+#[test]
+fn an_edit_reruns_the_units_that_read_the_file_and_no_other() {
+    let (dir, entries) = editable_typescript_fixtures();
+    let load = || -> Vec<_> {
+        entries
+            .iter()
+            .map(|e| load_repository(kivgraph_discovery::discover_repository(e).unwrap()))
+            .collect()
+    };
+    let scratch = tempfile::tempdir().unwrap();
+    let mut engine = Engine::new();
+    engine.set_analyzers(&analyzers(scratch.path()));
+    engine.update(&load());
+    engine.facts(&|_| {});
+    assert_eq!(engine.execution_log().count("typescript_unit"), 4);
+    engine.execution_log().take();
+
+    let report = dir.path().join("tsconsumer/src/report.ts");
+    let text = std::fs::read_to_string(&report).unwrap();
+    std::fs::write(&report, text.replace("let sum = 0;", "let sum = 0.0;")).unwrap();
+    engine.update(&load());
+    engine.facts(&|_| {});
+    let log = engine.execution_log().take();
+    let units: Vec<&String> = log
+        .iter()
+        .filter(|e| e.starts_with("typescript_unit("))
+        .collect();
+    assert_eq!(units.len(), 1, "{units:?}");
+
+    let shapes = dir.path().join("tsprovider/src/shapes.ts");
+    let text = std::fs::read_to_string(&shapes).unwrap();
+    std::fs::write(&shapes, format!("{text}\nexport const unit = 1;\n")).unwrap();
+    engine.update(&load());
+    let after = engine.facts(&|_| {}).to_fact_set();
+    assert_eq!(engine.execution_log().count("typescript_unit"), 2);
+    // And the result is what a cold engine computes.
+    let mut cold = Engine::new();
+    cold.set_analyzers(&analyzers(scratch.path()));
+    cold.update(&load());
+    assert_eq!(cold.facts(&|_| {}).to_fact_set(), after);
+}
+
+/// `fact_cache: verify` re-runs every analyzer and names the unit whose cached answer
+/// disagrees with a fresh one.
+#[test]
+fn verify_names_the_analyzer_unit_whose_cached_answer_lies() {
+    let (dir, entries) = editable_typescript_fixtures();
+    let scratch = tempfile::tempdir().unwrap();
+    let options = |mode| PassOptions {
+        fact_cache: mode,
+        cache_directory: dir.path().join("cache"),
+        identity: CacheIdentity("test-build".into()),
+        analyzers: analyzers(scratch.path()),
+    };
+    run_pass(&entries, &options(FactCacheMode::On), &|_| {}).unwrap();
+    run_pass(&entries, &options(FactCacheMode::Verify), &|_| {}).unwrap();
+    // Only the consumer unit's memo spells the consumer's symbols.
+    let cache = dir.path().join("cache/engine.cache");
+    let mut bytes = std::fs::read(&cache).unwrap();
+    let needle = b"npm exact-consumer 1.0.0 src/`report.ts`/total().";
+    let position = bytes
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .expect("the consumer's symbol in its unit's memo");
+    bytes[position + needle.len() - 4] = b'X';
+    std::fs::write(&cache, bytes).unwrap();
+    let err = run_pass(&entries, &options(FactCacheMode::Verify), &|_| {}).unwrap_err();
+    match err {
+        EngineError::VerifyMismatch {
+            repository, path, ..
+        } => assert_eq!(
+            (repository.as_str(), path.as_str()),
+            ("tsconsumer", "TypeScript unit .")
+        ),
+        other => panic!("unexpected {other}"),
+    }
 }

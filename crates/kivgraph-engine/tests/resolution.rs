@@ -3,12 +3,12 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use kivgraph_config::{LanguageToken, RepositoryEntry};
 use kivgraph_engine::{AnalyzerOptions, Engine, load_repository};
 use kivgraph_facts::{EdgeKind, FactSet, StableKey};
-use support::{evidence_of, index_at, relations, unresolved_rows};
+use support::{copy_tree, evidence_of, index_at, relations, unresolved_rows};
 
 fn index(fixtures: &[&str], language: LanguageToken) -> FactSet {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/resolution");
@@ -157,19 +157,6 @@ fn package_dependencies(facts: &FactSet) -> Vec<String> {
         .collect();
     rows.sort();
     rows
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 /// A body edit re-resolves its own package only; an exported declaration added re-resolves
