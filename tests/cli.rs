@@ -452,6 +452,78 @@ fn doctor_reports_each_analyzer_and_an_absent_one_only_warns() {
 }
 
 #[test]
+fn doctor_repositories_audits_without_indexing_and_fails_only_when_blocked() {
+    let workspace = Workspace::new();
+    let audit = workspace.run(&["doctor", "repositories", "--json"]);
+    assert!(audit.status.success(), "{}", stdout(&audit));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&audit)).unwrap();
+    assert_eq!(
+        (report["blocking"].as_u64(), report["partial"].as_u64()),
+        (Some(0), Some(1))
+    );
+    // The Go fixture's symlink out of the repository is a hole its owner should know of.
+    let go = &report["repositories"][0];
+    assert_eq!(go["findings"][0]["code"], "ENTRIES_SKIPPED");
+    assert!(!workspace.state().exists(), "an audit indexes nothing");
+
+    // Files no manifest claims, and a repository registered for a language it does not hold.
+    let loose = workspace.dir.path().join("loose");
+    std::fs::create_dir_all(loose.join("cmd")).unwrap();
+    std::fs::write(loose.join("cmd/main.go"), "package main\n").unwrap();
+    std::fs::write(loose.join("lib.rs"), "pub fn f() {}\n").unwrap();
+    std::fs::write(loose.join("index.ts"), "export const x = 1;\n").unwrap();
+    let config = workspace.dir.path().join("loose.yaml");
+    let init = Command::new(binary())
+        .args(["init", "--config"])
+        .arg(&config)
+        .arg(format!("--repository=loose={}", loose.display()))
+        .arg("--languages=go,typescript,rust")
+        .output()
+        .unwrap();
+    assert!(init.status.success(), "{}", stderr(&init));
+    let audit = |repository: &str| {
+        let out = Command::new(binary())
+            .args([
+                "doctor",
+                "repositories",
+                "--json",
+                "--repository",
+                repository,
+                "--config",
+            ])
+            .arg(&config)
+            .env("KIVGRAPH_ANALYZERS_DIR", common::analyzers_dir())
+            .output()
+            .unwrap();
+        let report: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        (out.status.code(), report)
+    };
+    let (code, report) = audit("loose");
+    assert_eq!(code, Some(0), "partial findings do not fail: {report}");
+    let codes: Vec<&str> = report["repositories"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        codes,
+        vec![
+            "GO_PACKAGE_WITHOUT_MODULE",
+            "RUST_FILES_WITHOUT_CRATE",
+            "MODULE_FILES_WITHOUT_PACKAGE_JSON"
+        ]
+    );
+    let go_mod = &report["repositories"][0]["findings"][0]["remedy"];
+    assert_eq!(go_mod["kind"], "file");
+    assert_eq!(go_mod["path"], "cmd/go.mod");
+    assert!(
+        !loose.join("cmd/go.mod").exists(),
+        "a remedy is a proposal, never written"
+    );
+}
+
+#[test]
 fn fact_cache_modes_from_the_configuration() {
     let workspace = Workspace::new();
     workspace.set_fact_cache("verify");

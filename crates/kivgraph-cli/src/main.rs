@@ -31,6 +31,7 @@ Reading code
 Diagnostics
   doctor                                                Check configuration, state, repositories and the published graph
   doctor graph [--generation ID]                        Validate the graph invariants of a published generation
+  doctor repositories [--repository NAME] [--json]      Audit whether each repository can be indexed, and what to change
   graph status [--root PATH]                            Report the active, next and backup generations
   version [--json]                                      Print the release, with --json for full provenance
 

@@ -29,6 +29,17 @@ enum DoctorCommand {
         #[arg(long, value_name = "ID")]
         generation: Option<String>,
     },
+    /// Audit whether each registered repository can be indexed, and say what to change.
+    Repositories {
+        #[command(flatten)]
+        config: ConfigArg,
+        /// Audit one repository only.
+        #[arg(long, value_name = "NAME")]
+        repository: Option<String>,
+        /// Print the whole report as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Default)]
@@ -59,8 +70,17 @@ impl Report {
 }
 
 pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
-    if let Some(DoctorCommand::Graph { config, generation }) = args.command {
-        return run_graph(config, generation);
+    match args.command {
+        Some(DoctorCommand::Graph { config, generation }) => return run_graph(config, generation),
+        Some(DoctorCommand::Repositories {
+            config,
+            repository,
+            json,
+        }) => {
+            let loaded = LoadedConfig::load(&config.path())?;
+            return super::audit::run(&loaded, repository.as_deref(), json);
+        }
+        None => {}
     }
     let mut report = Report::default();
     let config_path = args.config.path();

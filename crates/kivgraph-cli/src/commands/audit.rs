@@ -1,0 +1,285 @@
+//! `kivgraph doctor repositories`: whether each registered repository is structured so that
+//! a pass can read it, without indexing anything, and what to change where it is not.
+//!
+//! Every check asks what a pass asks: the same discovery (exclusions, `.gitignore`, the
+//! directories no pass enters, symlinks), the same package assignment from the manifests,
+//! the same analyzer lookup. A finding is `blocking` when the repository contributes
+//! nothing at all and `partial` when part of it is indexed less than it could be. Remedies
+//! are proposals — a file to write with its content, a command to run — never applied:
+//! nothing is written inside a repository.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::process::ExitCode;
+
+use kivgraph_config::{LanguageToken, LoadedConfig, Registry, RepositoryEntry};
+use kivgraph_discovery::{DiscoveredRepository, discover_repository};
+use kivgraph_facts::Language;
+use serde_json::{Value, json};
+
+use crate::analyzers::Located;
+
+/// How much of a repository a finding hides.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Severity {
+    /// The repository contributes nothing.
+    Blocking,
+    /// Indexed, but part of it is invisible or less exact than it could be.
+    Partial,
+}
+
+struct Finding {
+    code: &'static str,
+    severity: Severity,
+    message: String,
+    /// Where the finding applies, repository-relative, when it is one place.
+    path: Option<String>,
+    remedy: Value,
+}
+
+/// Files outside every manifest, by the directory a manifest would have to be written in.
+fn orphans(
+    discovered: &DiscoveredRepository,
+    language: Language,
+    outside: &str,
+) -> BTreeMap<String, usize> {
+    let mut directories = BTreeMap::new();
+    for file in discovered
+        .files
+        .iter()
+        .filter(|f| f.language == language && f.unit.package.starts_with(outside))
+    {
+        *directories
+            .entry(file.unit.package_path.clone())
+            .or_default() += 1;
+    }
+    directories
+}
+
+fn audit(entry: &RepositoryEntry, located: &Located) -> (Vec<Finding>, Value) {
+    let mut findings = Vec::new();
+    let discovered = match discover_repository(entry) {
+        Ok(discovered) => discovered,
+        Err(error) => {
+            findings.push(Finding {
+                code: "REPOSITORY_NOT_READABLE",
+                severity: Severity::Blocking,
+                message: error.to_string(),
+                path: None,
+                remedy: json!({"kind": "command", "command": format!(
+                    "kivgraph init --repository {}=/absolute/path/to/its/checkout", entry.name
+                )}),
+            });
+            return (findings, json!({}));
+        }
+    };
+    let mut by_language: BTreeMap<&str, usize> = BTreeMap::new();
+    for file in &discovered.files {
+        *by_language.entry(file.language.as_str()).or_default() += 1;
+    }
+    if discovered.files.is_empty() {
+        let languages: Vec<&str> = entry.languages.iter().map(|l| l.as_str()).collect();
+        // What the checkout does hold, walked the same way with every language enabled.
+        let every = RepositoryEntry {
+            languages: vec![
+                LanguageToken::Go,
+                LanguageToken::Typescript,
+                LanguageToken::Rust,
+                LanguageToken::Python,
+            ],
+            ..entry.clone()
+        };
+        let held: BTreeSet<&str> = discover_repository(&every)
+            .map(|d| d.files.iter().map(|f| language_token(f.language)).collect())
+            .unwrap_or_default();
+        findings.push(Finding {
+            code: "NO_INDEXABLE_FILES",
+            severity: Severity::Blocking,
+            message: format!(
+                "no file of the registered languages ({}) outside the exclusions, .gitignore and skipped directories",
+                languages.join(", ")
+            ),
+            path: None,
+            remedy: if held.is_empty() {
+                json!({"kind": "config", "file": "repositories.yaml", "key": format!("repositories[{}].exclusions", entry.name), "detail": "the checkout holds no source file of any supported language outside its exclusions"})
+            } else {
+                json!({"kind": "config", "file": "repositories.yaml", "key": format!("repositories[{}].languages", entry.name), "value": held})
+            },
+        });
+    }
+    for (directory, count) in orphans(&discovered, Language::Go, "_ ") {
+        findings.push(Finding {
+            code: "GO_PACKAGE_WITHOUT_MODULE",
+            severity: Severity::Partial,
+            message: format!("{count} Go files under no go.mod: no import path reaches them, so no other package can bind a use of theirs"),
+            path: Some(if directory.is_empty() { ".".into() } else { directory.clone() }),
+            remedy: json!({"kind": "file", "path": join(&directory, "go.mod"), "content": format!("module example.com/{}\n\ngo 1.21\n", entry.name)}),
+        });
+    }
+    for (directory, count) in orphans(&discovered, Language::Rust, "_/") {
+        findings.push(Finding {
+            code: "RUST_FILES_WITHOUT_CRATE",
+            severity: Severity::Partial,
+            message: format!("{count} Rust files under no Cargo.toml: they form no crate, so paths into them from elsewhere do not resolve"),
+            path: Some(if directory.is_empty() { ".".into() } else { directory.clone() }),
+            remedy: json!({"kind": "file", "path": join(&directory, "Cargo.toml"), "content": format!("[package]\nname = \"{}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n", entry.name.replace(['.', '-'], "_"))}),
+        });
+    }
+    let modules: usize = discovered
+        .files
+        .iter()
+        .filter(|f| {
+            matches!(f.language, Language::TypeScript | Language::JavaScript)
+                && f.unit.package == "."
+        })
+        .count();
+    if modules > 0 {
+        findings.push(Finding {
+            code: "MODULE_FILES_WITHOUT_PACKAGE_JSON",
+            severity: Severity::Partial,
+            message: format!("{modules} TypeScript/JavaScript files under no package.json: no other repository can import them by name"),
+            path: None,
+            remedy: json!({"kind": "file", "path": "package.json", "content": format!("{{\n  \"name\": \"{}\",\n  \"private\": true\n}}\n", entry.name)}),
+        });
+    }
+    for (languages, found, name) in [
+        (
+            &[Language::TypeScript, Language::JavaScript][..],
+            &located.typescript,
+            "TypeScript/JavaScript",
+        ),
+        (&[Language::Python][..], &located.python, "Python"),
+    ] {
+        let files = discovered
+            .files
+            .iter()
+            .filter(|f| languages.contains(&f.language))
+            .count();
+        if files > 0
+            && let Err(error) = found
+        {
+            findings.push(Finding {
+                code: "ANALYZER_ABSENT",
+                severity: Severity::Partial,
+                message: format!("{files} {name} files get syntax-layer edges only ({error})"),
+                path: None,
+                remedy: json!({"kind": "command", "command": "scripts/setup-analyzers.sh"}),
+            });
+        }
+    }
+    if !discovered.skipped.is_empty() {
+        let samples: Vec<Value> = discovered
+            .skipped
+            .iter()
+            .take(5)
+            .map(|(path, why)| json!({"path": path, "reason": why}))
+            .collect();
+        findings.push(Finding {
+            code: "ENTRIES_SKIPPED",
+            severity: Severity::Partial,
+            message: format!("{} entries are not analysed (symlinks, unreadable or oversized files); samples: {}", discovered.skipped.len(), Value::Array(samples)),
+            path: None,
+            remedy: json!({"kind": "config", "file": "repositories.yaml", "key": format!("repositories[{}].exclusions", entry.name), "detail": "exclude them to acknowledge the hole, or make them regular readable files inside the checkout"}),
+        });
+    }
+    (findings, json!(by_language))
+}
+
+/// The registry token that enables a language (JavaScript comes with `typescript`).
+fn language_token(language: Language) -> &'static str {
+    match language {
+        Language::Go => "go",
+        Language::TypeScript | Language::JavaScript => "typescript",
+        Language::Rust => "rust",
+        Language::Python => "python",
+    }
+}
+
+fn join(directory: &str, file: &str) -> String {
+    if directory.is_empty() {
+        file.to_string()
+    } else {
+        format!("{directory}/{file}")
+    }
+}
+
+pub fn run(
+    config: &LoadedConfig,
+    repository: Option<&str>,
+    as_json: bool,
+) -> anyhow::Result<ExitCode> {
+    let registry = Registry::load(&config.repositories_file)?;
+    let entries: Vec<&RepositoryEntry> = match repository {
+        Some(name) => vec![registry.get(name).ok_or_else(|| {
+            anyhow::anyhow!("REPOSITORY_NOT_FOUND: no registered repository is named {name:?}")
+        })?],
+        None => registry.repositories.iter().collect(),
+    };
+    let located = crate::analyzers::locate(config);
+    let mut blocking = 0;
+    let mut partial = 0;
+    let mut reports = Vec::new();
+    for entry in entries {
+        let (findings, files) = audit(entry, &located);
+        blocking += findings
+            .iter()
+            .filter(|f| f.severity == Severity::Blocking)
+            .count();
+        partial += findings
+            .iter()
+            .filter(|f| f.severity == Severity::Partial)
+            .count();
+        if !as_json {
+            let verdict = if findings.iter().any(|f| f.severity == Severity::Blocking) {
+                "BLOCKING"
+            } else if findings.is_empty() {
+                "OK"
+            } else {
+                "PARTIAL"
+            };
+            println!(
+                "repository.{}: {verdict} ({}; files {files})",
+                entry.name,
+                entry.path.display()
+            );
+            for finding in &findings {
+                let severity = match finding.severity {
+                    Severity::Blocking => "blocking",
+                    Severity::Partial => "partial",
+                };
+                let place = finding
+                    .path
+                    .as_deref()
+                    .map(|p| format!(" [{p}]"))
+                    .unwrap_or_default();
+                println!("  {severity} {}{place}: {}", finding.code, finding.message);
+                println!("    remedy: {}", finding.remedy);
+            }
+        }
+        reports.push(json!({
+            "name": entry.name,
+            "path": entry.path,
+            "files_by_language": files,
+            "findings": findings.iter().map(|f| json!({
+                "code": f.code,
+                "severity": if f.severity == Severity::Blocking { "blocking" } else { "partial" },
+                "message": f.message,
+                "path": f.path,
+                "remedy": f.remedy,
+            })).collect::<Vec<_>>(),
+        }));
+    }
+    if as_json {
+        println!(
+            "{}",
+            json!({"repositories": reports, "blocking": blocking, "partial": partial})
+        );
+    } else {
+        println!("doctor repositories: {blocking} blocking, {partial} partial");
+    }
+    // Only a blocking finding fails: a partial one is a hole its owner may have chosen.
+    Ok(if blocking > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
