@@ -7,8 +7,14 @@
 //! packages, four PyPI projects, and the Rust crates together), so consumers across projects
 //! are cross-repository.
 //!
+//! Two graphs are scored side by side in one run: the one the installed exact analyzers
+//! produce (`exact`) and the syntax layer alone (`syntax`). `--languages` keeps the questions
+//! of some languages; `--work DIR` keeps both configurations (fact cache on) so a second run
+//! reuses every memo and analyzer unit.
+//!
 //! ```text
 //! $CARGO_TARGET_DIR/release/kivgraph-bench accuracy --kivgraph $CARGO_TARGET_DIR/release/kivgraph
+//! $CARGO_TARGET_DIR/release/kivgraph-bench accuracy --kivgraph … --languages typescript,javascript,python
 //! $CARGO_TARGET_DIR/release/kivgraph-bench accuracy --kivgraph … --explore ID|all   # grep hits to label
 //! ```
 
@@ -22,7 +28,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::client::McpClient;
-use crate::{flag, run_index, write_config};
+use crate::{Analyzers, flag, run_index, write_config};
 
 /// One upstream project per repository: (name, directory under the corpus).
 const PROJECTS: &[(&str, &str)] = &[
@@ -193,11 +199,49 @@ pub fn accuracy_benchmark(args: &[String]) -> anyhow::Result<()> {
             exclusions: vec![],
         });
     }
-    let work = std::env::temp_dir().join(format!("kivgraph-accuracy-{}", std::process::id()));
-    std::fs::create_dir_all(&work)?;
-    let config = write_config(&work, &entries, "off")?;
-    run_index(&kivgraph, &config)?;
-    let mut client = McpClient::start(&kivgraph, &config)?;
+    let kept = flag(args, "--work").map(PathBuf::from);
+    let work = kept.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("kivgraph-accuracy-{}", std::process::id()))
+    });
+    let languages: Option<Vec<String>> =
+        flag(args, "--languages").map(|l| l.split(',').map(str::to_string).collect());
+    let questions: Vec<Question> = questions
+        .into_iter()
+        .filter(|q| languages.as_ref().is_none_or(|l| l.contains(&q.language)))
+        .collect();
+    let mut reports = serde_json::Map::new();
+    for (label, analyzers) in [
+        ("exact", Analyzers::Installed),
+        ("syntax", Analyzers::SyntaxOnly),
+    ] {
+        let dir = work.join(label);
+        std::fs::create_dir_all(&dir)?;
+        let config = write_config(&dir, &entries, "on")?;
+        let (seconds, _) = run_index(&kivgraph, &config, analyzers)?;
+        eprintln!("accuracy: {label} graph indexed in {seconds:.1} s");
+        let mut client = McpClient::start(&kivgraph, &config)?;
+        let report = score(&mut client, &corpus, &questions, explore.as_deref())?;
+        reports.insert(label.to_string(), report);
+        if explore.is_some() {
+            break;
+        }
+    }
+    if kept.is_none() {
+        let _ = std::fs::remove_dir_all(&work);
+    }
+    if explore.is_none() {
+        println!("{}", serde_json::to_string_pretty(&Value::Object(reports))?);
+    }
+    Ok(())
+}
+
+/// Every question asked of one graph, scored against its ground truth and grep + reading.
+fn score(
+    client: &mut McpClient,
+    corpus: &Path,
+    questions: &[Question],
+    explore: Option<&str>,
+) -> anyhow::Result<Value> {
     let bpe = tiktoken_rs::o200k_base()?;
     let tokens = |text: &str| bpe.encode_with_special_tokens(text).len();
 
@@ -206,17 +250,14 @@ pub fn accuracy_benchmark(args: &[String]) -> anyhow::Result<()> {
     let mut by_confidence: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let (mut truth_total, mut found_total) = (0, 0);
     let mut ratios = Vec::new();
-    for question in &questions {
-        if explore
-            .as_deref()
-            .is_some_and(|id| id != "all" && id != question.id)
-        {
+    for question in questions {
+        if explore.is_some_and(|id| id != "all" && id != question.id) {
             continue;
         }
         let mut full = question.arguments.clone();
         full["view"] = json!("full");
-        let answer_rows = answer(&mut client, &question.tool, &full)?.rows;
-        let compact = answer(&mut client, &question.tool, &question.arguments)?;
+        let answer_rows = answer(client, &question.tool, &full)?.rows;
+        let compact = answer(client, &question.tool, &question.arguments)?;
         let mut files: BTreeMap<String, String> = BTreeMap::new();
         for (file, confidence) in answer_rows.iter().filter_map(row_file) {
             // A file answered under several confidences counts under its strongest.
@@ -226,7 +267,7 @@ pub fn accuracy_benchmark(args: &[String]) -> anyhow::Result<()> {
             }
         }
         let truth: BTreeSet<&str> = question.truth.iter().map(String::as_str).collect();
-        let hits = grep(&corpus, question)?;
+        let hits = grep(corpus, question)?;
         if explore.is_some() {
             println!("{} {}: {}", question.id, question.tool, question.arguments);
             for (file, confidence) in &files {
@@ -262,7 +303,7 @@ pub fn accuracy_benchmark(args: &[String]) -> anyhow::Result<()> {
         for file in &truth {
             let (repository, path) = file.split_once('/').context("repository/path")?;
             grep_route.push_str(&std::fs::read_to_string(
-                project_dir(&corpus, repository)?.join(path),
+                project_dir(corpus, repository)?.join(path),
             )?);
         }
         let (k, g) = (tokens(&compact.text), tokens(&grep_route));
@@ -276,10 +317,8 @@ pub fn accuracy_benchmark(args: &[String]) -> anyhow::Result<()> {
             "ratio": (g as f64 / k as f64 * 100.0).round() / 100.0, "note": question.note,
         }));
     }
-    drop(client);
-    let _ = std::fs::remove_dir_all(&work);
     if explore.is_some() {
-        return Ok(());
+        return Ok(Value::Null);
     }
     ratios.sort_by(|a, b| a.total_cmp(b));
     let median = (ratios[(ratios.len() - 1) / 2] + ratios[ratios.len() / 2]) / 2.0;
@@ -321,6 +360,5 @@ pub fn accuracy_benchmark(args: &[String]) -> anyhow::Result<()> {
         "recall": {"truth_files": truth_total, "found": found_total, "recall": (found_total as f64 / truth_total.max(1) as f64 * 1000.0).round() / 1000.0},
         "median_tokens_ratio_grep_over_kivgraph": (median * 100.0).round() / 100.0,
     });
-    println!("{}", serde_json::to_string_pretty(&report)?);
-    Ok(())
+    Ok(report)
 }

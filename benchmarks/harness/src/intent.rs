@@ -11,7 +11,7 @@ use anyhow::Context;
 use serde_json::{Value, json};
 
 use crate::client::McpClient;
-use crate::{corpus_entries, flag, run_index, write_config};
+use crate::{Analyzers, corpus_entries, flag, run_index, write_config};
 
 struct Question {
     intent: &'static str,
@@ -235,7 +235,7 @@ pub fn intent_benchmark(args: &[String]) -> anyhow::Result<()> {
     let work = std::env::temp_dir().join(format!("kivgraph-intent-bench-{}", std::process::id()));
     std::fs::create_dir_all(&work)?;
     let config = write_config(&work, &entries, "off")?;
-    run_index(&kivgraph, &config)?;
+    run_index(&kivgraph, &config, Analyzers::SyntaxOnly)?;
     let mut client = McpClient::start(&kivgraph, &config)?;
     let started = Instant::now();
     client.call("find_by_intent", json!({"intent": "warm up", "limit": 1}))?;

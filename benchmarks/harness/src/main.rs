@@ -117,12 +117,31 @@ fn children_max_rss_kib() -> i64 {
 }
 
 /// Runs `kivgraph index --full --json`, returning (seconds, result event).
-pub(crate) fn run_index(kivgraph: &Path, config: &Path) -> anyhow::Result<(f64, Value)> {
+/// Which exact analyzers a benchmark's pass may run.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Analyzers {
+    /// None: the syntax layer alone, as every figure measured before the analyzers existed.
+    SyntaxOnly,
+    /// Whatever `scripts/setup-analyzers.sh` installed.
+    Installed,
+}
+
+pub(crate) fn run_index(
+    kivgraph: &Path,
+    config: &Path,
+    analyzers: Analyzers,
+) -> anyhow::Result<(f64, Value)> {
     let started = Instant::now();
-    let out = Command::new(kivgraph)
+    let mut command = Command::new(kivgraph);
+    command
         .args(["index", "--full", "--json", "--config"])
-        .arg(config)
-        .output()?;
+        .arg(config);
+    if analyzers == Analyzers::SyntaxOnly {
+        command
+            .env("KIVGRAPH_ANALYZERS_DIR", "/nonexistent/kivgraph-analyzers")
+            .env("PATH", "/usr/bin:/bin");
+    }
+    let out = command.output()?;
     let seconds = started.elapsed().as_secs_f64();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let last = stdout.lines().last().context("index printed nothing")?;
@@ -158,7 +177,7 @@ fn index_benchmark(args: &[String]) -> anyhow::Result<()> {
     let cold_dir = work.join("cold");
     std::fs::create_dir_all(&cold_dir)?;
     let cold_config = write_config(&cold_dir, &entries, "off")?;
-    let (cold_seconds, cold) = run_index(&kivgraph, &cold_config)?;
+    let (cold_seconds, cold) = run_index(&kivgraph, &cold_config, Analyzers::SyntaxOnly)?;
     let cold_rss_kib = children_max_rss_kib();
     let store = GenerationStore::new(cold_dir.join("state"));
     let generation = store.current()?.context("no generation")?;
@@ -173,10 +192,10 @@ fn index_benchmark(args: &[String]) -> anyhow::Result<()> {
     let warm_dir = work.join("warm");
     std::fs::create_dir_all(&warm_dir)?;
     let warm_config = write_config(&warm_dir, &entries, "on")?;
-    let (populate_seconds, _) = run_index(&kivgraph, &warm_config)?;
-    let (unchanged_seconds, unchanged) = run_index(&kivgraph, &warm_config)?;
+    let (populate_seconds, _) = run_index(&kivgraph, &warm_config, Analyzers::SyntaxOnly)?;
+    let (unchanged_seconds, unchanged) = run_index(&kivgraph, &warm_config, Analyzers::SyntaxOnly)?;
     let (edited_path, original) = edit_one_file(&corpus)?;
-    let edited = run_index(&kivgraph, &warm_config);
+    let edited = run_index(&kivgraph, &warm_config, Analyzers::SyntaxOnly);
     std::fs::write(&edited_path, &original)?;
     let (edited_seconds, edited) = edited?;
 
@@ -239,7 +258,7 @@ fn index_benchmark(args: &[String]) -> anyhow::Result<()> {
         .cloned()
         .collect();
     let small_config = write_config(&small_dir, &small_entries, "off")?;
-    run_index(&kivgraph, &small_config)?;
+    run_index(&kivgraph, &small_config, Analyzers::SyntaxOnly)?;
     let small_store = GenerationStore::new(small_dir.join("state"));
     let small_snapshot =
         small_store.snapshot_path(small_store.current()?.context("no generation")?);

@@ -16,7 +16,7 @@ use kivgraph_store::GenerationStore;
 use serde_json::{Value, json};
 
 use crate::client::McpClient;
-use crate::{corpus_entries, flag, run_index, write_config};
+use crate::{Analyzers, corpus_entries, flag, run_index, write_config};
 
 const SUBJECTS: usize = 300;
 
@@ -37,7 +37,7 @@ pub fn references_benchmark(args: &[String]) -> anyhow::Result<()> {
     let work = std::env::temp_dir().join(format!("kivgraph-refs-bench-{}", std::process::id()));
     std::fs::create_dir_all(&work)?;
     let config = write_config(&work, &entries, "off")?;
-    let (index_seconds, _) = run_index(&kivgraph, &config)?;
+    let (index_seconds, _) = run_index(&kivgraph, &config, Analyzers::SyntaxOnly)?;
     let store = GenerationStore::new(work.join("state"));
     let generation = store.current()?.context("no generation")?;
     let snapshot_path = store.snapshot_path(generation);

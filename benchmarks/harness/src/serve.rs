@@ -10,7 +10,7 @@ use kivgraph_store::GenerationStore;
 use serde_json::{Value, json};
 
 use crate::client::McpClient;
-use crate::{corpus_entries, flag, run_index, tokens, write_config};
+use crate::{Analyzers, corpus_entries, flag, run_index, tokens, write_config};
 
 fn percentile(samples: &mut [f64], p: f64) -> f64 {
     samples.sort_by(|a, b| a.total_cmp(b));
@@ -31,7 +31,7 @@ pub fn serve_benchmark(args: &[String]) -> anyhow::Result<()> {
     let work = std::env::temp_dir().join(format!("kivgraph-serve-bench-{}", std::process::id()));
     std::fs::create_dir_all(&work)?;
     let config = write_config(&work, &entries, "off")?;
-    run_index(&kivgraph, &config)?;
+    run_index(&kivgraph, &config, Analyzers::SyntaxOnly)?;
     let store = GenerationStore::new(work.join("state"));
     let generation = store.current()?.context("no generation")?;
     let symbol_count = Snapshot::open(&store.snapshot_path(generation))?.symbol_count();

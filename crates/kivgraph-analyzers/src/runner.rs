@@ -117,16 +117,19 @@ pub struct TypescriptUnit<'a> {
     pub paths: &'a [(String, PathBuf)],
 }
 
-/// The Python analysis unit: every registered repository with Python sources, checked by
-/// pyright as one project. The project is a directory of links in scratch space, one per
-/// repository, so that an import reaches another registered repository the way an
-/// installed distribution would; documents come back as `<link>/<path>`.
+/// One Python analysis unit: a repository's Python sources, checked by pyright in a project
+/// that holds every registered repository with Python. The project is a directory of links
+/// in scratch space, one per repository, so that an import reaches another registered
+/// repository the way an installed distribution would; documents come back relative to the
+/// target's link (`path`, or `../<other link>/path` for a file it read elsewhere).
 pub struct PythonUnit<'a> {
     /// Link name (the repository's name) → its checkout.
     pub repositories: &'a [(String, PathBuf)],
     /// The directories imports start from, relative to the project: `<link>` or
     /// `<link>/<dir>`.
     pub import_roots: &'a [String],
+    /// The link whose files are analysed.
+    pub target: &'a str,
 }
 
 impl Toolchain {
@@ -195,7 +198,7 @@ impl Toolchain {
         self.run(command, &root.display().to_string(), &output_file)
     }
 
-    /// Runs scip-python on the workspace's Python; nothing is written inside a repository.
+    /// Runs scip-python on one repository's Python; nothing is written inside a repository.
     pub fn index_python(
         &self,
         unit: &PythonUnit,
@@ -210,10 +213,7 @@ impl Toolchain {
         for (link, root) in unit.repositories {
             std::os::unix::fs::symlink(root, project.join(link))?;
         }
-        let config = serde_json::json!({
-            "extraPaths": unit.import_roots,
-            "include": unit.repositories.iter().map(|(link, _)| link).collect::<Vec<_>>(),
-        });
+        let config = serde_json::json!({ "extraPaths": unit.import_roots });
         std::fs::write(
             project.join("pyrightconfig.json"),
             serde_json::to_vec_pretty(&config).expect("a JSON value serializes"),
@@ -236,8 +236,10 @@ impl Toolchain {
             .arg("--project-version")
             .arg("0")
             .arg("--environment")
-            .arg(&environment);
-        self.run(command, "the workspace's Python", &output_file)
+            .arg(&environment)
+            .arg("--target-only")
+            .arg(unit.target);
+        self.run(command, unit.target, &output_file)
     }
 
     fn run(

@@ -1,10 +1,10 @@
 //! Exact analyzers as analysis units of the engine, and how their answers layer over the
 //! syntax layer's.
 //!
-//! Units: a TypeScript/JavaScript package is one unit, checked by the TypeScript compiler
-//! (through `scip-typescript`) as one program; the workspace's Python is one unit, checked
-//! by pyright (through `scip-python`) as one project, because an import may reach any
-//! registered repository. Each unit is a tracked, persisted query, so the fact cache covers
+//! Units: a TypeScript/JavaScript package directory is one unit, checked by the TypeScript
+//! compiler (through `scip-typescript`) as one program; a repository's Python is one unit,
+//! checked by pyright (through `scip-python`) in a project where every registered
+//! repository is importable. Each unit is a tracked, persisted query, so the fact cache covers
 //! analyzer output exactly as it covers syntax facts: its identity includes the analyzer's
 //! exact version (an input), its inputs are the fingerprints of the files the analyzer read,
 //! and an unchanged unit is served from the cache without starting Node.
@@ -27,7 +27,7 @@ use std::sync::Arc;
 
 use crate::database::Db;
 use crate::queries::{
-    PackageInput, RepositoryInput, Workspace, evidence_key, module_index, npm_providers,
+    FileInput, PackageInput, RepositoryInput, Workspace, evidence_key, module_index, npm_providers,
     package_facts, package_symbols, site_files,
 };
 use crate::resolve::typescript::{NpmProvider, npm_provider};
@@ -259,28 +259,32 @@ fn read_imported_packages(db: &dyn Db, workspace: Workspace, package: PackageInp
     }
 }
 
-/// The workspace's Python checked as one project. `None` when no registered repository has
-/// Python, or when no Python analyzer is installed.
+/// A repository's Python checked by pyright, in a project where every registered
+/// repository with Python is importable. `None` when the repository has no Python, or when
+/// no Python analyzer is installed. A crash of the analyzer costs this repository's unit
+/// only.
 #[salsa::tracked(returns(ref), persist)]
-pub fn python_unit(db: &dyn Db, workspace: Workspace) -> Option<UnitAnalysis> {
+pub fn python_unit(db: &dyn Db, repository: RepositoryInput) -> Option<UnitAnalysis> {
     let settings = AnalyzerSettings::try_get(db)?;
     let toolchain = settings.python(db).as_ref()?;
+    let workspace = Workspace::get(db);
+    let target = repository.name(db);
     let mut repositories: Vec<(String, PathBuf)> = Vec::new();
     let mut import_roots: BTreeSet<String> = BTreeSet::new();
-    let mut own: BTreeMap<(String, String), Fingerprint> = BTreeMap::new();
+    // Every Python file of the workspace, by (repository, path): what pyright may read.
+    let mut python_files: BTreeMap<(String, String), FileInput> = BTreeMap::new();
     let mut declared: Vec<Arc<FactSet>> = Vec::new();
-    for repository in workspace.repositories(db) {
-        let name = repository.name(db);
+    for input in workspace.repositories(db) {
+        let name = input.name(db);
         let mut has_python = false;
-        for package in repository.packages(db) {
+        for package in input.packages(db) {
             let mut package_has_python = false;
             for file in package.files(db) {
                 if file.language(db) != Language::Python {
                     continue;
                 }
                 package_has_python = true;
-                // pyright reads every file of the project: each is an input of the unit.
-                own.insert((name.clone(), file.path(db).clone()), file.fingerprint(db));
+                python_files.insert((name.clone(), file.path(db).clone()), *file);
                 if let Some(root) = import_root(file.path(db), &file.unit(db).module) {
                     import_roots.insert(if root.is_empty() {
                         name.clone()
@@ -289,37 +293,56 @@ pub fn python_unit(db: &dyn Db, workspace: Workspace) -> Option<UnitAnalysis> {
                     });
                 }
             }
-            if package_has_python {
-                has_python = true;
+            if package_has_python && input == &repository {
                 declared.push(package_symbols(db, *package));
             }
+            has_python |= package_has_python;
         }
         if has_python {
-            repositories.push((name.clone(), PathBuf::from(repository.root(db))));
+            repositories.push((name.clone(), PathBuf::from(input.root(db))));
         }
     }
-    if repositories.is_empty() {
+    if declared.is_empty() {
         return None;
     }
     let import_roots: Vec<String> = import_roots.into_iter().collect();
     let unit = PythonUnit {
         repositories: &repositories,
         import_roots: &import_roots,
+        target,
     };
     let analyzer = toolchain.identity();
     let index = match toolchain.index_python(&unit, settings.scratch(db)) {
         Ok(index) => index,
         Err(error) => return Some(failed(analyzer, error)),
     };
+    // Documents come back relative to the target's link: `path` for its own files,
+    // `../<repository>/path` for a file read in another repository.
+    let locate = |path: &str| match path.strip_prefix("../") {
+        Some(elsewhere) => {
+            let (link, rest) = elsewhere.split_once('/')?;
+            Some((link.to_string(), rest.to_string()))
+        }
+        None => Some((target.clone(), path.to_string())),
+    };
+    // The unit depends on its own files and on every other file pyright read.
+    let mut own: BTreeMap<(String, String), Fingerprint> = BTreeMap::new();
+    for ((name, path), file) in &python_files {
+        if name == target {
+            own.insert((name.clone(), path.clone()), file.fingerprint(db));
+        }
+    }
+    for document in &index.documents {
+        if let Some(at) = locate(&document.relative_path)
+            && let Some(file) = python_files.get(&at)
+        {
+            file.fingerprint(db);
+        }
+    }
     let symbols: Vec<SymbolFact> = declared
         .iter()
         .flat_map(|facts| facts.symbols.iter().cloned())
         .collect();
-    // Documents come back as `<repository>/<path>`.
-    let locate = |path: &str| {
-        let (link, rest) = path.split_once('/')?;
-        Some((link.to_string(), rest.to_string()))
-    };
     Some(unit_analysis(db, analyzer, &index, &own, &locate, &symbols))
 }
 
@@ -528,7 +551,9 @@ fn units_of(db: &dyn Db, package: PackageInput) -> Vec<&UnitAnalysis> {
         .files(db)
         .iter()
         .any(|f| f.language(db) == Language::Python);
-    if has_python && let Some(unit) = python_unit(db, Workspace::get(db)) {
+    if has_python
+        && let Some(unit) = repository_of(db, package).and_then(|r| python_unit(db, r).as_ref())
+    {
         units.push(unit);
     }
     units.retain(|unit| unit.failure.is_none());
@@ -545,6 +570,15 @@ pub struct AnalyzerDefinitions {
     pub ambiguous: BTreeSet<String>,
 }
 
+/// The registered repository a package belongs to.
+fn repository_of(db: &dyn Db, package: PackageInput) -> Option<RepositoryInput> {
+    Workspace::get(db)
+        .repositories(db)
+        .iter()
+        .find(|r| r.packages(db).contains(&package))
+        .copied()
+}
+
 /// Every analyzer symbol the workspace's units define, with the declarations it names.
 #[salsa::tracked(returns(clone))]
 pub fn analyzer_definitions(db: &dyn Db, workspace: Workspace) -> Arc<AnalyzerDefinitions> {
@@ -558,7 +592,12 @@ pub fn analyzer_definitions(db: &dyn Db, workspace: Workspace) -> Arc<AnalyzerDe
     let mut units: Vec<&UnitAnalysis> = packages
         .filter_map(|package| typescript_unit(db, package).as_ref())
         .collect();
-    units.extend(python_unit(db, workspace));
+    units.extend(
+        workspace
+            .repositories(db)
+            .iter()
+            .filter_map(|r| python_unit(db, *r).as_ref()),
+    );
     for unit in units {
         for definition in &unit.definitions {
             let (files, keys) = places.entry(&definition.symbol).or_default();

@@ -87,13 +87,19 @@ pub struct RepositoryReport {
     pub analyzers: Vec<AnalyzerRun>,
 }
 
+/// One analyzer unit to run: a TypeScript/JavaScript package, or a repository's Python.
+enum Unit {
+    Typescript(PackageInput),
+    Python(RepositoryInput),
+}
+
 /// An exact analyzer's work on one repository's files of one language.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AnalyzerRun {
     pub language: Language,
     /// `name version`; `None` when the analyzer is absent on this machine.
     pub analyzer: Option<String>,
-    /// Units analysed (a TypeScript package, the workspace's Python).
+    /// Units analysed (a TypeScript package directory, the repository's Python).
     pub units: usize,
     /// `unit: why` for each unit the analyzer failed on; its files keep syntax facts.
     pub failures: Vec<String>,
@@ -381,7 +387,7 @@ impl Engine {
     }
 
     /// Every analyzer unit's answer, by repository and unit name: a TypeScript unit per
-    /// package, the workspace's Python unit once.
+    /// package directory, a Python unit per repository.
     pub fn all_unit_analyses(&self) -> Vec<(String, String, UnitAnalysis)> {
         let Some(workspace) = Workspace::try_get(&self.db) else {
             return Vec::new();
@@ -403,13 +409,13 @@ impl Engine {
                     ));
                 }
             }
-        }
-        if let Some(unit) = python_unit(&self.db, workspace) {
-            out.push((
-                "*".into(),
-                "the workspace's Python unit".into(),
-                unit.clone(),
-            ));
+            if let Some(unit) = python_unit(&self.db, *repository) {
+                out.push((
+                    repository.name(&self.db).clone(),
+                    "Python unit".into(),
+                    unit.clone(),
+                ));
+            }
         }
         out
     }
@@ -500,12 +506,12 @@ impl Engine {
         }
         if has(&[Language::Python]) {
             let mut run = absent(Language::Python);
-            if let Some(unit) = python_unit(&self.db, workspace) {
+            if let Some(unit) = python_unit(&self.db, *input) {
                 run.analyzer = Some(unit.analyzer.clone());
                 run.absent = None;
                 run.units = 1;
                 if let Some(why) = &unit.failure {
-                    run.failures.push(format!("the workspace's Python: {why}"));
+                    run.failures.push(format!("Python unit: {why}"));
                 }
             }
             runs.push(run);
@@ -519,31 +525,29 @@ impl Engine {
         let Some(settings) = AnalyzerSettings::try_get(&self.db) else {
             return;
         };
+        let typescript = settings.typescript(&self.db).is_some();
         let python = settings.python(&self.db).is_some();
-        if settings.typescript(&self.db).is_none() && !python {
-            return;
-        }
-        let mut units: Vec<(u64, PackageInput)> = workspace
-            .repositories(&self.db)
-            .iter()
-            .flat_map(|r| r.packages(&self.db).iter().copied())
-            .filter_map(|package| {
+        let bytes = |files: &[crate::queries::FileInput], languages: &[Language]| -> u64 {
+            files
+                .iter()
+                .filter(|f| languages.contains(&f.language(&self.db)))
+                .map(|f| f.byte_len(&self.db))
+                .sum()
+        };
+        let mut units: Vec<(u64, Unit)> = Vec::new();
+        for repository in workspace.repositories(&self.db) {
+            let mut python_bytes = 0;
+            for package in repository.packages(&self.db) {
                 let files = package.files(&self.db);
-                let bytes: u64 = files
-                    .iter()
-                    .filter(|f| {
-                        matches!(
-                            f.language(&self.db),
-                            Language::TypeScript | Language::JavaScript
-                        )
-                    })
-                    .map(|f| f.byte_len(&self.db))
-                    .sum();
-                (bytes > 0).then_some((bytes, package))
-            })
-            .collect();
-        if settings.typescript(&self.db).is_none() {
-            units.clear();
+                let modules = bytes(files, &[Language::TypeScript, Language::JavaScript]);
+                if typescript && modules > 0 {
+                    units.push((modules, Unit::Typescript(*package)));
+                }
+                python_bytes += bytes(files, &[Language::Python]);
+            }
+            if python && python_bytes > 0 {
+                units.push((python_bytes, Unit::Python(*repository)));
+            }
         }
         units.sort_by_key(|(bytes, _)| std::cmp::Reverse(*bytes));
         let total = units.len();
@@ -553,27 +557,23 @@ impl Engine {
             .build();
         let db = self.db.clone();
         let run = move || {
-            // The Python unit is one process beside the TypeScript ones.
-            let python_db = db.clone();
-            rayon::join(
-                move || {
-                    if python {
-                        python_unit(&python_db, workspace);
-                    }
-                },
-                || {
-                    units.par_iter().for_each_with(db, |db, (_, package)| {
+            units.par_iter().for_each_with(db, |db, (_, unit)| {
+                match unit {
+                    Unit::Typescript(package) => {
                         typescript_unit(db, *package);
-                        let done = completed.fetch_add(1, Ordering::Relaxed) + 1;
-                        progress(Progress {
-                            phase: "analyze",
-                            repository: None,
-                            completed: done,
-                            total,
-                        });
-                    });
-                },
-            );
+                    }
+                    Unit::Python(repository) => {
+                        python_unit(db, *repository);
+                    }
+                }
+                let done = completed.fetch_add(1, Ordering::Relaxed) + 1;
+                progress(Progress {
+                    phase: "analyze",
+                    repository: None,
+                    completed: done,
+                    total,
+                });
+            });
         };
         match pool {
             Ok(pool) => pool.install(run),
