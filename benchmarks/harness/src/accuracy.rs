@@ -31,7 +31,7 @@ use crate::client::McpClient;
 use crate::{Analyzers, flag, run_index, write_config};
 
 /// One upstream project per repository: (name, directory under the corpus).
-const PROJECTS: &[(&str, &str)] = &[
+pub(crate) const PROJECTS: &[(&str, &str)] = &[
     ("x-net", "go/src/golang.org/x/net"),
     ("x-tools", "go/src/golang.org/x/tools"),
     ("mux", "go/src/github.com/gorilla/mux"),

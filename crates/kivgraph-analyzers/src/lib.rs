@@ -13,5 +13,7 @@
 mod runner;
 mod scip_index;
 
-pub use runner::{Analyzer, AnalyzerError, PythonUnit, Toolchain, TypescriptUnit};
+pub use runner::{
+    Analyzer, AnalyzerError, PythonUnit, Toolchain, TypescriptUnit, nearest_tsconfig,
+};
 pub use scip_index::{ColumnEncoding, Occurrence, ScipDocument, ScipIndex, decode};

@@ -132,6 +132,21 @@ pub struct PythonUnit<'a> {
     pub target: &'a str,
 }
 
+/// The package's own `tsconfig.json`, at its directory or above it inside the repository.
+pub fn nearest_tsconfig(root: &Path, package_directory: &str) -> Option<PathBuf> {
+    let mut directory = package_directory;
+    loop {
+        let candidate = root.join(directory).join("tsconfig.json");
+        if candidate.is_file() {
+            return Some(candidate);
+        }
+        if directory.is_empty() {
+            return None;
+        }
+        directory = directory.rsplit_once('/').map_or("", |(parent, _)| parent);
+    }
+}
+
 impl Toolchain {
     /// Runs scip-typescript on the unit; nothing is written inside the repository.
     pub fn index_typescript(

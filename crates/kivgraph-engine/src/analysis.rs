@@ -17,7 +17,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use kivgraph_analyzers::{PythonUnit, ScipIndex, Toolchain, TypescriptUnit};
+use kivgraph_analyzers::{PythonUnit, ScipIndex, Toolchain, TypescriptUnit, nearest_tsconfig};
 use kivgraph_facts::{
     Confidence, Edge, EdgeKind, Evidence, FactSet, Fingerprint, Language, LineSpan, Provenance,
     StableKey, SymbolFact, SymbolKind,
@@ -500,21 +500,6 @@ fn innermost<'a>(
         .filter(|s| accepts(s))
         .min_by_key(|s| s.span.end_byte - s.span.start_byte)
         .copied()
-}
-
-/// The package's own `tsconfig.json`, at its directory or above it inside the repository.
-fn nearest_tsconfig(root: &Path, package_directory: &str) -> Option<PathBuf> {
-    let mut directory = package_directory;
-    loop {
-        let candidate = root.join(directory).join("tsconfig.json");
-        if candidate.is_file() {
-            return Some(candidate);
-        }
-        if directory.is_empty() {
-            return None;
-        }
-        directory = directory.rsplit_once('/').map_or("", |(parent, _)| parent);
-    }
 }
 
 /// Every `package.json` name exactly one registered directory carries, with that directory:
