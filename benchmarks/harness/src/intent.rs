@@ -248,6 +248,7 @@ pub fn intent_benchmark(args: &[String]) -> anyhow::Result<()> {
     for config_name in ["phrase", "keywords", "repo"] {
         let (mut k_hits, mut g_hits, mut k_tokens, mut g_tokens, mut k_session, mut g_session) =
             (0, 0, 0, 0, 0, 0);
+        let mut k_report_session = 0;
         for question in QUESTIONS {
             let mut arguments = json!({"intent": question.intent, "view": "files", "limit": PAGE});
             if config_name == "keywords" {
@@ -302,6 +303,18 @@ pub fn intent_benchmark(args: &[String]) -> anyhow::Result<()> {
                     .map(|text| tokens(&text))
                     .unwrap_or(0)
             };
+            // The navigator's way to look at it: its compact report (outline, summary, what
+            // to read first) instead of the whole file.
+            let report_first = match files.first().and_then(|f| f.split_once(':')) {
+                Some((repo, path)) => {
+                    let report = client.call(
+                        "module_report",
+                        json!({"file": path, "repository": repo, "view": "compact"}),
+                    )?;
+                    tokens(&report)
+                }
+                None => 0,
+            };
             let (ka, ga) = (tokens(&text), tokens(&grep_text));
             let (ks, gs) = (
                 ka + read_first(files.first()),
@@ -313,12 +326,14 @@ pub fn intent_benchmark(args: &[String]) -> anyhow::Result<()> {
             g_tokens += ga;
             k_session += ks;
             g_session += gs;
-            rows.push(json!({"config": config_name, "intent": question.intent, "answer": wanted, "kivgraph_hit": kivgraph_hit, "grep_hit": grep_hit, "kivgraph_answer_tokens": ka, "grep_answer_tokens": ga, "kivgraph_session_tokens": ks, "grep_session_tokens": gs, "grep_files": listing.len()}));
+            k_report_session += ka + report_first;
+            rows.push(json!({"config": config_name, "intent": question.intent, "answer": wanted, "kivgraph_hit": kivgraph_hit, "grep_hit": grep_hit, "kivgraph_answer_tokens": ka, "grep_answer_tokens": ga, "kivgraph_session_tokens": ks, "kivgraph_report_session_tokens": ka + report_first, "grep_session_tokens": gs, "grep_files": listing.len()}));
         }
         totals[config_name] = json!({
             "questions": QUESTIONS.len(), "kivgraph_first_page": k_hits, "grep_first_page": g_hits,
             "kivgraph_answer_tokens": k_tokens, "grep_answer_tokens": g_tokens,
             "kivgraph_session_tokens": k_session, "grep_session_tokens": g_session,
+            "kivgraph_report_session_tokens": k_report_session,
         });
     }
     drop(client);

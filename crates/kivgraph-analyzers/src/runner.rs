@@ -21,12 +21,18 @@ pub enum AnalyzerError {
         analyzer: &'static str,
         unit: String,
         detail: String,
+        /// The file it was indexing when it crashed, when it says so.
+        crashed_on: Option<String>,
     },
     #[error("analyzer output: {0}")]
     Output(String),
     #[error("analyzer scratch space: {0}")]
     Scratch(#[from] std::io::Error),
 }
+
+/// How many files a Python unit may leave out, one per crash of the analyzer, before the
+/// unit is declared failed.
+const MAX_CRASH_EXCLUSIONS: usize = 8;
 
 /// The analyzers this release drives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -228,33 +234,88 @@ impl Toolchain {
         for (link, root) in unit.repositories {
             std::os::unix::fs::symlink(root, project.join(link))?;
         }
-        let config = serde_json::json!({ "extraPaths": unit.import_roots });
-        std::fs::write(
-            project.join("pyrightconfig.json"),
-            serde_json::to_vec_pretty(&config).expect("a JSON value serializes"),
-        )?;
+
         // pyright asks the environment for installed distributions: an empty list keeps the
         // run hermetic. A fixed project name and version keep symbols stable across runs.
         let environment = work.path().join("environment.json");
         std::fs::write(&environment, b"[]")?;
         let output_file = work.path().join("index.scip");
+        // pyright can crash on one file and abandon the whole run: that file is excluded
+        // and the run repeated, a few times at most; the files left out are reported.
+        let mut excluded: Vec<String> = Vec::new();
+        loop {
+            let config = serde_json::json!({
+                "extraPaths": unit.import_roots,
+                "exclude": excluded,
+            });
+            std::fs::write(
+                project.join("pyrightconfig.json"),
+                serde_json::to_vec_pretty(&config).expect("a JSON value serializes"),
+            )?;
+            match self.run(
+                self.python_command(&project, &output_file, &environment, unit.target),
+                unit.target,
+                &output_file,
+            ) {
+                Ok(mut index) => {
+                    index.skipped = excluded
+                        .iter()
+                        .map(|path| {
+                            path.strip_prefix(&format!("{}/", unit.target))
+                                .map_or_else(|| format!("../{path}"), str::to_string)
+                        })
+                        .collect();
+                    return Ok(index);
+                }
+                Err(AnalyzerError::Failed {
+                    crashed_on: Some(file),
+                    ..
+                }) if excluded.len() < MAX_CRASH_EXCLUSIONS => {
+                    let Some(relative) = Path::new(&file)
+                        .strip_prefix(&project)
+                        .ok()
+                        .map(|p| p.to_string_lossy().to_string())
+                        .filter(|p| !excluded.contains(p))
+                    else {
+                        return Err(AnalyzerError::Output(format!(
+                            "scip-python crashed again on {file}"
+                        )));
+                    };
+                    tracing::warn!(
+                        file = relative,
+                        "scip-python crashed on a file; excluding it and running again"
+                    );
+                    excluded.push(relative);
+                }
+                Err(error) => return Err(error),
+            }
+        }
+    }
+
+    fn python_command(
+        &self,
+        project: &Path,
+        output_file: &Path,
+        environment: &Path,
+        target: &str,
+    ) -> Command {
         let mut command = Command::new(&self.program);
         command
             .arg("index")
             .arg("--cwd")
-            .arg(&project)
+            .arg(project)
             .arg("--output")
-            .arg(&output_file)
+            .arg(output_file)
             .arg("--quiet")
             .arg("--project-name")
             .arg("kivgraph")
             .arg("--project-version")
             .arg("0")
             .arg("--environment")
-            .arg(&environment)
+            .arg(environment)
             .arg("--target-only")
-            .arg(unit.target);
-        self.run(command, unit.target, &output_file)
+            .arg(target);
+        command
     }
 
     fn run(
@@ -267,6 +328,7 @@ impl Toolchain {
             analyzer: self.analyzer.as_str(),
             unit: unit.to_string(),
             detail,
+            crashed_on: None,
         };
         tracing::debug!(analyzer = self.analyzer.as_str(), unit, "running analyzer");
         let output = command
@@ -281,14 +343,78 @@ impl Toolchain {
                 stderr
             };
             let tail: Vec<&str> = said.lines().rev().take(5).collect();
-            return Err(failed(format!(
-                "exit {}: {}",
-                output.status,
-                tail.into_iter().rev().collect::<Vec<_>>().join(" / ")
-            )));
+            // scip-python names the file it was visiting: `currentFilepath: '/…/x.py'`.
+            let crashed_on = said
+                .split_once("currentFilepath: '")
+                .and_then(|(_, rest)| rest.split_once('\''))
+                .map(|(path, _)| path.to_string());
+            return Err(AnalyzerError::Failed {
+                analyzer: self.analyzer.as_str(),
+                unit: unit.to_string(),
+                detail: format!(
+                    "exit {}: {}",
+                    output.status,
+                    tail.into_iter().rev().collect::<Vec<_>>().join(" / ")
+                ),
+                crashed_on,
+            });
         }
         let bytes = std::fs::read(output_file)
             .map_err(|e| failed(format!("wrote no index at {}: {e}", output_file.display())))?;
         decode(&bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stand-in for scip-python that crashes on `pkg/bad.py` until the project excludes
+    /// it, then writes an empty index.
+    const CRASHING_INDEXER: &str = r#"#!/bin/sh
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --cwd) cwd="$2"; shift ;;
+    --output) output="$2"; shift ;;
+  esac
+  shift
+done
+if grep -q 'pkg/bad.py' "$cwd/pyrightconfig.json"; then
+  : > "$output"
+  exit 0
+fi
+echo "Experienced Fatal Error While Indexing:" >&2
+echo "Please create an issue: {" >&2
+echo "  currentFilepath: '$cwd/repo/pkg/bad.py'," >&2
+echo "  error: TypeError: Cannot read properties of undefined" >&2
+echo "}" >&2
+exit 1
+"#;
+
+    #[test]
+    fn a_file_the_analyzer_crashes_on_is_left_out_and_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let program = dir.path().join("fake-scip-python");
+        std::fs::write(&program, CRASHING_INDEXER).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let repository = dir.path().join("checkout");
+        std::fs::create_dir_all(repository.join("pkg")).unwrap();
+        let toolchain = Toolchain {
+            analyzer: Analyzer::Python,
+            program,
+            version: "test".into(),
+            source: "test".into(),
+        };
+        let unit = PythonUnit {
+            repositories: &[("repo".to_string(), repository)],
+            import_roots: &["repo".to_string()],
+            target: "repo",
+        };
+        let index = toolchain
+            .index_python(&unit, &dir.path().join("scratch"))
+            .unwrap();
+        assert_eq!(index.skipped, vec!["pkg/bad.py".to_string()]);
+        assert!(index.documents.is_empty());
     }
 }

@@ -12,6 +12,9 @@ pub struct ScipIndex {
     pub tool: String,
     pub tool_version: String,
     pub documents: Vec<ScipDocument>,
+    /// Files the analyzer was made to leave out because it crashed on them, relative to
+    /// where it ran: their uses keep the syntax layer's facts.
+    pub skipped: Vec<String>,
 }
 
 /// One source file the analyzer read, by its path relative to the directory it ran in.
@@ -174,6 +177,7 @@ pub fn decode(bytes: &[u8]) -> Result<ScipIndex, AnalyzerError> {
         tool,
         tool_version,
         documents,
+        skipped: Vec::new(),
     })
 }
 

@@ -59,6 +59,9 @@ pub struct UnitAnalysis {
     pub references: Vec<UnitReference>,
     /// `(implementing, implemented)` analyzer symbols, for members the unit defines.
     pub implementations: Vec<(String, String)>,
+    /// `(repository, path)` of files the analyzer crashed on and was made to leave out:
+    /// their uses keep the syntax layer's facts.
+    pub skipped_files: Vec<(String, String)>,
     /// Per file and spelling, the occurrences the analyzer bound to something that is no
     /// declaration of the graph (a local, a parameter, a module, an unkeyed member): spelled,
     /// but owed no edge.
@@ -387,6 +390,7 @@ fn unit_analysis(
     }
     let mut analysis = UnitAnalysis {
         analyzer,
+        skipped_files: index.skipped.iter().filter_map(|p| locate(p)).collect(),
         ..UnitAnalysis::default()
     };
     for document in &index.documents {
@@ -553,6 +557,16 @@ pub struct AnalyzerDefinitions {
     /// Symbols two files define (one module path in two repositories): which one the
     /// analyzer resolved a use to is not known, so such a use decides nothing.
     pub ambiguous: BTreeSet<String>,
+    /// Symbols defined only in declaration files (`.d.ts`): what the checker reads for the
+    /// types of a JavaScript module that ships one, not the module a JavaScript file binds
+    /// at run time.
+    pub declared_only: BTreeSet<String>,
+}
+
+fn is_declaration_file(path: &str) -> bool {
+    [".d.ts", ".d.mts", ".d.cts"]
+        .iter()
+        .any(|suffix| path.ends_with(suffix))
 }
 
 /// The registered repository a package belongs to.
@@ -594,6 +608,9 @@ pub fn analyzer_definitions(db: &dyn Db, workspace: Workspace) -> Arc<AnalyzerDe
     }
     let mut definitions = AnalyzerDefinitions::default();
     for (symbol, (files, keys)) in places {
+        if files.iter().all(|(_, path)| is_declaration_file(path)) {
+            definitions.declared_only.insert(symbol.to_string());
+        }
         if files.len() == 1 {
             definitions.keys.insert(symbol.to_string(), keys);
         } else {
@@ -644,6 +661,13 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet
             }) else {
                 continue;
             };
+            // A JavaScript file bound, by the checker, to a declaration file: the syntax
+            // layer's binding to the module it runs stands.
+            if file.file.language == Language::JavaScript
+                && definitions.declared_only.contains(&reference.symbol)
+            {
+                continue;
+            }
             let symbols =
                 &declared.symbols[file.first_symbol..file.first_symbol + file.symbol_count];
             let at = reference.span.start_byte;

@@ -513,6 +513,11 @@ impl Engine {
                 if let Some(why) = &unit.failure {
                     run.failures.push(format!("Python unit: {why}"));
                 }
+                for (_, path) in &unit.skipped_files {
+                    run.failures.push(format!(
+                        "{path}: the analyzer crashed on this file; its uses keep syntax-layer facts"
+                    ));
+                }
             }
             runs.push(run);
         }
