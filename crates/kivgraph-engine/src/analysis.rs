@@ -55,7 +55,7 @@ pub struct UnitAnalysis {
     /// Why the analyzer gave no answer for this unit, when it did not.
     pub failure: Option<String>,
     pub definitions: Vec<Definition>,
-    /// Every non-local reference in the unit's files, in document and position order.
+    /// Every non-local reference in the unit's files, by file, then position.
     pub references: Vec<UnitReference>,
     /// `(implementing, implemented)` analyzer symbols, for members the unit defines.
     pub implementations: Vec<(String, String)>,
@@ -74,6 +74,36 @@ pub struct Outside {
     pub path: String,
     pub name: String,
     pub count: u32,
+}
+
+impl UnitAnalysis {
+    /// The uses the unit found in one file (references are sorted by file).
+    fn references_in(&self, repository: &str, path: &str) -> &[UnitReference] {
+        fn place(r: &UnitReference) -> (&str, &str) {
+            (&r.repository, &r.path)
+        }
+        let start = self
+            .references
+            .partition_point(|r| place(r) < (repository, path));
+        let end = self
+            .references
+            .partition_point(|r| place(r) <= (repository, path));
+        &self.references[start..end]
+    }
+
+    /// The spellings the unit bound outside the graph in one file (sorted by file).
+    fn outside_in(&self, repository: &str, path: &str) -> &[Outside] {
+        fn place(o: &Outside) -> (&str, &str) {
+            (&o.repository, &o.path)
+        }
+        let start = self
+            .outside
+            .partition_point(|o| place(o) < (repository, path));
+        let end = self
+            .outside
+            .partition_point(|o| place(o) <= (repository, path));
+        &self.outside[start..end]
+    }
 }
 
 /// An analyzer symbol and the declaration of the graph it names.
@@ -482,6 +512,18 @@ fn unit_analysis(
                 .cloned(),
         );
     }
+    // By file, so that each package reads only its own files' share.
+    analysis.references.sort_by(|a, b| {
+        (&a.repository, &a.path, a.span.start_byte, &a.symbol).cmp(&(
+            &b.repository,
+            &b.path,
+            b.span.start_byte,
+            &b.symbol,
+        ))
+    });
+    analysis
+        .outside
+        .sort_by(|a, b| (&a.repository, &a.path, &a.name).cmp(&(&b.repository, &b.path, &b.name)));
     analysis
 }
 
@@ -640,69 +682,68 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet
     let declared = package_symbols(db, package);
     let files = site_files(db, package, &declared);
     let mut layer = Layer::default();
+    let by_key: BTreeMap<StableKey, &SymbolFact> =
+        declared.symbols.iter().map(|s| (s.key, s)).collect();
     for unit in &units {
-        for reference in &unit.references {
-            if definitions.ambiguous.contains(&reference.symbol) {
-                continue;
-            }
-            // A symbol that names no declaration of the graph (the standard library, an
-            // installed dependency, a parameter) still decides the site: the analyzer proved
-            // it is not a declaration the syntax layer could have bound.
-            let targets = definitions
-                .keys
-                .get(&reference.symbol)
-                .map(Vec::as_slice)
-                .unwrap_or_default();
-            if targets.is_empty() {
-                layer.owed_nothing(&reference.repository, &reference.path, &reference.text, 1);
-            }
-            let Some(file) = files.iter().find(|f| {
-                f.file.path == reference.path && f.file.repository == reference.repository
-            }) else {
-                continue;
-            };
-            // A JavaScript file bound, by the checker, to a declaration file: the syntax
-            // layer's binding to the module it runs stands.
-            if file.file.language == Language::JavaScript
-                && definitions.declared_only.contains(&reference.symbol)
-            {
-                continue;
-            }
+        for file in &files {
+            let (repository, path) = (&file.file.repository, &file.file.path);
             let symbols =
                 &declared.symbols[file.first_symbol..file.first_symbol + file.symbol_count];
-            let at = reference.span.start_byte;
-            // The smallest syntax site around the position that spells the name is the
-            // class of use; a name no site records (a value read, a property) is a plain
-            // reference.
-            let site = file
-                .sites
-                .iter()
-                .filter(|s| s.span.start_byte <= at && reference.span.end_byte <= s.span.end_byte)
-                .filter(|s| s.name == reference.text || s.alias.as_deref() == Some(&reference.text))
-                .min_by_key(|s| s.span.end_byte - s.span.start_byte);
-            let (kind, span, holder) = match site {
-                Some(site) => (
-                    site.kind,
-                    site.span,
-                    site.enclosing.map(|i| symbols[i as usize].key),
-                ),
-                None => {
-                    let holders: Vec<&SymbolFact> = symbols.iter().collect();
-                    let holder = innermost(&holders, at as usize, |_| true).map(|s| s.key);
-                    (EdgeKind::References, reference.span, holder)
+            let holders: Vec<&SymbolFact> = symbols.iter().collect();
+            for reference in unit.references_in(repository, path) {
+                if definitions.ambiguous.contains(&reference.symbol) {
+                    continue;
                 }
-            };
-            let source = holder.unwrap_or(file.file.key);
-            let at = (&file.file.repository, &file.file.path, span);
-            layer.add(kind, at, source, targets, provenance_of(file.file.language));
-        }
-        for outside in &unit.outside {
-            layer.owed_nothing(
-                &outside.repository,
-                &outside.path,
-                &outside.name,
-                outside.count,
-            );
+                // A symbol that names no declaration of the graph (the standard library, an
+                // installed dependency, a parameter) still decides the site: the analyzer
+                // proved it is not a declaration the syntax layer could have bound.
+                let targets = definitions
+                    .keys
+                    .get(&reference.symbol)
+                    .map(Vec::as_slice)
+                    .unwrap_or_default();
+                if targets.is_empty() {
+                    layer.owed_nothing(repository, path, &reference.text, 1);
+                }
+                // A JavaScript file bound, by the checker, to a declaration file: the syntax
+                // layer's binding to the module it runs stands.
+                if file.file.language == Language::JavaScript
+                    && definitions.declared_only.contains(&reference.symbol)
+                {
+                    continue;
+                }
+                let at = reference.span.start_byte;
+                // The smallest syntax site around the position that spells the name is the
+                // class of use; a name no site records (a value read, a property) is a plain
+                // reference.
+                let site = file
+                    .sites
+                    .iter()
+                    .filter(|s| {
+                        s.span.start_byte <= at && reference.span.end_byte <= s.span.end_byte
+                    })
+                    .filter(|s| {
+                        s.name == reference.text || s.alias.as_deref() == Some(&reference.text)
+                    })
+                    .min_by_key(|s| s.span.end_byte - s.span.start_byte);
+                let (kind, span, holder) = match site {
+                    Some(site) => (
+                        site.kind,
+                        site.span,
+                        site.enclosing.map(|i| symbols[i as usize].key),
+                    ),
+                    None => {
+                        let holder = innermost(&holders, at as usize, |_| true).map(|s| s.key);
+                        (EdgeKind::References, reference.span, holder)
+                    }
+                };
+                let source = holder.unwrap_or(file.file.key);
+                let at = (repository, path, span);
+                layer.add(kind, at, source, targets, provenance_of(file.file.language));
+            }
+            for outside in unit.outside_in(repository, path) {
+                layer.owed_nothing(repository, path, &outside.name, outside.count);
+            }
         }
         // A member the analyzer says implements another: `IMPLEMENTS` to an interface's
         // member, `OVERRIDES` to a class's, observed at the implementing declaration.
@@ -714,7 +755,7 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet
                 continue;
             };
             for source in sources {
-                let Some(member) = declared.symbols.iter().find(|s| s.key == *source) else {
+                let Some(member) = by_key.get(source) else {
                     continue;
                 };
                 if member.parent.is_none() {
