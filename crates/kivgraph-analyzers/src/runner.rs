@@ -123,6 +123,59 @@ pub struct TypescriptUnit<'a> {
     pub paths: &'a [(String, PathBuf)],
 }
 
+impl TypescriptUnit<'_> {
+    /// The unit's directory, repository-relative: where its files' `package.json` is.
+    fn directory(&self) -> &str {
+        self.files
+            .iter()
+            .map(|f| f.rsplit_once('/').map_or("", |(d, _)| d))
+            .min_by_key(|d| d.len())
+            .unwrap_or("")
+    }
+}
+
+/// The conditions a package's own `exports` map uses to point at TypeScript sources, other
+/// than the ones every resolver knows.
+fn source_conditions(directory: &Path) -> Vec<String> {
+    const KNOWN: [&str; 9] = [
+        "types",
+        "typings",
+        "import",
+        "require",
+        "default",
+        "node",
+        "browser",
+        "module",
+        "development",
+    ];
+    let Ok(text) = std::fs::read_to_string(directory.join("package.json")) else {
+        return Vec::new();
+    };
+    let Ok(manifest) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return Vec::new();
+    };
+    let mut conditions = std::collections::BTreeSet::new();
+    let mut pending: Vec<&serde_json::Value> = manifest.get("exports").into_iter().collect();
+    while let Some(value) = pending.pop() {
+        let Some(object) = value.as_object() else {
+            continue;
+        };
+        for (key, target) in object {
+            let source = target.as_str().is_some_and(|t| {
+                [".ts", ".tsx", ".mts", ".cts"]
+                    .iter()
+                    .any(|e| t.ends_with(e))
+                    && !t.contains(".d.")
+            });
+            if source && !key.starts_with('.') && !KNOWN.contains(&key.as_str()) {
+                conditions.insert(key.clone());
+            }
+            pending.push(target);
+        }
+    }
+    conditions.into_iter().collect()
+}
+
 /// One Python analysis unit: a repository's Python sources, checked by pyright in a project
 /// that holds every registered repository with Python. The project is a directory of links
 /// in scratch space, one per repository, so that an import reaches another registered
@@ -182,6 +235,13 @@ impl Toolchain {
             set("module", "esnext".into());
             set("moduleResolution", "bundler".into());
             set("jsx", "preserve".into());
+            // A package that maps its own entry points to its sources under a condition of
+            // its own (`"@zod/source": "./src/index.ts"`) is developed against them: its
+            // self-references resolve to the sources, as its build resolves them.
+            let conditions = source_conditions(&unit.repository_root.join(unit.directory()));
+            if !conditions.is_empty() {
+                set("customConditions", conditions.into());
+            }
         }
         if !unit.paths.is_empty() {
             let mut paths = serde_json::Map::new();
@@ -390,6 +450,21 @@ echo "  error: TypeError: Cannot read properties of undefined" >&2
 echo "}" >&2
 exit 1
 "#;
+
+    #[test]
+    fn a_package_developed_against_its_sources_resolves_to_them() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("package.json"),
+            r#"{"exports": {".": {"@acme/source": "./src/index.ts", "types": "./index.d.ts", "import": "./index.js"}, "./v3": {"@acme/source": "./src/v3/index.ts", "default": "./v3/index.js"}, "./d": {"custom": "./d.d.ts"}}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            source_conditions(dir.path()),
+            vec!["@acme/source".to_string()]
+        );
+        assert!(source_conditions(&dir.path().join("absent")).is_empty());
+    }
 
     #[test]
     fn a_file_the_analyzer_crashes_on_is_left_out_and_reported() {
