@@ -16,4 +16,4 @@ mod scip_index;
 pub use runner::{
     Analyzer, AnalyzerError, PythonUnit, Toolchain, TypescriptUnit, nearest_tsconfig,
 };
-pub use scip_index::{ColumnEncoding, Occurrence, ScipDocument, ScipIndex, decode};
+pub use scip_index::{ColumnEncoding, LineIndex, Occurrence, ScipDocument, ScipIndex, decode};

@@ -59,21 +59,39 @@ impl Occurrence {
         self.symbol.starts_with("local ")
     }
 
-    /// The occurrence's byte range in `text` (the document as it was analysed), or `None`
-    /// when the position lies outside it.
-    pub fn to_bytes(&self, text: &str) -> Option<(usize, usize)> {
-        let start = byte_offset(text, self.start_line, self.start_column, self.encoding)?;
-        let end = byte_offset(text, self.end_line, self.end_column, self.encoding)?;
+    /// The occurrence's byte range in the document as it was analysed, or `None` when the
+    /// position lies outside it.
+    pub fn to_bytes(&self, lines: &LineIndex) -> Option<(usize, usize)> {
+        let start = byte_offset(lines, self.start_line, self.start_column, self.encoding)?;
+        let end = byte_offset(lines, self.end_line, self.end_column, self.encoding)?;
         (start <= end).then_some((start, end))
     }
 }
 
-fn byte_offset(text: &str, line: u32, column: u32, encoding: ColumnEncoding) -> Option<usize> {
-    let line_start = if line == 0 {
-        0
-    } else {
-        text.match_indices('\n').nth(line as usize - 1)?.0 + 1
-    };
+/// Where each line of a document starts: positions become byte offsets without rescanning
+/// the text for every occurrence.
+pub struct LineIndex<'a> {
+    text: &'a str,
+    starts: Vec<usize>,
+}
+
+impl<'a> LineIndex<'a> {
+    pub fn new(text: &'a str) -> Self {
+        let starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(at, _)| at + 1))
+            .collect();
+        LineIndex { text, starts }
+    }
+}
+
+fn byte_offset(
+    lines: &LineIndex,
+    line: u32,
+    column: u32,
+    encoding: ColumnEncoding,
+) -> Option<usize> {
+    let text = lines.text;
+    let line_start = *lines.starts.get(line as usize)?;
     let rest = &text[line_start..];
     let line_text = rest.split('\n').next().unwrap_or(rest);
     let column = column as usize;
@@ -186,7 +204,7 @@ mod tests {
     use super::*;
 
     fn at(line: u32, column: u32, encoding: ColumnEncoding) -> Option<usize> {
-        byte_offset("ab\né😀x\n", line, column, encoding)
+        byte_offset(&LineIndex::new("ab\né😀x\n"), line, column, encoding)
     }
 
     #[test]

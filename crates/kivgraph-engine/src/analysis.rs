@@ -17,7 +17,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use kivgraph_analyzers::{PythonUnit, ScipIndex, Toolchain, TypescriptUnit, nearest_tsconfig};
+use kivgraph_analyzers::{
+    LineIndex, PythonUnit, ScipIndex, Toolchain, TypescriptUnit, nearest_tsconfig,
+};
 use kivgraph_facts::{
     Confidence, Edge, EdgeKind, Evidence, FactSet, Fingerprint, Language, LineSpan, Provenance,
     StableKey, SymbolFact, SymbolKind,
@@ -30,7 +32,7 @@ use crate::queries::{
     FileInput, PackageInput, RepositoryInput, Workspace, evidence_key, module_index, npm_providers,
     package_facts, package_symbols, site_files,
 };
-use crate::resolve::typescript::{NpmProvider, npm_provider};
+use crate::resolve::typescript::{ModuleSite, NpmProvider, npm_provider};
 
 /// Which exact analyzers a pass may run. An absent analyzer leaves the syntax layer's
 /// facts standing; a present one's version is part of every unit's identity.
@@ -433,6 +435,7 @@ fn unit_analysis(
         let Some(text) = db.source_text(*fingerprint) else {
             continue;
         };
+        let lines = LineIndex::new(&text);
         let declared = by_file
             .get(&(repository.as_str(), path.as_str()))
             .map(Vec::as_slice)
@@ -448,7 +451,7 @@ fn unit_analysis(
             .map(|o| o.symbol.as_str())
             .collect();
         for occurrence in &document.occurrences {
-            let Some((start, end)) = occurrence.to_bytes(&text) else {
+            let Some((start, end)) = occurrence.to_bytes(&lines) else {
                 continue;
             };
             if occurrence.is_local() {
@@ -690,7 +693,22 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet
             let symbols =
                 &declared.symbols[file.first_symbol..file.first_symbol + file.symbol_count];
             let holders: Vec<&SymbolFact> = symbols.iter().collect();
-            for reference in unit.references_in(repository, path) {
+            let references = unit.references_in(repository, path);
+            if references.is_empty() {
+                continue;
+            }
+            // The file's sites by the names they spell (an import's alias too).
+            let mut sites_named: BTreeMap<&str, Vec<&ModuleSite>> = BTreeMap::new();
+            for site in file.sites {
+                sites_named
+                    .entry(site.name.as_str())
+                    .or_default()
+                    .push(site);
+                if let Some(alias) = site.alias.as_deref().filter(|a| *a != site.name) {
+                    sites_named.entry(alias).or_default().push(site);
+                }
+            }
+            for reference in references {
                 if definitions.ambiguous.contains(&reference.symbol) {
                     continue;
                 }
@@ -716,14 +734,12 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet
                 // The smallest syntax site around the position that spells the name is the
                 // class of use; a name no site records (a value read, a property) is a plain
                 // reference.
-                let site = file
-                    .sites
-                    .iter()
+                let site = sites_named
+                    .get(reference.text.as_str())
+                    .into_iter()
+                    .flatten()
                     .filter(|s| {
                         s.span.start_byte <= at && reference.span.end_byte <= s.span.end_byte
-                    })
-                    .filter(|s| {
-                        s.name == reference.text || s.alias.as_deref() == Some(&reference.text)
                     })
                     .min_by_key(|s| s.span.end_byte - s.span.start_byte);
                 let (kind, span, holder) = match site {
