@@ -182,7 +182,11 @@ pub fn typescript_unit(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysi
         repository_root: &root,
         files: &paths,
         base_tsconfig: nearest_tsconfig(&root, &first.unit(db).package_path),
-        paths: &registered_packages(db, workspace),
+        paths: &registered_packages(
+            db,
+            workspace,
+            (&repository_name, &first.unit(db).package_path),
+        ),
     };
     let analyzer = toolchain.identity();
     let index = match toolchain.index_typescript(&unit, settings.scratch(db)) {
@@ -554,7 +558,13 @@ fn innermost<'a>(
 /// Every `package.json` name exactly one registered directory carries, with that directory:
 /// the checker finds a registered provider by its name as an installed dependency would. A
 /// name two directories claim is left out: which one an import means is not decided here.
-fn registered_packages(db: &dyn Db, workspace: Workspace) -> Vec<(String, PathBuf)> {
+/// So is the unit's own package (`own`: repository and directory): a self-reference
+/// resolves through its own `exports`, conditions included.
+fn registered_packages(
+    db: &dyn Db,
+    workspace: Workspace,
+    own: (&str, &str),
+) -> Vec<(String, PathBuf)> {
     let providers = npm_providers(db, workspace);
     let roots: BTreeMap<&str, &str> = workspace
         .repositories(db)
@@ -564,7 +574,7 @@ fn registered_packages(db: &dyn Db, workspace: Workspace) -> Vec<(String, PathBu
     providers
         .iter()
         .filter_map(|(name, claimants)| match claimants.as_slice() {
-            [(repository, directory)] => {
+            [(repository, directory)] if (repository.as_str(), directory.as_str()) != own => {
                 let root = roots.get(repository.as_str())?;
                 Some((name.clone(), Path::new(root).join(directory)))
             }
