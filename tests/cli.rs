@@ -74,6 +74,18 @@ impl Workspace {
         command
     }
 
+    /// The command on a machine where no exact analyzer is installed.
+    fn without_analyzers(&self, args: &[&str]) -> Command {
+        let mut command = self.command(args);
+        command
+            .env(
+                "KIVGRAPH_ANALYZERS_DIR",
+                self.dir.path().join("no-analyzers"),
+            )
+            .env("PATH", "/usr/bin:/bin");
+        command
+    }
+
     fn run(&self, args: &[&str]) -> Output {
         self.command(args).output().unwrap()
     }
@@ -400,15 +412,7 @@ fn doctor_reports_each_analyzer_and_an_absent_one_only_warns() {
     ] {
         assert!(report.contains(line), "{report}");
     }
-    let absent = workspace
-        .command(&["doctor"])
-        .env(
-            "KIVGRAPH_ANALYZERS_DIR",
-            workspace.dir.path().join("no-analyzers"),
-        )
-        .env("PATH", "/usr/bin:/bin")
-        .output()
-        .unwrap();
+    let absent = workspace.without_analyzers(&["doctor"]).output().unwrap();
     let report = stdout(&absent);
     assert!(
         report.contains("toolchain.typescript: WARN (scip-typescript is not available")
@@ -424,12 +428,7 @@ fn doctor_reports_each_analyzer_and_an_absent_one_only_warns() {
     // An absence is reported, never a failure: the pass indexes without it.
     assert!(absent.status.success(), "{report}");
     let index = workspace
-        .command(&["index", "--full", "--json"])
-        .env(
-            "KIVGRAPH_ANALYZERS_DIR",
-            workspace.dir.path().join("no-analyzers"),
-        )
-        .env("PATH", "/usr/bin:/bin")
+        .without_analyzers(&["index", "--full", "--json"])
         .output()
         .unwrap();
     assert!(index.status.success(), "{}", stderr(&index));

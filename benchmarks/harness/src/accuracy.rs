@@ -28,7 +28,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::client::McpClient;
-use crate::{Analyzers, flag, run_index, write_config};
+use crate::{Analyzers, corpus_dir, flag, run_index, write_config};
 
 /// One upstream project per repository: (name, directory under the corpus).
 pub(crate) const PROJECTS: &[(&str, &str)] = &[
@@ -161,11 +161,7 @@ fn row_file(row: &Value) -> Option<(String, String)> {
 
 pub fn accuracy_benchmark(args: &[String]) -> anyhow::Result<()> {
     let kivgraph = PathBuf::from(flag(args, "--kivgraph").context("--kivgraph BIN is required")?);
-    let corpus = flag(args, "--corpus")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/kivgraph/corpus")
-        });
+    let corpus = corpus_dir(args);
     let questions_path = flag(args, "--questions")
         .map(PathBuf::from)
         .unwrap_or_else(|| {

@@ -19,11 +19,12 @@ use anyhow::{Context, bail};
 use kivgraph_analyzers::{Analyzer, PythonUnit, Toolchain, TypescriptUnit, nearest_tsconfig};
 use kivgraph_config::{LanguageToken, RepositoryEntry, analyzers_dir};
 use kivgraph_discovery::discover_repository;
+use kivgraph_engine::python_import_root;
 use kivgraph_facts::Language;
 use serde_json::{Value, json};
 
 use crate::accuracy::PROJECTS;
-use crate::{Analyzers, flag, write_config};
+use crate::{Analyzers, corpus_dir, flag, write_config};
 
 /// One pass as a child process: its wall time, the peak resident memory of its process
 /// tree (the analyzers it waited for included), and its result.
@@ -94,13 +95,7 @@ fn analyzers_alone(
                     .or_default()
                     .push(file.path.clone()),
                 Language::Python => {
-                    let dotted = file.unit.module.replace('.', "/");
-                    let root = file
-                        .path
-                        .strip_suffix(&format!("{dotted}/__init__.py"))
-                        .or_else(|| file.path.strip_suffix(&format!("{dotted}.py")))
-                        .map(|r| r.trim_end_matches('/'));
-                    if let Some(root) = root {
+                    if let Some(root) = python_import_root(&file.path, &file.unit.module) {
                         let root = if root.is_empty() {
                             entry.name.clone()
                         } else {
@@ -182,11 +177,7 @@ fn append_comment(path: &Path, comment: &str) -> anyhow::Result<Vec<u8>> {
 
 pub fn analyzers_benchmark(args: &[String]) -> anyhow::Result<()> {
     let kivgraph = PathBuf::from(flag(args, "--kivgraph").context("--kivgraph BIN is required")?);
-    let corpus = flag(args, "--corpus")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/kivgraph/corpus")
-        });
+    let corpus = corpus_dir(args);
     let wanted = flag(args, "--languages").unwrap_or_else(|| "typescript,python".into());
     let workers = 3;
     let mut report = serde_json::Map::new();

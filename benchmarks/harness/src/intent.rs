@@ -11,7 +11,7 @@ use anyhow::Context;
 use serde_json::{Value, json};
 
 use crate::client::McpClient;
-use crate::{Analyzers, corpus_entries, flag, run_index, write_config};
+use crate::{Analyzers, corpus_dir, corpus_entries, flag, run_index, write_config};
 
 struct Question {
     intent: &'static str,
@@ -222,11 +222,7 @@ fn grep_files(roots: &[(String, PathBuf)], words: &[String]) -> anyhow::Result<V
 
 pub fn intent_benchmark(args: &[String]) -> anyhow::Result<()> {
     let kivgraph = PathBuf::from(flag(args, "--kivgraph").context("--kivgraph BIN is required")?);
-    let corpus = flag(args, "--corpus")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/kivgraph/corpus")
-        });
+    let corpus = corpus_dir(args);
     let entries = corpus_entries(&corpus)?;
     let roots: Vec<(String, PathBuf)> = entries
         .iter()

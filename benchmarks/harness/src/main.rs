@@ -52,6 +52,15 @@ fn main() -> anyhow::Result<()> {
     }
 }
 
+/// `--corpus DIR`, else where `benchmarks/fetch-corpus.sh` caches the corpus.
+pub(crate) fn corpus_dir(args: &[String]) -> PathBuf {
+    flag(args, "--corpus")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/kivgraph/corpus")
+        })
+}
+
 pub(crate) fn flag(args: &[String], name: &str) -> Option<String> {
     args.iter()
         .position(|a| a == name)
@@ -166,11 +175,7 @@ fn edit_one_file(corpus: &Path) -> anyhow::Result<(PathBuf, Vec<u8>)> {
 
 fn index_benchmark(args: &[String]) -> anyhow::Result<()> {
     let kivgraph = PathBuf::from(flag(args, "--kivgraph").context("--kivgraph BIN is required")?);
-    let corpus = flag(args, "--corpus")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/kivgraph/corpus")
-        });
+    let corpus = corpus_dir(args);
     let entries = corpus_entries(&corpus)?;
     let work = std::env::temp_dir().join(format!("kivgraph-bench-{}", std::process::id()));
     std::fs::create_dir_all(&work)?;

@@ -8,7 +8,7 @@ use kivgraph_facts::Language;
 use kivgraph_query::{ModuleReportArgs, ReadSymbolArgs, Roots, module_report, read_symbol};
 use serde_json::{Value, json};
 
-use crate::flag;
+use crate::corpus_dir;
 
 const PER_SHAPE: [(&str, usize); 2] = [("many small symbols", 7), ("one giant function", 3)];
 
@@ -68,11 +68,7 @@ fn shape_of(language: Language, path: &Path, text: &str) -> Option<&'static str>
 }
 
 pub fn navigate_benchmark(args: &[String]) -> anyhow::Result<()> {
-    let corpus = flag(args, "--corpus")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/kivgraph/corpus")
-        });
+    let corpus = corpus_dir(args);
     let repositories = [
         ("crates", corpus.join("rust/src"), Language::Rust, ".rs"),
         ("debian-go", corpus.join("go/src"), Language::Go, ".go"),

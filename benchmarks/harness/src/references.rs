@@ -16,7 +16,7 @@ use kivgraph_store::GenerationStore;
 use serde_json::{Value, json};
 
 use crate::client::McpClient;
-use crate::{Analyzers, corpus_entries, flag, run_index, write_config};
+use crate::{Analyzers, corpus_dir, corpus_entries, flag, run_index, write_config};
 
 const SUBJECTS: usize = 300;
 
@@ -28,11 +28,7 @@ fn percentiles(mut samples: Vec<f64>) -> Value {
 
 pub fn references_benchmark(args: &[String]) -> anyhow::Result<()> {
     let kivgraph = PathBuf::from(flag(args, "--kivgraph").context("--kivgraph BIN is required")?);
-    let corpus = flag(args, "--corpus")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/kivgraph/corpus")
-        });
+    let corpus = corpus_dir(args);
     let entries = corpus_entries(&corpus)?;
     let work = std::env::temp_dir().join(format!("kivgraph-refs-bench-{}", std::process::id()));
     std::fs::create_dir_all(&work)?;

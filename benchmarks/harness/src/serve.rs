@@ -10,7 +10,7 @@ use kivgraph_store::GenerationStore;
 use serde_json::{Value, json};
 
 use crate::client::McpClient;
-use crate::{Analyzers, corpus_entries, flag, run_index, tokens, write_config};
+use crate::{Analyzers, corpus_dir, corpus_entries, flag, run_index, tokens, write_config};
 
 fn percentile(samples: &mut [f64], p: f64) -> f64 {
     samples.sort_by(|a, b| a.total_cmp(b));
@@ -19,11 +19,7 @@ fn percentile(samples: &mut [f64], p: f64) -> f64 {
 
 pub fn serve_benchmark(args: &[String]) -> anyhow::Result<()> {
     let kivgraph = PathBuf::from(flag(args, "--kivgraph").context("--kivgraph BIN is required")?);
-    let corpus = flag(args, "--corpus")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/kivgraph/corpus")
-        });
+    let corpus = corpus_dir(args);
     let entries: Vec<_> = corpus_entries(&corpus)?
         .into_iter()
         .filter(|e| e.name != "crates")

@@ -7,21 +7,16 @@
 //! ```
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use kivgraph_facts::Language;
 use serde_json::json;
 
-use crate::flag;
+use crate::corpus_dir;
 use crate::navigate::source_files;
 
 pub fn sites_benchmark(args: &[String]) -> anyhow::Result<()> {
-    let corpus = flag(args, "--corpus")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/kivgraph/corpus")
-        });
+    let corpus = corpus_dir(args);
     let mut report = Vec::new();
     for (language, dir, extension) in [
         (Language::Rust, "rust/src", ".rs"),

@@ -206,6 +206,12 @@ pub fn nearest_tsconfig(root: &Path, package_directory: &str) -> Option<PathBuf>
     }
 }
 
+/// A fresh directory under `scratch` for one run, removed when dropped.
+fn scratch_directory(scratch: &Path, prefix: &str) -> std::io::Result<tempfile::TempDir> {
+    std::fs::create_dir_all(scratch)?;
+    tempfile::Builder::new().prefix(prefix).tempdir_in(scratch)
+}
+
 impl Toolchain {
     /// Runs scip-typescript on the unit; nothing is written inside the repository.
     pub fn index_typescript(
@@ -213,10 +219,7 @@ impl Toolchain {
         unit: &TypescriptUnit,
         scratch: &Path,
     ) -> Result<ScipIndex, AnalyzerError> {
-        std::fs::create_dir_all(scratch)?;
-        let project = tempfile::Builder::new()
-            .prefix("ts-unit-")
-            .tempdir_in(scratch)?;
+        let project = scratch_directory(scratch, "ts-unit-")?;
         let root = unit.repository_root;
         let files: Vec<String> = unit
             .files
@@ -285,10 +288,7 @@ impl Toolchain {
         unit: &PythonUnit,
         scratch: &Path,
     ) -> Result<ScipIndex, AnalyzerError> {
-        std::fs::create_dir_all(scratch)?;
-        let work = tempfile::Builder::new()
-            .prefix("py-unit-")
-            .tempdir_in(scratch)?;
+        let work = scratch_directory(scratch, "py-unit-")?;
         let project = work.path().join("project");
         std::fs::create_dir(&project)?;
         for (link, root) in unit.repositories {

@@ -19,6 +19,15 @@ pub struct FileUnit {
     pub module: String,
 }
 
+impl FileUnit {
+    /// No manifest claims the file: a Go file under no `go.mod` (`_ _/dir`), a Rust file
+    /// under no `Cargo.toml` (`_/dir`), a TypeScript/JavaScript file under no
+    /// `package.json` (`.`). Such a file is indexed, but nothing outside can import it.
+    pub fn unclaimed(&self) -> bool {
+        self.package == "." || self.package.starts_with("_ ") || self.package.starts_with("_/")
+    }
+}
+
 /// Assigns files to packages from the manifests found in one repository.
 #[derive(Debug, Default)]
 pub struct PackageAssigner {

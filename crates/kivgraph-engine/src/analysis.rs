@@ -42,10 +42,6 @@ pub struct AnalyzerSettings {
     pub typescript: Option<Toolchain>,
     #[returns(ref)]
     pub python: Option<Toolchain>,
-    /// Where analyzers write their project files and indexes: the state directory, never a
-    /// repository.
-    #[returns(ref)]
-    pub scratch: PathBuf,
 }
 
 /// What one unit's analyzer said: in the graph's terms for the declarations of the files it
@@ -79,33 +75,39 @@ pub struct Outside {
 }
 
 impl UnitAnalysis {
-    /// The uses the unit found in one file (references are sorted by file).
+    /// The uses the unit found in one file.
     fn references_in(&self, repository: &str, path: &str) -> &[UnitReference] {
-        fn place(r: &UnitReference) -> (&str, &str) {
-            (&r.repository, &r.path)
-        }
-        let start = self
-            .references
-            .partition_point(|r| place(r) < (repository, path));
-        let end = self
-            .references
-            .partition_point(|r| place(r) <= (repository, path));
-        &self.references[start..end]
+        in_file(&self.references, repository, path)
     }
 
-    /// The spellings the unit bound outside the graph in one file (sorted by file).
+    /// The spellings the unit bound outside the graph in one file.
     fn outside_in(&self, repository: &str, path: &str) -> &[Outside] {
-        fn place(o: &Outside) -> (&str, &str) {
-            (&o.repository, &o.path)
-        }
-        let start = self
-            .outside
-            .partition_point(|o| place(o) < (repository, path));
-        let end = self
-            .outside
-            .partition_point(|o| place(o) <= (repository, path));
-        &self.outside[start..end]
+        in_file(&self.outside, repository, path)
     }
+}
+
+/// A row a unit keeps sorted by the file it was observed in.
+trait InFile {
+    fn file(&self) -> (&str, &str);
+}
+
+impl InFile for UnitReference {
+    fn file(&self) -> (&str, &str) {
+        (&self.repository, &self.path)
+    }
+}
+
+impl InFile for Outside {
+    fn file(&self) -> (&str, &str) {
+        (&self.repository, &self.path)
+    }
+}
+
+/// The run of `rows` (sorted by file) that belongs to one file.
+fn in_file<'a, T: InFile>(rows: &'a [T], repository: &str, path: &str) -> &'a [T] {
+    let start = rows.partition_point(|row| row.file() < (repository, path));
+    let end = rows.partition_point(|row| row.file() <= (repository, path));
+    &rows[start..end]
 }
 
 /// An analyzer symbol and the declaration of the graph it names.
@@ -189,7 +191,7 @@ pub fn typescript_unit(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysi
         ),
     };
     let analyzer = toolchain.identity();
-    let index = match toolchain.index_typescript(&unit, settings.scratch(db)) {
+    let index = match toolchain.index_typescript(&unit, &db.analyzer_scratch()) {
         Ok(index) => index,
         Err(error) => return Some(failed(analyzer, error)),
     };
@@ -324,7 +326,7 @@ pub fn python_unit(db: &dyn Db, repository: RepositoryInput) -> Option<UnitAnaly
                 }
                 package_has_python = true;
                 python_files.insert((name.clone(), file.path(db).clone()), *file);
-                if let Some(root) = import_root(file.path(db), &file.unit(db).module) {
+                if let Some(root) = python_import_root(file.path(db), &file.unit(db).module) {
                     import_roots.insert(if root.is_empty() {
                         name.clone()
                     } else {
@@ -351,7 +353,7 @@ pub fn python_unit(db: &dyn Db, repository: RepositoryInput) -> Option<UnitAnaly
         target,
     };
     let analyzer = toolchain.identity();
-    let index = match toolchain.index_python(&unit, settings.scratch(db)) {
+    let index = match toolchain.index_python(&unit, &db.analyzer_scratch()) {
         Ok(index) => index,
         Err(error) => return Some(failed(analyzer, error)),
     };
@@ -386,7 +388,7 @@ pub fn python_unit(db: &dyn Db, repository: RepositoryInput) -> Option<UnitAnaly
 }
 
 /// The directory a Python file's imports start from: its path without the module path.
-fn import_root(path: &str, module: &str) -> Option<String> {
+pub fn python_import_root(path: &str, module: &str) -> Option<String> {
     let dotted = module.replace('.', "/");
     let tail = if path.ends_with("/__init__.py") || path == "__init__.py" {
         format!("{dotted}/__init__.py")
@@ -626,10 +628,11 @@ fn is_declaration_file(path: &str) -> bool {
 
 /// The registered repository a package belongs to.
 fn repository_of(db: &dyn Db, package: PackageInput) -> Option<RepositoryInput> {
+    let name = package.files(db).first()?.repository(db);
     Workspace::get(db)
         .repositories(db)
         .iter()
-        .find(|r| r.packages(db).contains(&package))
+        .find(|r| r.name(db) == name)
         .copied()
 }
 

@@ -33,6 +33,8 @@ impl ExecutionLog {
 #[salsa::db]
 pub trait Db: salsa::Database {
     fn source_text(&self, fingerprint: Fingerprint) -> Option<Arc<str>>;
+    /// Scratch space for analyzer runs.
+    fn analyzer_scratch(&self) -> std::path::PathBuf;
 }
 
 #[salsa::db]
@@ -41,6 +43,9 @@ pub struct EngineDatabase {
     storage: salsa::Storage<Self>,
     sources: SourceStore,
     log: ExecutionLog,
+    /// Where analyzers write their project files and indexes: the state directory, never a
+    /// repository. Shared by every clone; not an input, since it changes no answer.
+    scratch: Arc<RwLock<std::path::PathBuf>>,
 }
 
 impl Default for EngineDatabase {
@@ -58,6 +63,7 @@ impl Default for EngineDatabase {
         EngineDatabase {
             storage: salsa::Storage::new(Some(Box::new(callback))),
             sources: SourceStore::default(),
+            scratch: Arc::default(),
             log,
         }
     }
@@ -73,6 +79,10 @@ impl EngineDatabase {
             .write()
             .expect("source store lock")
             .insert(fingerprint, text);
+    }
+
+    pub fn set_analyzer_scratch(&self, directory: std::path::PathBuf) {
+        *self.scratch.write().expect("scratch lock") = directory;
     }
 
     /// Drops every source text; memos stay.
@@ -92,5 +102,9 @@ impl Db for EngineDatabase {
             .expect("source store lock")
             .get(&fingerprint)
             .cloned()
+    }
+
+    fn analyzer_scratch(&self) -> std::path::PathBuf {
+        self.scratch.read().expect("scratch lock").clone()
     }
 }

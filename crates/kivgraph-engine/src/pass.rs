@@ -424,6 +424,8 @@ impl Engine {
     /// nothing, so their units stay memoized.
     pub fn set_analyzers(&mut self, options: &AnalyzerOptions) {
         self.maximum_workers = options.maximum_workers.max(1);
+        // Where analyzers write is not part of what they answer: it is no input.
+        self.db.set_analyzer_scratch(options.scratch.clone());
         match AnalyzerSettings::try_get(&self.db) {
             Some(settings) => {
                 if settings.typescript(&self.db) != &options.typescript {
@@ -434,19 +436,9 @@ impl Engine {
                 if settings.python(&self.db) != &options.python {
                     settings.set_python(&mut self.db).to(options.python.clone());
                 }
-                if settings.scratch(&self.db) != &options.scratch {
-                    settings
-                        .set_scratch(&mut self.db)
-                        .to(options.scratch.clone());
-                }
             }
             None => {
-                AnalyzerSettings::new(
-                    &self.db,
-                    options.typescript.clone(),
-                    options.python.clone(),
-                    options.scratch.clone(),
-                );
+                AnalyzerSettings::new(&self.db, options.typescript.clone(), options.python.clone());
             }
         }
     }

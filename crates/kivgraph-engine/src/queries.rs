@@ -691,15 +691,8 @@ pub(crate) fn site_files<'db>(
     package: PackageInput,
     declared: &'db FactSet,
 ) -> Vec<ModuleFile<'db>> {
-    placed_files(db, package, declared)
-        .filter(|(_, merged, _)| {
-            matches!(
-                merged.language,
-                Language::TypeScript | Language::JavaScript | Language::Python
-            )
-        })
-        .map(|(file_facts, merged, first_symbol)| module_file(file_facts, merged, first_symbol))
-        .collect()
+    let languages = [Language::TypeScript, Language::JavaScript, Language::Python];
+    placed_module_files(db, package, declared, &languages)
 }
 
 /// The TypeScript/JavaScript files of a package with where their symbols sit in `declared`.
@@ -708,10 +701,18 @@ fn module_files<'db>(
     package: PackageInput,
     declared: &'db FactSet,
 ) -> Vec<ModuleFile<'db>> {
+    let languages = [Language::TypeScript, Language::JavaScript];
+    placed_module_files(db, package, declared, &languages)
+}
+
+fn placed_module_files<'db>(
+    db: &'db dyn Db,
+    package: PackageInput,
+    declared: &'db FactSet,
+    languages: &[Language],
+) -> Vec<ModuleFile<'db>> {
     placed_files(db, package, declared)
-        .filter(|(_, merged, _)| {
-            matches!(merged.language, Language::TypeScript | Language::JavaScript)
-        })
+        .filter(|(_, merged, _)| languages.contains(&merged.language))
         .map(|(file_facts, merged, first_symbol)| module_file(file_facts, merged, first_symbol))
         .collect()
 }

@@ -213,6 +213,15 @@ vocabulary! {
 }
 
 impl Language {
+    /// The language whose exact analyzer checks this one's files: JavaScript is read by the
+    /// TypeScript checker, in the same programs.
+    pub fn analyzed_as(self) -> Language {
+        match self {
+            Language::JavaScript => Language::TypeScript,
+            other => other,
+        }
+    }
+
     /// The language of a source path, by its extension.
     pub fn from_path(path: &str) -> Option<Language> {
         let extension = path.rsplit_once('.').map(|(_, e)| e)?;

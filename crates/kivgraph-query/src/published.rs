@@ -66,10 +66,7 @@ impl Published {
     /// an alias, a namespace or default import — is bound by the analyzer, not left to the
     /// reader.
     pub fn analyzed_everywhere(&self, language: Language) -> bool {
-        let served = match language {
-            Language::JavaScript => Language::TypeScript,
-            other => other,
-        };
+        let served = language.analyzed_as();
         let states: Vec<_> = self
             .manifest
             .repositories

@@ -36,17 +36,13 @@ struct Finding {
     remedy: Value,
 }
 
-/// Files outside every manifest, by the directory a manifest would have to be written in.
-fn orphans(
-    discovered: &DiscoveredRepository,
-    language: Language,
-    outside: &str,
-) -> BTreeMap<String, usize> {
+/// Files of `languages` no manifest claims, by the directory a manifest would go in.
+fn orphans(discovered: &DiscoveredRepository, languages: &[Language]) -> BTreeMap<String, usize> {
     let mut directories = BTreeMap::new();
     for file in discovered
         .files
         .iter()
-        .filter(|f| f.language == language && f.unit.package.starts_with(outside))
+        .filter(|f| languages.contains(&f.language) && f.unit.unclaimed())
     {
         *directories
             .entry(file.unit.package_path.clone())
@@ -106,40 +102,47 @@ fn audit(entry: &RepositoryEntry, located: &Located) -> (Vec<Finding>, Value) {
             },
         });
     }
-    for (directory, count) in orphans(&discovered, Language::Go, "_ ") {
-        findings.push(Finding {
-            code: "GO_PACKAGE_WITHOUT_MODULE",
-            severity: Severity::Partial,
-            message: format!("{count} Go files under no go.mod: no import path reaches them, so no other package can bind a use of theirs"),
-            path: Some(if directory.is_empty() { ".".into() } else { directory.clone() }),
-            remedy: json!({"kind": "file", "path": join(&directory, "go.mod"), "content": format!("module example.com/{}\n\ngo 1.21\n", entry.name)}),
-        });
-    }
-    for (directory, count) in orphans(&discovered, Language::Rust, "_/") {
-        findings.push(Finding {
-            code: "RUST_FILES_WITHOUT_CRATE",
-            severity: Severity::Partial,
-            message: format!("{count} Rust files under no Cargo.toml: they form no crate, so paths into them from elsewhere do not resolve"),
-            path: Some(if directory.is_empty() { ".".into() } else { directory.clone() }),
-            remedy: json!({"kind": "file", "path": join(&directory, "Cargo.toml"), "content": format!("[package]\nname = \"{}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n", entry.name.replace(['.', '-'], "_"))}),
-        });
-    }
-    let modules: usize = discovered
-        .files
-        .iter()
-        .filter(|f| {
-            matches!(f.language, Language::TypeScript | Language::JavaScript)
-                && f.unit.package == "."
-        })
-        .count();
-    if modules > 0 {
-        findings.push(Finding {
-            code: "MODULE_FILES_WITHOUT_PACKAGE_JSON",
-            severity: Severity::Partial,
-            message: format!("{modules} TypeScript/JavaScript files under no package.json: no other repository can import them by name"),
-            path: None,
-            remedy: json!({"kind": "file", "path": "package.json", "content": format!("{{\n  \"name\": \"{}\",\n  \"private\": true\n}}\n", entry.name)}),
-        });
+    // Files no manifest claims: the manifest to write, per language, where it would go.
+    let module_name = format!("example.com/{}", entry.name);
+    let crate_name = entry.name.replace(['.', '-'], "_");
+    let unclaimed: [(&[Language], &str, &str, &str, String); 3] = [
+        (
+            &[Language::Go],
+            "GO_PACKAGE_WITHOUT_MODULE",
+            "Go files under no go.mod: no import path reaches them, so no other package can bind a use of theirs",
+            "go.mod",
+            format!("module {module_name}\n\ngo 1.21\n"),
+        ),
+        (
+            &[Language::Rust],
+            "RUST_FILES_WITHOUT_CRATE",
+            "Rust files under no Cargo.toml: they form no crate, so paths into them from elsewhere do not resolve",
+            "Cargo.toml",
+            format!(
+                "[package]\nname = \"{crate_name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"
+            ),
+        ),
+        (
+            &[Language::TypeScript, Language::JavaScript],
+            "MODULE_FILES_WITHOUT_PACKAGE_JSON",
+            "TypeScript/JavaScript files under no package.json: no other repository can import them by name",
+            "package.json",
+            format!(
+                "{{\n  \"name\": \"{}\",\n  \"private\": true\n}}\n",
+                entry.name
+            ),
+        ),
+    ];
+    for (languages, code, what, manifest, content) in unclaimed {
+        for (directory, count) in orphans(&discovered, languages) {
+            findings.push(Finding {
+                code,
+                severity: Severity::Partial,
+                message: format!("{count} {what}"),
+                path: Some(if directory.is_empty() { ".".into() } else { directory.clone() }),
+                remedy: json!({"kind": "file", "path": join(&directory, manifest), "content": content}),
+            });
+        }
     }
     for (languages, found, name) in [
         (

@@ -134,12 +134,8 @@ fn index(args: &IndexArgs) -> anyhow::Result<serde_json::Value> {
                     absent: run.absent.clone(),
                 })
                 .collect();
-            // JavaScript is checked by the TypeScript analyzer's units.
             let exact = |language: Language| {
-                let served = match language {
-                    Language::JavaScript => Language::TypeScript,
-                    other => other,
-                };
+                let served = language.analyzed_as();
                 analyzers
                     .iter()
                     .any(|a| a.language == served.as_str() && a.is_complete())
