@@ -409,6 +409,9 @@ fn doctor_reports_each_analyzer_and_an_absent_one_only_warns() {
     for line in [
         "toolchain.typescript: PASS (scip-typescript 0.4.0 at ",
         "toolchain.python: PASS (scip-python 0.6.6 at ",
+        "toolchain.rust: PASS (rust-analyzer 1.95.0 (",
+        "toolchain.rust_src: PASS (standard library sources under ",
+        "toolchain.cargo: PASS (cargo ",
     ] {
         assert!(report.contains(line), "{report}");
     }
@@ -422,7 +425,8 @@ fn doctor_reports_each_analyzer_and_an_absent_one_only_warns() {
         "{report}"
     );
     assert!(
-        report.contains("toolchain.python: WARN (scip-python is not available"),
+        report.contains("toolchain.python: WARN (scip-python is not available")
+            && report.contains("toolchain.rust: WARN (rust-analyzer is not available"),
         "{report}"
     );
     // An absence is reported, never a failure: the pass indexes without it.

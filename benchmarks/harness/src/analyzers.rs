@@ -1,12 +1,12 @@
 //! What the exact analyzers cost, per language, on the registry corpora (TypeScript from
-//! npm, Python sdists from PyPI), registered one project per repository: a cold pass with
+//! npm, Python sdists from PyPI, Rust crates from crates.io), registered one project per repository: a cold pass with
 //! the syntax layer alone, a cold pass with the analyzers (fact cache on, empty), a warm
 //! pass with nothing changed, a warm pass after a one-file edit, and the analyzers alone —
 //! the same analyzer invocations, unit by unit, with the same parallelism, and nothing of
 //! ours around them. Wall times and the peak resident memory of each process tree.
 //!
 //! ```text
-//! $CARGO_TARGET_DIR/release/kivgraph-bench analyzers --kivgraph $CARGO_TARGET_DIR/release/kivgraph [--languages typescript,python]
+//! $CARGO_TARGET_DIR/release/kivgraph-bench analyzers --kivgraph $CARGO_TARGET_DIR/release/kivgraph [--languages typescript,python,rust]
 //! ```
 
 use std::collections::BTreeMap;
@@ -16,7 +16,9 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use kivgraph_analyzers::{Analyzer, PythonUnit, Toolchain, TypescriptUnit, nearest_tsconfig};
+use kivgraph_analyzers::{
+    Analyzer, PythonUnit, RustSettings, RustUnit, Toolchain, TypescriptUnit, nearest_tsconfig,
+};
 use kivgraph_config::{LanguageToken, RepositoryEntry, analyzers_dir};
 use kivgraph_discovery::discover_repository;
 use kivgraph_engine::python_import_root;
@@ -79,14 +81,17 @@ fn analyzers_alone(
 ) -> anyhow::Result<f64> {
     let analyzer = match language {
         Language::Python => Analyzer::Python,
+        Language::Rust => Analyzer::Rust,
         _ => Analyzer::Typescript,
     };
     let toolchain = Toolchain::locate(analyzer, None, &analyzers_dir())?;
     let mut typescript_units: Vec<(PathBuf, Vec<String>)> = Vec::new();
     let mut python: Vec<(String, PathBuf)> = Vec::new();
     let mut import_roots: Vec<String> = Vec::new();
+    let mut rust: Vec<(PathBuf, Vec<String>)> = Vec::new();
     for entry in entries {
         let discovered = discover_repository(entry)?;
+        let mut workspace_roots: std::collections::BTreeSet<String> = Default::default();
         let mut by_directory: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for file in &discovered.files {
             match file.language {
@@ -109,8 +114,19 @@ fn analyzers_alone(
                         python.push((entry.name.clone(), entry.path.clone()));
                     }
                 }
+                Language::Rust => {
+                    if let Some(root) = discovered
+                        .module_maps
+                        .cargo_workspace_root(&file.unit.package_path)
+                    {
+                        workspace_roots.insert(root.to_string());
+                    }
+                }
                 _ => {}
             }
+        }
+        if !workspace_roots.is_empty() {
+            rust.push((entry.path.clone(), workspace_roots.into_iter().collect()));
         }
         for (_, files) in by_directory {
             typescript_units.push((entry.path.clone(), files));
@@ -124,6 +140,20 @@ fn analyzers_alone(
     let failures: Vec<String> = pool.install(|| {
         use rayon::prelude::*;
         match language {
+            Language::Rust => rust
+                .par_iter()
+                .filter_map(|(root, workspace_roots)| {
+                    let unit = RustUnit {
+                        repository_root: root,
+                        workspace_roots,
+                    };
+                    let settings = RustSettings::standard(scratch.join("rust-target"));
+                    toolchain
+                        .index_rust(&unit, &settings, scratch, workers)
+                        .err()
+                        .map(|e| e.to_string())
+                })
+                .collect(),
             Language::Python => python
                 .par_iter()
                 .filter_map(|(target, _)| {
@@ -178,7 +208,7 @@ fn append_comment(path: &Path, comment: &str) -> anyhow::Result<Vec<u8>> {
 pub fn analyzers_benchmark(args: &[String]) -> anyhow::Result<()> {
     let kivgraph = PathBuf::from(flag(args, "--kivgraph").context("--kivgraph BIN is required")?);
     let corpus = corpus_dir(args);
-    let wanted = flag(args, "--languages").unwrap_or_else(|| "typescript,python".into());
+    let wanted = flag(args, "--languages").unwrap_or_else(|| "typescript,python,rust".into());
     let workers = 3;
     let mut report = serde_json::Map::new();
     for (language, token, prefix, edited, comment) in [
@@ -195,6 +225,13 @@ pub fn analyzers_benchmark(args: &[String]) -> anyhow::Result<()> {
             "python/",
             "requests-2.32.5/src/requests/utils.py",
             "\n# benchmark edit\n",
+        ),
+        (
+            Language::Rust,
+            LanguageToken::Rust,
+            "rust/",
+            "src/itoa-1.0.19/src/lib.rs",
+            "\n// benchmark edit\n",
         ),
     ] {
         if !wanted.split(',').any(|w| w == language.as_str()) {

@@ -1,8 +1,8 @@
 //! Exact analyzers: running a SCIP indexer on one analysis unit and decoding what it says.
 //!
-//! Owns: locating each analyzer (`scip-typescript`, `scip-python`, or any SCIP indexer a
-//! configuration names) and its exact version, running it hermetically — its project file
-//! and output in a scratch directory, never a byte written inside an indexed repository —
+//! Owns: locating each analyzer (`scip-typescript`, `scip-python`, `rust-analyzer`) and
+//! its exact version, running it hermetically — its project file and output in a scratch
+//! directory, never a byte written inside an indexed repository —
 //! and decoding its SCIP index into plain occurrences: a document's path, a position, the
 //! symbol string the analyzer resolved there, whether it is the definition.
 //!
@@ -11,9 +11,11 @@
 //! engine, which joins these occurrences with the syntax layer's declarations and sites.
 
 mod runner;
+mod rust;
 mod scip_index;
 
 pub use runner::{
     Analyzer, AnalyzerError, PythonUnit, Toolchain, TypescriptUnit, nearest_tsconfig,
 };
+pub use rust::{RustAnalyzer, RustSettings, RustUnit};
 pub use scip_index::{ColumnEncoding, LineIndex, Occurrence, ScipDocument, ScipIndex, decode};

@@ -41,6 +41,8 @@ pub enum Analyzer {
     Typescript,
     /// pyright, through `@sourcegraph/scip-python`.
     Python,
+    /// rust-analyzer's `scip` command.
+    Rust,
 }
 
 impl Analyzer {
@@ -48,6 +50,18 @@ impl Analyzer {
         match self {
             Analyzer::Typescript => "scip-typescript",
             Analyzer::Python => "scip-python",
+            Analyzer::Rust => "rust-analyzer",
+        }
+    }
+
+    /// Where the setup script installs this analyzer under the analyzers directory.
+    fn installed_under(self, installed: &Path) -> PathBuf {
+        match self {
+            Analyzer::Typescript | Analyzer::Python => installed
+                .join("node_modules")
+                .join(".bin")
+                .join(self.as_str()),
+            Analyzer::Rust => installed.join("bin").join(self.as_str()),
         }
     }
 }
@@ -70,18 +84,26 @@ impl Toolchain {
     }
 
     /// The configured command when one is given, else the copy the setup script installed
-    /// under `installed` (`node_modules/.bin`), else the `PATH`.
+    /// under `installed` (`node_modules/.bin`, or `bin` for rust-analyzer, a link to the
+    /// pinned toolchain's), else the one beside this executable, else the `PATH`.
     pub fn locate(
         analyzer: Analyzer,
         configured: Option<&str>,
         installed: &Path,
     ) -> Result<Toolchain, AnalyzerError> {
         let name = analyzer.as_str();
-        let local = installed.join("node_modules").join(".bin").join(name);
-        let (program, source) = match configured {
-            Some(command) => (PathBuf::from(command), "configured".to_string()),
-            None if local.is_file() => (local, format!("installed under {}", installed.display())),
-            None => (PathBuf::from(name), "PATH".to_string()),
+        let local = analyzer.installed_under(installed);
+        let beside = std::env::current_exe()
+            .ok()
+            .and_then(|exe| Some(exe.parent()?.join(name)))
+            .filter(|path| path.is_file());
+        let (program, source) = match (configured, beside) {
+            (Some(command), _) => (PathBuf::from(command), "configured".to_string()),
+            (None, _) if local.exists() => {
+                (local, format!("installed under {}", installed.display()))
+            }
+            (None, Some(beside)) => (beside, "beside the kivgraph executable".to_string()),
+            (None, None) => (PathBuf::from(name), "PATH".to_string()),
         };
         let output = Command::new(&program)
             .arg("--version")
@@ -93,11 +115,19 @@ impl Toolchain {
                     program.display()
                 ),
             })?;
-        let version = String::from_utf8_lossy(&output.stdout).trim().to_string();
+        let said = String::from_utf8_lossy(&output.stdout);
+        // rust-analyzer names itself: `rust-analyzer 1.95.0 (5980761 2026-04-14)`.
+        let version = said.trim().trim_start_matches(name).trim().to_string();
         if !output.status.success() || version.is_empty() {
             return Err(AnalyzerError::Missing {
                 analyzer: name,
-                detail: format!("{} --version answered nothing", program.display()),
+                detail: format!(
+                    "{} --version answered nothing{}; run scripts/setup-analyzers.sh",
+                    program.display(),
+                    first_line(&String::from_utf8_lossy(&output.stderr))
+                        .map(|l| format!(" ({l})"))
+                        .unwrap_or_default()
+                ),
             });
         }
         Ok(Toolchain {
@@ -107,6 +137,10 @@ impl Toolchain {
             source,
         })
     }
+}
+
+fn first_line(text: &str) -> Option<&str> {
+    text.lines().map(str::trim).find(|l| !l.is_empty())
 }
 
 /// One TypeScript/JavaScript analysis unit: a package's files, checked as one program whose
@@ -207,7 +241,10 @@ pub fn nearest_tsconfig(root: &Path, package_directory: &str) -> Option<PathBuf>
 }
 
 /// A fresh directory under `scratch` for one run, removed when dropped.
-fn scratch_directory(scratch: &Path, prefix: &str) -> std::io::Result<tempfile::TempDir> {
+pub(crate) fn scratch_directory(
+    scratch: &Path,
+    prefix: &str,
+) -> std::io::Result<tempfile::TempDir> {
     std::fs::create_dir_all(scratch)?;
     tempfile::Builder::new().prefix(prefix).tempdir_in(scratch)
 }
@@ -280,6 +317,7 @@ impl Toolchain {
             .arg("--no-progress-bar")
             .arg(project.path());
         self.run(command, &root.display().to_string(), &output_file)
+            .map(|(index, _)| index)
     }
 
     /// Runs scip-python on one repository's Python; nothing is written inside a repository.
@@ -317,7 +355,7 @@ impl Toolchain {
                 unit.target,
                 &output_file,
             ) {
-                Ok(mut index) => {
+                Ok((mut index, _)) => {
                     index.skipped = excluded
                         .iter()
                         .map(|path| {
@@ -378,12 +416,14 @@ impl Toolchain {
         command
     }
 
-    fn run(
+    /// Runs one analyzer command and decodes the index it wrote, with what it said on
+    /// stderr.
+    pub(crate) fn run(
         &self,
         mut command: Command,
         unit: &str,
         output_file: &Path,
-    ) -> Result<ScipIndex, AnalyzerError> {
+    ) -> Result<(ScipIndex, String), AnalyzerError> {
         let failed = |detail: String| AnalyzerError::Failed {
             analyzer: self.analyzer.as_str(),
             unit: unit.to_string(),
@@ -421,7 +461,8 @@ impl Toolchain {
         }
         let bytes = std::fs::read(output_file)
             .map_err(|e| failed(format!("wrote no index at {}: {e}", output_file.display())))?;
-        decode(&bytes)
+        let said = String::from_utf8_lossy(&output.stderr).into_owned();
+        Ok((decode(&bytes)?, said))
     }
 }
 

@@ -15,6 +15,9 @@ pub struct ScipIndex {
     /// Files the analyzer was made to leave out because it crashed on them, relative to
     /// where it ran: their uses keep the syntax layer's facts.
     pub skipped: Vec<String>,
+    /// What the analyzer could not load and said so (a Cargo workspace whose dependencies
+    /// are not available offline): its answers hold, but only for what it did load.
+    pub not_loaded: Vec<String>,
 }
 
 /// One source file the analyzer read, by its path relative to the directory it ran in.
@@ -196,6 +199,7 @@ pub fn decode(bytes: &[u8]) -> Result<ScipIndex, AnalyzerError> {
         tool_version,
         documents,
         skipped: Vec::new(),
+        not_loaded: Vec::new(),
     })
 }
 

@@ -1,6 +1,8 @@
 //! Which exact analyzers this machine has, as `index` runs them and `doctor` reports them.
 
-use kivgraph_analyzers::{Analyzer, AnalyzerError, Toolchain};
+use std::path::{Path, PathBuf};
+
+use kivgraph_analyzers::{Analyzer, AnalyzerError, RustAnalyzer, RustSettings, Toolchain};
 use kivgraph_config::{LoadedConfig, analyzers_dir};
 use kivgraph_engine::AnalyzerOptions;
 use kivgraph_facts::Language;
@@ -9,10 +11,14 @@ use kivgraph_facts::Language;
 pub struct Located {
     pub typescript: Result<Toolchain, AnalyzerError>,
     pub python: Result<Toolchain, AnalyzerError>,
+    pub rust: Result<Toolchain, AnalyzerError>,
 }
 
 /// The default `typescript.worker_command` means "the analyzer the setup script installed".
 const DEFAULT_WORKER: &str = "kivgraph-ts-worker";
+/// The default `rust.analyzer_command`: the pinned copy the setup script installed, else
+/// the one beside the executable, else the `PATH`'s.
+const DEFAULT_RUST_ANALYZER: &str = "rust-analyzer";
 
 pub fn locate(config: &LoadedConfig) -> Located {
     let worker = &config.config.typescript.worker_command;
@@ -20,7 +26,53 @@ pub fn locate(config: &LoadedConfig) -> Located {
     Located {
         typescript: Toolchain::locate(Analyzer::Typescript, configured, &analyzers_dir()),
         python: Toolchain::locate(Analyzer::Python, None, &analyzers_dir()),
+        rust: Toolchain::locate(
+            Analyzer::Rust,
+            Some(config.config.rust.analyzer_command.as_str())
+                .filter(|command| *command != DEFAULT_RUST_ANALYZER),
+            &analyzers_dir(),
+        ),
     }
+}
+
+/// The configuration's `rust` section as rust-analyzer runs under it. `sysroot: discover`
+/// takes the standard library of the toolchain the analyzer belongs to when it sits in
+/// one (rustup's layout), so the analyzer and the sources it resolves `std` in are pinned
+/// together.
+fn rust_settings(config: &LoadedConfig, toolchain: &Toolchain) -> RustSettings {
+    let rust = &config.config.rust;
+    let sysroot = match rust.sysroot.as_str() {
+        "discover" => toolchain_sysroot(&toolchain.program)
+            .map_or_else(|| "discover".to_string(), |p| p.display().to_string()),
+        other => other.to_string(),
+    };
+    RustSettings {
+        features: rust.features.clone(),
+        all_features: rust.all_features,
+        no_default_features: rust.no_default_features,
+        cfgs: rust.cfgs.clone(),
+        build_scripts: rust.build_scripts,
+        proc_macros: rust.proc_macros,
+        include_tests: rust.include_tests,
+        allow_network: rust.allow_network,
+        target_directory: rust
+            .target_directory
+            .as_deref()
+            .map(PathBuf::from)
+            .unwrap_or_else(|| config.paths.state_dir.join("rust-target")),
+        sysroot,
+    }
+}
+
+/// `<toolchain>` for a program at `<toolchain>/bin/rust-analyzer` whose toolchain carries
+/// the standard library's sources.
+pub fn toolchain_sysroot(program: &Path) -> Option<PathBuf> {
+    let real = std::fs::canonicalize(program).ok()?;
+    let toolchain = real.parent()?.parent()?;
+    toolchain
+        .join("lib/rustlib/src/rust/library")
+        .is_dir()
+        .then(|| toolchain.to_path_buf())
 }
 
 impl Located {
@@ -38,11 +90,23 @@ impl Located {
         };
         let typescript = found(Language::TypeScript, self.typescript);
         let python = found(Language::Python, self.python);
+        let rust = found(Language::Rust, self.rust).map(|toolchain| RustAnalyzer {
+            settings: rust_settings(config, &toolchain),
+            toolchain,
+        });
         AnalyzerOptions {
             typescript,
             python,
+            rust,
             scratch: config.paths.state_dir.join("analyzer-scratch"),
             maximum_workers: usize::try_from(config.config.typescript.maximum_workers).unwrap_or(1),
+            rust_workspaces_at_once: match usize::try_from(config.config.rust.maximum_workspaces) {
+                // `0` is the processor count, capped: each load holds a crate graph in memory.
+                Ok(0) | Err(_) => {
+                    std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
+                }
+                Ok(n) => n,
+            },
             absent,
         }
     }

@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use kivgraph_facts::Language;
+use kivgraph_facts::{Fingerprint, Language};
 
 use crate::module_maps::{CrateManifest, ModuleMaps, PackageEntries, PathMapping};
 
@@ -43,7 +43,7 @@ pub struct PackageAssigner {
     module_maps: ModuleMaps,
 }
 
-fn parent_dir(path: &str) -> &str {
+pub(crate) fn parent_dir(path: &str) -> &str {
     path.rfind('/').map(|i| &path[..i]).unwrap_or("")
 }
 
@@ -118,12 +118,18 @@ impl PackageAssigner {
                     assigner.npm_packages.insert(dir, name.unwrap_or(fallback));
                 }
                 "Cargo.toml" => {
-                    let manifest = read().and_then(|text| text.parse::<toml::Table>().ok());
-                    if let Some(manifest) = &manifest {
+                    let text = read();
+                    let manifest = text.as_deref().and_then(|t| t.parse::<toml::Table>().ok());
+                    if let (Some(manifest), Some(text)) = (&manifest, &text) {
+                        let mut crate_manifest = CrateManifest::of(manifest);
+                        let lock =
+                            std::fs::read(root.join(&dir).join("Cargo.lock")).unwrap_or_default();
+                        crate_manifest.digest =
+                            Some(Fingerprint::of(&[text.as_bytes(), b"\0", &lock].concat()));
                         assigner
                             .module_maps
                             .crates
-                            .insert(dir.clone(), CrateManifest::of(manifest));
+                            .insert(dir.clone(), crate_manifest);
                     }
                     let name = manifest.and_then(|table| {
                         table

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use kivgraph_facts::Fingerprint;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -22,6 +23,13 @@ pub struct ModuleMaps {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct CrateManifest {
     pub version: Option<String>,
+    /// The manifest has a `[workspace]` table: a Cargo workspace root.
+    #[serde(default)]
+    pub workspace: bool,
+    /// The manifest's text and its directory's `Cargo.lock`, fingerprinted: what an analyzer
+    /// that loads the workspace read besides the sources.
+    #[serde(default)]
+    pub digest: Option<Fingerprint>,
     /// By the name the code spells (`serde_json`, or a `package =` rename's key): the
     /// package it names and the version requirement.
     pub dependencies: BTreeMap<String, CrateDependency>,
@@ -31,6 +39,9 @@ pub struct CrateManifest {
 pub struct CrateDependency {
     pub package: String,
     pub requirement: Option<String>,
+    /// A path dependency's directory, relative to the manifest's.
+    #[serde(default)]
+    pub path: Option<String>,
 }
 
 impl CrateManifest {
@@ -59,32 +70,37 @@ impl CrateManifest {
         let mut dependencies = BTreeMap::new();
         for table in tables {
             for (key, value) in table {
-                let (package, requirement) = match value {
-                    toml::Value::String(requirement) => (key.clone(), Some(requirement.clone())),
+                let field = |detail: &toml::Table, name: &str| {
+                    detail
+                        .get(name)
+                        .and_then(|v| v.as_str())
+                        .map(str::to_string)
+                };
+                let (package, requirement, path) = match value {
+                    toml::Value::String(requirement) => {
+                        (key.clone(), Some(requirement.clone()), None)
+                    }
                     toml::Value::Table(detail) => (
-                        detail
-                            .get("package")
-                            .and_then(|p| p.as_str())
-                            .unwrap_or(key)
-                            .to_string(),
-                        detail
-                            .get("version")
-                            .and_then(|v| v.as_str())
-                            .map(str::to_string),
+                        field(detail, "package").unwrap_or_else(|| key.clone()),
+                        field(detail, "version"),
+                        field(detail, "path"),
                     ),
-                    _ => (key.clone(), None),
+                    _ => (key.clone(), None, None),
                 };
                 dependencies
                     .entry(key.replace('-', "_"))
                     .or_insert(CrateDependency {
                         package,
                         requirement,
+                        path,
                     });
             }
         }
         CrateManifest {
             version,
+            workspace: manifest.contains_key("workspace"),
             dependencies,
+            digest: None,
         }
     }
 }
@@ -141,6 +157,25 @@ fn targets(value: &Value, into: &mut Vec<String>) {
 }
 
 impl ModuleMaps {
+    /// The directory of the Cargo workspace a crate at `directory` belongs to: the nearest
+    /// manifest at or above it with a `[workspace]` table, else the crate's own manifest.
+    pub fn cargo_workspace_root(&self, directory: &str) -> Option<&str> {
+        let (own, _) = nearest(&self.crates, directory)?;
+        let mut current = own;
+        loop {
+            let Some((at, manifest)) = nearest(&self.crates, current) else {
+                return Some(own);
+            };
+            if manifest.workspace {
+                return Some(at);
+            }
+            if at.is_empty() {
+                return Some(own);
+            }
+            current = crate::manifests::parent_dir(at);
+        }
+    }
+
     /// The `Cargo.toml` nearest `directory` (repository-relative), at or above it.
     pub fn crate_manifest(&self, directory: &str) -> Option<&CrateManifest> {
         nearest(&self.crates, directory).map(|(_, manifest)| manifest)
@@ -342,6 +377,28 @@ impl PathMapping {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_crate_is_loaded_with_the_workspace_that_holds_it() {
+        let manifest = |workspace: bool| CrateManifest {
+            workspace,
+            ..CrateManifest::default()
+        };
+        let mut maps = ModuleMaps::default();
+        maps.crates.insert("ws".into(), manifest(true));
+        maps.crates.insert("ws/core".into(), manifest(false));
+        maps.crates.insert("alone".into(), manifest(false));
+        maps.crates.insert("alone/nested".into(), manifest(false));
+        assert_eq!(maps.cargo_workspace_root("ws/core/src"), Some("ws"));
+        assert_eq!(maps.cargo_workspace_root("ws"), Some("ws"));
+        assert_eq!(
+            maps.cargo_workspace_root("alone/nested"),
+            Some("alone/nested")
+        );
+        assert_eq!(maps.cargo_workspace_root("elsewhere"), None);
+        maps.crates.insert("".into(), manifest(true));
+        assert_eq!(maps.cargo_workspace_root("alone/nested"), Some(""));
+    }
 
     #[test]
     fn exports_keep_every_target_in_condition_order() {

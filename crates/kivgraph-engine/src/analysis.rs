@@ -4,7 +4,8 @@
 //! Units: a TypeScript/JavaScript package directory is one unit, checked by the TypeScript
 //! compiler (through `scip-typescript`) as one program; a repository's Python is one unit,
 //! checked by pyright (through `scip-python`) in a project where every registered
-//! repository is importable. Each unit is a tracked, persisted query, so the fact cache covers
+//! repository is importable; a repository's Rust is one unit, each of its Cargo workspaces
+//! loaded by rust-analyzer (its `scip` command). Each unit is a tracked, persisted query, so the fact cache covers
 //! analyzer output exactly as it covers syntax facts: its identity includes the analyzer's
 //! exact version (an input), its inputs are the fingerprints of the files the analyzer read,
 //! and an unchanged unit is served from the cache without starting Node.
@@ -18,11 +19,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use kivgraph_analyzers::{
-    LineIndex, PythonUnit, ScipIndex, Toolchain, TypescriptUnit, nearest_tsconfig,
+    LineIndex, PythonUnit, RustAnalyzer, RustUnit, ScipIndex, Toolchain, TypescriptUnit,
+    nearest_tsconfig,
 };
 use kivgraph_facts::{
     Confidence, Edge, EdgeKind, Evidence, FactSet, Fingerprint, Language, LineSpan, Provenance,
-    StableKey, SymbolFact, SymbolKind,
+    StableKey, SymbolFact, SymbolKind, UnresolvedReference,
 };
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -30,7 +32,7 @@ use std::sync::Arc;
 use crate::database::Db;
 use crate::queries::{
     FileInput, PackageInput, RepositoryInput, Workspace, evidence_key, module_index, npm_providers,
-    package_facts, package_symbols, site_files,
+    package_facts, package_symbols, rust_providers, site_files,
 };
 use crate::resolve::typescript::{ModuleSite, NpmProvider, npm_provider};
 
@@ -42,6 +44,8 @@ pub struct AnalyzerSettings {
     pub typescript: Option<Toolchain>,
     #[returns(ref)]
     pub python: Option<Toolchain>,
+    #[returns(ref)]
+    pub rust: Option<RustAnalyzer>,
 }
 
 /// What one unit's analyzer said: in the graph's terms for the declarations of the files it
@@ -64,6 +68,9 @@ pub struct UnitAnalysis {
     /// declaration of the graph (a local, a parameter, a module, an unkeyed member): spelled,
     /// but owed no edge.
     pub outside: Vec<Outside>,
+    /// What the analyzer said it could not load (a Cargo workspace's dependencies): its
+    /// answers hold for what it loaded, and the rest is a declared blind spot.
+    pub not_loaded: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -148,7 +155,15 @@ pub fn analyzed_relations(language: Language) -> &'static [EdgeKind] {
             EdgeKind::Implements,
             EdgeKind::Overrides,
         ],
-        Language::Go | Language::Rust => &[],
+        // An `impl Trait for Type` header stays the syntax layer's (rule R5): the analyzer
+        // names the trait there, not which declaration implements it.
+        Language::Rust => &[
+            EdgeKind::ImportsSymbol,
+            EdgeKind::CallsDirect,
+            EdgeKind::References,
+            EdgeKind::TypeUses,
+        ],
+        Language::Go => &[],
     }
 }
 
@@ -399,6 +414,110 @@ pub fn python_import_root(path: &str, module: &str) -> Option<String> {
     Some(root.trim_end_matches('/').to_string())
 }
 
+/// A repository's Rust checked by rust-analyzer, one load per Cargo workspace. `None`
+/// when the repository has no Rust, or when rust-analyzer is not installed. The unit
+/// depends on its own `.rs` files, its manifests and lockfiles, and the files of the
+/// registered crates its manifests depend on (a path dependency on another repository
+/// is loaded with it).
+#[salsa::tracked(returns(ref), persist)]
+pub fn rust_unit(db: &dyn Db, repository: RepositoryInput) -> Option<UnitAnalysis> {
+    let settings = AnalyzerSettings::try_get(db)?;
+    let analyzer = settings.rust(db).as_ref()?;
+    let name = repository.name(db);
+    let maps = repository.module_maps(db);
+    let mut own: BTreeMap<(String, String), Fingerprint> = BTreeMap::new();
+    let mut symbols: Vec<SymbolFact> = Vec::new();
+    let mut roots: BTreeSet<String> = BTreeSet::new();
+    for package in repository.packages(db) {
+        let rust_files: Vec<&FileInput> = package
+            .files(db)
+            .iter()
+            .filter(|f| f.language(db) == Language::Rust)
+            .collect();
+        if rust_files.is_empty() {
+            continue;
+        }
+        for file in rust_files {
+            own.insert((name.clone(), file.path(db).clone()), file.fingerprint(db));
+            if let Some(root) = maps.cargo_workspace_root(&file.unit(db).package_path) {
+                roots.insert(root.to_string());
+            }
+        }
+        symbols.extend(package_symbols(db, *package).symbols.iter().cloned());
+    }
+    if own.is_empty() || roots.is_empty() {
+        return None;
+    }
+    read_registered_dependencies(db, repository);
+    let roots: Vec<String> = roots.into_iter().collect();
+    let root = PathBuf::from(repository.root(db));
+    let unit = RustUnit {
+        repository_root: &root,
+        workspace_roots: &roots,
+    };
+    let identity = analyzer.toolchain.identity();
+    let index = match analyzer.toolchain.index_rust(
+        &unit,
+        &analyzer.settings,
+        &db.analyzer_scratch(),
+        db.rust_workspaces_at_once(),
+    ) {
+        Ok(index) => index,
+        Err(error) => return Some(failed(identity, error)),
+    };
+    let locate = |path: &str| Some((name.clone(), path.to_string()));
+    let mut analysis = unit_analysis(db, identity, &index, &own, &locate, &symbols);
+    analysis.not_loaded = index.not_loaded;
+    Some(analysis)
+}
+
+/// Reads the files and manifests of the registered crates a repository's manifests name,
+/// and theirs in turn, so that its Rust unit re-runs when one of them changes.
+fn read_registered_dependencies(db: &dyn Db, repository: RepositoryInput) {
+    let providers = registered_crates(db, Workspace::get(db));
+    let mut pending: Vec<&str> = repository
+        .module_maps(db)
+        .crates
+        .values()
+        .flat_map(|m| m.dependencies.keys().map(String::as_str))
+        .collect();
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
+    while let Some(dependency) = pending.pop() {
+        if !seen.insert(dependency) {
+            continue;
+        }
+        for package in providers.get(dependency).into_iter().flatten() {
+            for file in package.files(db) {
+                file.fingerprint(db);
+            }
+            if let Some(provider) = repository_of(db, *package)
+                && let Some(first) = package.files(db).first()
+                && let Some(manifest) = provider
+                    .module_maps(db)
+                    .crate_manifest(&first.unit(db).package_path)
+            {
+                pending.extend(manifest.dependencies.keys().map(String::as_str));
+            }
+        }
+    }
+}
+
+/// The registered library crates by the name code spells them, without their versions: a
+/// manifest's version bump elsewhere leaves this unchanged, so it re-runs no Rust unit.
+#[salsa::tracked(returns(clone))]
+fn registered_crates(
+    db: &dyn Db,
+    workspace: Workspace,
+) -> Arc<BTreeMap<String, Vec<PackageInput>>> {
+    let providers = rust_providers(db, workspace);
+    Arc::new(
+        providers
+            .iter()
+            .map(|(name, crates)| (name.clone(), crates.iter().map(|(p, _)| *p).collect()))
+            .collect(),
+    )
+}
+
 fn failed(analyzer: String, error: kivgraph_analyzers::AnalyzerError) -> UnitAnalysis {
     tracing::warn!(%error, "analyzer failed; the syntax layer's facts stand for its unit");
     UnitAnalysis {
@@ -471,8 +590,12 @@ fn unit_analysis(
                 continue;
             }
             // pyright spans a renaming import whole (`Square as Square`): the name used is
-            // the one before `as`.
+            // the one before `as`. rust-analyzer defines a module over its whole file: no
+            // name is spelled there.
             let spelled = &text[start..end];
+            if spelled.contains('\n') {
+                continue;
+            }
             let (spelled, end) = match spelled.split_once(" as ") {
                 Some((name, _)) => (name.trim_end(), start + name.trim_end().len()),
                 None => (spelled, end),
@@ -602,6 +725,15 @@ fn units_of(db: &dyn Db, package: PackageInput) -> Vec<&UnitAnalysis> {
     {
         units.push(unit);
     }
+    let has_rust = package
+        .files(db)
+        .iter()
+        .any(|f| f.language(db) == Language::Rust);
+    if has_rust
+        && let Some(unit) = repository_of(db, package).and_then(|r| rust_unit(db, r).as_ref())
+    {
+        units.push(unit);
+    }
     units.retain(|unit| unit.failure.is_none());
     units
 }
@@ -649,12 +781,10 @@ pub fn analyzer_definitions(db: &dyn Db, workspace: Workspace) -> Arc<AnalyzerDe
     let mut units: Vec<&UnitAnalysis> = packages
         .filter_map(|package| typescript_unit(db, package).as_ref())
         .collect();
-    units.extend(
-        workspace
-            .repositories(db)
-            .iter()
-            .filter_map(|r| python_unit(db, *r).as_ref()),
-    );
+    for repository in workspace.repositories(db) {
+        units.extend(python_unit(db, *repository).as_ref());
+        units.extend(rust_unit(db, *repository).as_ref());
+    }
     for unit in units {
         for definition in &unit.definitions {
             let (files, keys) = places.entry(&definition.symbol).or_default();
@@ -682,6 +812,7 @@ pub fn analyzer_definitions(db: &dyn Db, workspace: Workspace) -> Arc<AnalyzerDe
 fn provenance_of(language: Language) -> Provenance {
     match language {
         Language::Python => Provenance::PythonIndexerUse,
+        Language::Rust => Provenance::RustAnalyzerUse,
         _ => Provenance::TypescriptChecker,
     }
 }
@@ -756,6 +887,14 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet
                     })
                     .min_by_key(|s| s.span.end_byte - s.span.start_byte);
                 let (kind, span, holder) = match site {
+                    // The trait named by an `impl Trait for Type` header: the syntax layer's
+                    // IMPLEMENTS from the implementing type stands (rule R5).
+                    Some(site)
+                        if site.kind == EdgeKind::Implements
+                            && file.file.language == Language::Rust =>
+                    {
+                        continue;
+                    }
                     Some(site) => (
                         site.kind,
                         site.span,
@@ -808,10 +947,35 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet
             }
         }
     }
-    if layer.decided.is_empty() && layer.owed_nothing.is_empty() {
+    let not_loaded = not_loaded_scopes(&syntax, &units);
+    if layer.decided.is_empty() && layer.owed_nothing.is_empty() && not_loaded.is_empty() {
         return syntax;
     }
-    Arc::new(layer.over(&syntax))
+    let mut facts = layer.over(&syntax);
+    facts.unresolved.extend(not_loaded);
+    Arc::new(facts)
+}
+
+/// What the package's units could not load, as invisible scopes of the package: a
+/// workspace whose dependencies were not loaded answers for its own code only.
+fn not_loaded_scopes(syntax: &FactSet, units: &[&UnitAnalysis]) -> Vec<UnresolvedReference> {
+    let Some(package) = syntax.packages.first() else {
+        return Vec::new();
+    };
+    units
+        .iter()
+        .flat_map(|unit| &unit.not_loaded)
+        .map(|detail| UnresolvedReference {
+            repository: package.repository.clone(),
+            language: package.language,
+            reason: "WORKSPACE_NOT_LOADED".to_string(),
+            file_path: None,
+            span: None,
+            requested_symbol: None,
+            requested_package: Some(package.name.clone()),
+            detail: detail.clone(),
+        })
+        .collect()
 }
 
 /// The kind of the declaration holding a member, looked up across the workspace's

@@ -35,6 +35,8 @@ pub trait Db: salsa::Database {
     fn source_text(&self, fingerprint: Fingerprint) -> Option<Arc<str>>;
     /// Scratch space for analyzer runs.
     fn analyzer_scratch(&self) -> std::path::PathBuf;
+    /// How many Cargo workspaces one Rust unit loads at once (`rust.maximum_workspaces`).
+    fn rust_workspaces_at_once(&self) -> usize;
 }
 
 #[salsa::db]
@@ -46,6 +48,8 @@ pub struct EngineDatabase {
     /// Where analyzers write their project files and indexes: the state directory, never a
     /// repository. Shared by every clone; not an input, since it changes no answer.
     scratch: Arc<RwLock<std::path::PathBuf>>,
+    /// Likewise how many rust-analyzer loads run at once.
+    rust_workspaces: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Default for EngineDatabase {
@@ -64,6 +68,7 @@ impl Default for EngineDatabase {
             storage: salsa::Storage::new(Some(Box::new(callback))),
             sources: SourceStore::default(),
             scratch: Arc::default(),
+            rust_workspaces: Arc::new(1.into()),
             log,
         }
     }
@@ -83,6 +88,11 @@ impl EngineDatabase {
 
     pub fn set_analyzer_scratch(&self, directory: std::path::PathBuf) {
         *self.scratch.write().expect("scratch lock") = directory;
+    }
+
+    pub fn set_rust_workspaces_at_once(&self, workspaces: usize) {
+        self.rust_workspaces
+            .store(workspaces.max(1), std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Drops every source text; memos stay.
@@ -106,5 +116,10 @@ impl Db for EngineDatabase {
 
     fn analyzer_scratch(&self) -> std::path::PathBuf {
         self.scratch.read().expect("scratch lock").clone()
+    }
+
+    fn rust_workspaces_at_once(&self) -> usize {
+        self.rust_workspaces
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 }

@@ -20,7 +20,7 @@ mod resolve;
 pub use analysis::{
     AnalyzerDefinitions, AnalyzerSettings, Definition, UnitAnalysis, UnitReference,
     analyzed_package_facts, analyzed_relations, analyzer_definitions, python_import_root,
-    python_unit, typescript_unit,
+    python_unit, rust_unit, typescript_unit,
 };
 pub use cache::{CacheIdentity, CacheLoad};
 pub use database::{EngineDatabase, ExecutionLog};

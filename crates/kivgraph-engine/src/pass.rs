@@ -12,9 +12,9 @@ use kivgraph_facts::{FactSet, Fingerprint, Language, StableKey, UnresolvedRefere
 use rayon::prelude::*;
 use salsa::Setter;
 
-use kivgraph_analyzers::Toolchain;
+use kivgraph_analyzers::{RustAnalyzer, Toolchain};
 
-use crate::analysis::{AnalyzerSettings, UnitAnalysis, python_unit, typescript_unit};
+use crate::analysis::{AnalyzerSettings, UnitAnalysis, python_unit, rust_unit, typescript_unit};
 use crate::cache::{self, CacheIdentity, CacheLoad};
 use crate::database::{EngineDatabase, ExecutionLog};
 use crate::queries::{
@@ -63,10 +63,13 @@ pub struct PassOptions {
 pub struct AnalyzerOptions {
     pub typescript: Option<Toolchain>,
     pub python: Option<Toolchain>,
+    pub rust: Option<RustAnalyzer>,
     /// Scratch space for analyzer project files and indexes, under the state directory.
     pub scratch: PathBuf,
     /// How many analyzer processes run at once.
     pub maximum_workers: usize,
+    /// How many Cargo workspaces one Rust unit loads at once (each a rust-analyzer process).
+    pub rust_workspaces_at_once: usize,
     /// Why each absent analyzer is absent, by the language it serves.
     pub absent: Vec<(Language, String)>,
 }
@@ -87,10 +90,12 @@ pub struct RepositoryReport {
     pub analyzers: Vec<AnalyzerRun>,
 }
 
-/// One analyzer unit to run: a TypeScript/JavaScript package, or a repository's Python.
+/// One analyzer unit to run: a TypeScript/JavaScript package, a repository's Python or its
+/// Rust.
 enum Unit {
     Typescript(PackageInput),
     Python(RepositoryInput),
+    Rust(RepositoryInput),
 }
 
 /// An exact analyzer's work on one repository's files of one language.
@@ -409,12 +414,12 @@ impl Engine {
                     ));
                 }
             }
+            let name = repository.name(&self.db);
             if let Some(unit) = python_unit(&self.db, *repository) {
-                out.push((
-                    repository.name(&self.db).clone(),
-                    "Python unit".into(),
-                    unit.clone(),
-                ));
+                out.push((name.clone(), "Python unit".into(), unit.clone()));
+            }
+            if let Some(unit) = rust_unit(&self.db, *repository) {
+                out.push((name.clone(), "Rust unit".into(), unit.clone()));
             }
         }
         out
@@ -426,6 +431,8 @@ impl Engine {
         self.maximum_workers = options.maximum_workers.max(1);
         // Where analyzers write is not part of what they answer: it is no input.
         self.db.set_analyzer_scratch(options.scratch.clone());
+        self.db
+            .set_rust_workspaces_at_once(options.rust_workspaces_at_once);
         match AnalyzerSettings::try_get(&self.db) {
             Some(settings) => {
                 if settings.typescript(&self.db) != &options.typescript {
@@ -436,9 +443,17 @@ impl Engine {
                 if settings.python(&self.db) != &options.python {
                     settings.set_python(&mut self.db).to(options.python.clone());
                 }
+                if settings.rust(&self.db) != &options.rust {
+                    settings.set_rust(&mut self.db).to(options.rust.clone());
+                }
             }
             None => {
-                AnalyzerSettings::new(&self.db, options.typescript.clone(), options.python.clone());
+                AnalyzerSettings::new(
+                    &self.db,
+                    options.typescript.clone(),
+                    options.python.clone(),
+                    options.rust.clone(),
+                );
             }
         }
     }
@@ -496,19 +511,30 @@ impl Engine {
             }
             runs.push(run);
         }
-        if has(&[Language::Python]) {
-            let mut run = absent(Language::Python);
-            if let Some(unit) = python_unit(&self.db, *input) {
+        // Python and Rust: one unit for the whole repository.
+        let whole = [
+            (Language::Python, python_unit(&self.db, *input)),
+            (Language::Rust, rust_unit(&self.db, *input)),
+        ];
+        for (language, unit) in whole {
+            if !has(&[language]) {
+                continue;
+            }
+            let mut run = absent(language);
+            if let Some(unit) = unit {
                 run.analyzer = Some(unit.analyzer.clone());
                 run.absent = None;
                 run.units = 1;
                 if let Some(why) = &unit.failure {
-                    run.failures.push(format!("Python unit: {why}"));
+                    run.failures.push(format!("{language:?} unit: {why}"));
                 }
                 for (_, path) in &unit.skipped_files {
                     run.failures.push(format!(
                         "{path}: the analyzer crashed on this file; its uses keep syntax-layer facts"
                     ));
+                }
+                for what in &unit.not_loaded {
+                    run.failures.push(format!("WORKSPACE_NOT_LOADED {what}"));
                 }
             }
             runs.push(run);
@@ -524,6 +550,7 @@ impl Engine {
         };
         let typescript = settings.typescript(&self.db).is_some();
         let python = settings.python(&self.db).is_some();
+        let rust = settings.rust(&self.db).is_some();
         let bytes = |files: &[crate::queries::FileInput], languages: &[Language]| -> u64 {
             files
                 .iter()
@@ -533,7 +560,7 @@ impl Engine {
         };
         let mut units: Vec<(u64, Unit)> = Vec::new();
         for repository in workspace.repositories(&self.db) {
-            let mut python_bytes = 0;
+            let (mut python_bytes, mut rust_bytes) = (0, 0);
             for package in repository.packages(&self.db) {
                 let files = package.files(&self.db);
                 let modules = bytes(files, &[Language::TypeScript, Language::JavaScript]);
@@ -541,9 +568,13 @@ impl Engine {
                     units.push((modules, Unit::Typescript(*package)));
                 }
                 python_bytes += bytes(files, &[Language::Python]);
+                rust_bytes += bytes(files, &[Language::Rust]);
             }
             if python && python_bytes > 0 {
                 units.push((python_bytes, Unit::Python(*repository)));
+            }
+            if rust && rust_bytes > 0 {
+                units.push((rust_bytes, Unit::Rust(*repository)));
             }
         }
         units.sort_by_key(|(bytes, _)| std::cmp::Reverse(*bytes));
@@ -561,6 +592,9 @@ impl Engine {
                     }
                     Unit::Python(repository) => {
                         python_unit(db, *repository);
+                    }
+                    Unit::Rust(repository) => {
+                        rust_unit(db, *repository);
                     }
                 }
                 let done = completed.fetch_add(1, Ordering::Relaxed) + 1;

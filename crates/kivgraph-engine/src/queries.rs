@@ -685,13 +685,18 @@ pub fn go_package_implementations(db: &dyn Db, package: PackageInput) -> Option<
 }
 
 /// The files of a package whose syntax layer records module sites (TypeScript, JavaScript,
-/// Python), with where their symbols sit in `declared`.
+/// Python, Rust), with where their symbols sit in `declared`.
 pub(crate) fn site_files<'db>(
     db: &'db dyn Db,
     package: PackageInput,
     declared: &'db FactSet,
 ) -> Vec<ModuleFile<'db>> {
-    let languages = [Language::TypeScript, Language::JavaScript, Language::Python];
+    let languages = [
+        Language::TypeScript,
+        Language::JavaScript,
+        Language::Python,
+        Language::Rust,
+    ];
     placed_module_files(db, package, declared, &languages)
 }
 

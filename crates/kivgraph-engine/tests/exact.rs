@@ -7,7 +7,7 @@ mod support;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use kivgraph_analyzers::{Analyzer, Toolchain};
+use kivgraph_analyzers::{Analyzer, RustAnalyzer, RustSettings, Toolchain};
 use kivgraph_config::{FactCacheMode, LanguageToken, RepositoryEntry, analyzers_dir};
 use kivgraph_engine::{
     AnalyzerOptions, CacheIdentity, Engine, EngineError, PassOptions, load_repository, run_pass,
@@ -20,11 +20,18 @@ fn analyzers(scratch: &std::path::Path) -> AnalyzerOptions {
         .expect("scip-typescript is installed by scripts/setup-analyzers.sh");
     let python = Toolchain::locate(Analyzer::Python, None, &analyzers_dir())
         .expect("scip-python is installed by scripts/setup-analyzers.sh");
+    let rust = Toolchain::locate(Analyzer::Rust, None, &analyzers_dir())
+        .expect("rust-analyzer is linked by scripts/setup-analyzers.sh");
     AnalyzerOptions {
         typescript: Some(typescript),
         python: Some(python),
+        rust: Some(RustAnalyzer {
+            toolchain: rust,
+            settings: RustSettings::standard(scratch.join("rust-target")),
+        }),
         scratch: scratch.to_path_buf(),
         maximum_workers: 2,
+        rust_workspaces_at_once: 2,
         absent: Vec::new(),
     }
 }
@@ -144,18 +151,123 @@ fn python_references_are_resolved_by_pyright_across_repositories() {
     );
 }
 
+#[test]
+fn rust_references_are_resolved_by_rust_analyzer_across_repositories() {
+    let facts = index(
+        &["rsprovider", "rsconsumer", "rsbroken"],
+        LanguageToken::Rust,
+    );
+    facts.validate().unwrap();
+    assert_eq!(
+        all_relations(&facts),
+        vec![
+            "IMPORTS_SYMBOL core/src/lib.rs#<module> -> core/src/shapes/circle.rs#shapes::circle::Circle EXACT_TYPECHECKED core/src/lib.rs:6",
+            "IMPORTS_SYMBOL core/src/lib.rs#<module> -> core/src/shapes/square.rs#shapes::square::Square EXACT_TYPECHECKED core/src/lib.rs:7",
+            "IMPORTS_SYMBOL core/src/shapes/circle.rs#<module> -> core/src/lib.rs#Shape EXACT_TYPECHECKED core/src/shapes/circle.rs:1",
+            "IMPORTS_SYMBOL core/src/shapes/square.rs#<module> -> core/src/lib.rs#Shape EXACT_TYPECHECKED core/src/shapes/square.rs:1",
+            "IMPORTS_SYMBOL core/src/store.rs#<module> -> core/src/lib.rs#Shape EXACT_TYPECHECKED core/src/store.rs:2",
+            "IMPORTS_SYMBOL core/src/store.rs#<module> -> core/src/shapes/circle.rs#shapes::circle::Circle EXACT_TYPECHECKED core/src/store.rs:1",
+            "IMPORTS_SYMBOL src/lib.rs#<module> -> core/src/lib.rs#Shape EXACT_TYPECHECKED src/lib.rs:2",
+            "IMPORTS_SYMBOL src/lib.rs#<module> -> core/src/lib.rs#total_area EXACT_TYPECHECKED src/lib.rs:2",
+            "IMPORTS_SYMBOL src/lib.rs#<module> -> core/src/shapes/circle.rs#shapes::circle::Circle EXACT_TYPECHECKED src/lib.rs:2",
+            "IMPORTS_SYMBOL src/lib.rs#<module> -> core/src/shapes/square.rs#shapes::square::Square EXACT_TYPECHECKED src/lib.rs:2",
+            // Another repository, through a path dependency: `store::open`, not its
+            // homonym `shapes_util::open`.
+            "IMPORTS_SYMBOL src/lib.rs#<module> -> core/src/store.rs#store::open EXACT_TYPECHECKED src/lib.rs:1",
+            "IMPORTS_SYMBOL util/src/lib.rs#<module> -> core/src/lib.rs#Shape EXACT_TYPECHECKED util/src/lib.rs:1",
+            "IMPORTS_SYMBOL util/src/lib.rs#<module> -> core/src/shapes/square.rs#shapes::square::Square EXACT_TYPECHECKED util/src/lib.rs:1",
+            "REFERENCES core/src/lib.rs#Shape::label -> core/src/lib.rs#Shape::area EXACT_TYPECHECKED core/src/lib.rs:16",
+            "REFERENCES core/src/shapes/circle.rs#<module> -> core/src/shapes/circle.rs#shapes::circle::Circle EXACT_TYPECHECKED core/src/shapes/circle.rs:8",
+            "REFERENCES core/src/shapes/circle.rs#shapes::circle::Circle::new -> core/src/shapes/circle.rs#shapes::circle::Circle::radius EXACT_TYPECHECKED core/src/shapes/circle.rs:10",
+            "REFERENCES core/src/shapes/square.rs#<module> -> core/src/shapes/square.rs#shapes::square::Square EXACT_TYPECHECKED core/src/shapes/square.rs:14",
+            "REFERENCES core/src/shapes/square.rs#<module> -> core/src/shapes/square.rs#shapes::square::Square EXACT_TYPECHECKED core/src/shapes/square.rs:8",
+            "REFERENCES core/src/shapes/square.rs#shapes::square::Square::area -> core/src/shapes/square.rs#shapes::square::Square::side EXACT_TYPECHECKED core/src/shapes/square.rs:16",
+            "REFERENCES core/src/shapes/square.rs#shapes::square::Square::area -> core/src/shapes/square.rs#shapes::square::Square::side EXACT_TYPECHECKED core/src/shapes/square.rs:16",
+            "REFERENCES core/src/shapes/square.rs#shapes::square::Square::new -> core/src/shapes/square.rs#shapes::square::Square::side EXACT_TYPECHECKED core/src/shapes/square.rs:10",
+            "REFERENCES core/src/store.rs#<module> -> core/src/shapes/circle.rs#shapes::circle::Circle EXACT_TYPECHECKED core/src/store.rs:4",
+            "REFERENCES core/src/store.rs#store::Circle::area -> core/src/shapes/circle.rs#shapes::circle::Circle::radius EXACT_TYPECHECKED core/src/store.rs:6",
+            "REFERENCES core/src/store.rs#store::Circle::area -> core/src/shapes/circle.rs#shapes::circle::Circle::radius EXACT_TYPECHECKED core/src/store.rs:6",
+            "REFERENCES core/src/store.rs#store::open -> core/src/shapes/circle.rs#shapes::circle::Circle EXACT_TYPECHECKED core/src/store.rs:12",
+            // Inside `vec![…]` the syntax records no site: the analyzer's target stands,
+            // as a plain reference.
+            "REFERENCES core/src/store.rs#store::open -> core/src/shapes/circle.rs#shapes::circle::Circle::new EXACT_TYPECHECKED core/src/store.rs:12",
+            "REFERENCES src/lib.rs#<module> -> src/lib.rs#Reading EXACT_TYPECHECKED src/lib.rs:5",
+            "REFERENCES src/lib.rs#circle_area -> core/src/shapes/circle.rs#shapes::circle::Circle EXACT_TYPECHECKED src/lib.rs:18",
+            "REFERENCES src/lib.rs#summary -> core/src/shapes/square.rs#shapes::square::Square EXACT_TYPECHECKED src/lib.rs:12",
+            "REFERENCES util/src/lib.rs#report -> core/src/shapes/square.rs#shapes::square::Square EXACT_TYPECHECKED util/src/lib.rs:10",
+            "CALLS_DIRECT core/src/lib.rs#total_area -> core/src/lib.rs#Shape::area EXACT_TYPECHECKED core/src/lib.rs:22",
+            "CALLS_DIRECT src/lib.rs#Reading::double -> src/lib.rs#Reading EXACT_TYPECHECKED src/lib.rs:7",
+            "CALLS_DIRECT src/lib.rs#circle_area -> core/src/shapes/circle.rs#shapes::circle::Circle::new EXACT_TYPECHECKED src/lib.rs:18",
+            // A trait method on a value, implemented in another file than its type.
+            "CALLS_DIRECT src/lib.rs#circle_area -> core/src/store.rs#store::Circle::area EXACT_TYPECHECKED src/lib.rs:18",
+            "CALLS_DIRECT src/lib.rs#measure -> src/lib.rs#Reading EXACT_TYPECHECKED src/lib.rs:12",
+            "CALLS_DIRECT src/lib.rs#measure -> src/lib.rs#Reading::double EXACT_TYPECHECKED src/lib.rs:13",
+            "CALLS_DIRECT src/lib.rs#summary -> core/src/lib.rs#total_area EXACT_TYPECHECKED src/lib.rs:13",
+            "CALLS_DIRECT src/lib.rs#summary -> core/src/shapes/square.rs#shapes::square::Square::new EXACT_TYPECHECKED src/lib.rs:12",
+            "CALLS_DIRECT src/lib.rs#summary -> core/src/store.rs#store::open EXACT_TYPECHECKED src/lib.rs:7",
+            // Through `dyn Shape`: the trait's method, which the syntax layer cannot bind.
+            "CALLS_DIRECT util/src/lib.rs#measure -> core/src/lib.rs#Shape::area EXACT_TYPECHECKED util/src/lib.rs:16",
+            // A provided (default) trait method called on a value.
+            "CALLS_DIRECT util/src/lib.rs#report -> core/src/lib.rs#Shape::label EXACT_TYPECHECKED util/src/lib.rs:11",
+            "CALLS_DIRECT util/src/lib.rs#report -> core/src/shapes/square.rs#shapes::square::Square::new EXACT_TYPECHECKED util/src/lib.rs:10",
+            "TYPE_USES core/src/lib.rs#total_area -> core/src/lib.rs#Shape EXACT_TYPECHECKED core/src/lib.rs:21",
+            "TYPE_USES core/src/shapes/circle.rs#shapes::circle::Circle::new -> core/src/shapes/circle.rs#shapes::circle::Circle EXACT_TYPECHECKED core/src/shapes/circle.rs:10",
+            "TYPE_USES core/src/shapes/square.rs#shapes::square::Square::new -> core/src/shapes/square.rs#shapes::square::Square EXACT_TYPECHECKED core/src/shapes/square.rs:10",
+            "TYPE_USES core/src/store.rs#store::open -> core/src/shapes/circle.rs#shapes::circle::Circle EXACT_TYPECHECKED core/src/store.rs:11",
+            "TYPE_USES src/lib.rs#Reading::double -> src/lib.rs#Reading EXACT_TYPECHECKED src/lib.rs:6",
+            "TYPE_USES src/lib.rs#measure -> src/lib.rs#Reading EXACT_TYPECHECKED src/lib.rs:11",
+            "TYPE_USES src/lib.rs#summary -> core/src/lib.rs#Shape EXACT_TYPECHECKED src/lib.rs:8",
+            "TYPE_USES util/src/lib.rs#measure -> core/src/lib.rs#Shape EXACT_TYPECHECKED util/src/lib.rs:15",
+            "TYPE_USES util/src/lib.rs#open -> core/src/shapes/square.rs#shapes::square::Square EXACT_TYPECHECKED util/src/lib.rs:4",
+            // `impl Trait for Type` headers stay the syntax layer's (rule R5).
+            "IMPLEMENTS core/src/shapes/circle.rs#shapes::circle::Circle -> core/src/lib.rs#Shape STRUCTURAL_CERTAIN core/src/store.rs:4",
+            "IMPLEMENTS core/src/shapes/square.rs#shapes::square::Square -> core/src/lib.rs#Shape STRUCTURAL_CERTAIN core/src/shapes/square.rs:14",
+            "IMPLEMENTS core/src/shapes/square.rs#shapes::square::Square::area -> core/src/lib.rs#Shape::area STRUCTURAL_CERTAIN core/src/shapes/square.rs:15",
+        ]
+    );
+    assert_eq!(
+        provenances(&facts),
+        BTreeSet::from([
+            (Confidence::ExactTypechecked, Provenance::RustAnalyzerUse),
+            (Confidence::StructuralCertain, Provenance::TreeSitterSyntax),
+        ])
+    );
+    // A dependency nobody checked out: the crate's own code is still analysed, the
+    // workspace is declared not loaded, and the import stays the syntax layer's hole. The
+    // vendored crate under `vendor/` is excluded by discovery and by the analyzer.
+    assert_eq!(
+        unresolved_rows(&facts),
+        vec![
+            "CRATE_PROVIDER_NOT_FOUND - gauge src/lib.rs:1",
+            "WORKSPACE_NOT_LOADED - rsbroken -:0",
+        ]
+    );
+    assert!(!facts.files.iter().any(|f| f.path.starts_with("vendor/")));
+}
+
 /// The TypeScript fixtures, copied so a test may edit them, as registry entries.
 fn editable_typescript_fixtures() -> (tempfile::TempDir, Vec<RepositoryEntry>) {
+    editable_fixtures(
+        &["tsprovider", "tsconsumer", "tsclaima", "tsclaimb"],
+        LanguageToken::Typescript,
+    )
+}
+
+/// Fixtures copied so a test may edit them, as registry entries.
+fn editable_fixtures(
+    names: &[&str],
+    language: LanguageToken,
+) -> (tempfile::TempDir, Vec<RepositoryEntry>) {
     let from = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/exact");
     let dir = tempfile::tempdir().unwrap();
-    let entries = ["tsprovider", "tsconsumer", "tsclaima", "tsclaimb"]
+    let entries = names
         .iter()
         .map(|name| {
             copy_tree(&from.join(name), &dir.path().join(name));
             RepositoryEntry {
                 name: name.to_string(),
                 path: dir.path().join(name),
-                languages: vec![LanguageToken::Typescript],
+                languages: vec![language],
                 manifests: vec![],
                 roots: vec![],
                 exclusions: vec![],
@@ -204,6 +316,65 @@ fn an_edit_reruns_the_units_that_read_the_file_and_no_other() {
     let after = engine.facts(&|_| {}).to_fact_set();
     assert_eq!(engine.execution_log().count("typescript_unit"), 2);
     // And the result is what a cold engine computes.
+    let mut cold = Engine::new();
+    cold.set_analyzers(&analyzers(scratch.path()));
+    cold.update(&load());
+    assert_eq!(cold.facts(&|_| {}).to_fact_set(), after);
+}
+
+/// Rust: the unit is a repository's Cargo workspaces. Editing a `.rs` file re-runs its
+/// repository's unit and no other; editing the provider re-runs the consumer too, whose
+/// path dependency rust-analyzer loaded; so does a manifest edit.
+#[test]
+fn a_rust_edit_reruns_its_workspace_and_the_workspaces_that_depend_on_it() {
+    let (dir, entries) = editable_fixtures(&["rsprovider", "rsconsumer"], LanguageToken::Rust);
+    let load = || -> Vec<_> {
+        entries
+            .iter()
+            .map(|e| load_repository(kivgraph_discovery::discover_repository(e).unwrap()))
+            .collect()
+    };
+    let scratch = tempfile::tempdir().unwrap();
+    let mut engine = Engine::new();
+    engine.set_analyzers(&analyzers(scratch.path()));
+    engine.update(&load());
+    engine.facts(&|_| {});
+    assert_eq!(engine.execution_log().count("rust_unit"), 2);
+    engine.execution_log().take();
+
+    let edit = |path: &str, from: &str, to: &str| {
+        let file = dir.path().join(path);
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(text.contains(from));
+        std::fs::write(&file, text.replace(from, to)).unwrap();
+    };
+    let reruns = |engine: &mut Engine| -> Vec<String> {
+        engine.update(&load());
+        engine.facts(&|_| {});
+        let log = engine.execution_log().take();
+        log.into_iter()
+            .filter(|e| e.starts_with("rust_unit("))
+            .collect()
+    };
+    edit(
+        "rsconsumer/src/lib.rs",
+        "Square::new(2.0)",
+        "Square::new(3.0)",
+    );
+    assert_eq!(reruns(&mut engine).len(), 1);
+    edit(
+        "rsprovider/core/src/store.rs",
+        "vec![Circle::new(1.0)]",
+        "vec![Circle::new(2.0)]",
+    );
+    assert_eq!(reruns(&mut engine).len(), 2);
+    edit(
+        "rsconsumer/Cargo.toml",
+        "version = \"0.1.0\"",
+        "version = \"0.1.1\"",
+    );
+    assert_eq!(reruns(&mut engine).len(), 1);
+    let after = engine.facts(&|_| {}).to_fact_set();
     let mut cold = Engine::new();
     cold.set_analyzers(&analyzers(scratch.path()));
     cold.update(&load());

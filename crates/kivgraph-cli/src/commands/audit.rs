@@ -151,6 +151,7 @@ fn audit(entry: &RepositoryEntry, located: &Located) -> (Vec<Finding>, Value) {
             "TypeScript/JavaScript",
         ),
         (&[Language::Python][..], &located.python, "Python"),
+        (&[Language::Rust][..], &located.rust, "Rust"),
     ] {
         let files = discovered
             .files
@@ -167,6 +168,27 @@ fn audit(entry: &RepositoryEntry, located: &Located) -> (Vec<Finding>, Value) {
                 path: None,
                 remedy: json!({"kind": "command", "command": "scripts/setup-analyzers.sh"}),
             });
+        }
+    }
+    // A path dependency nobody checked out: cargo cannot resolve the workspace offline, so
+    // rust-analyzer loads it without its dependencies (WORKSPACE_NOT_LOADED).
+    for (directory, manifest) in &discovered.module_maps.crates {
+        for (name, dependency) in &manifest.dependencies {
+            let Some(path) = &dependency.path else {
+                continue;
+            };
+            let at = entry.path.join(directory).join(path);
+            if !at.join("Cargo.toml").is_file() {
+                findings.push(Finding {
+                    code: "CARGO_PATH_DEPENDENCY_MISSING",
+                    severity: Severity::Partial,
+                    message: format!(
+                        "the path dependency {name} = {{ path = \"{path}\" }} has no Cargo.toml: the workspace is analysed without its dependencies"
+                    ),
+                    path: Some(join(directory, "Cargo.toml")),
+                    remedy: json!({"kind": "file", "path": at.join("Cargo.toml"), "detail": "check out the crate the dependency names there (a registered repository's checkout, for a crate another repository provides)"}),
+                });
+            }
         }
     }
     if !discovered.skipped.is_empty() {

@@ -179,6 +179,7 @@ fn check_toolchains(report: &mut Report, config: &LoadedConfig) {
             "TypeScript and JavaScript keep",
         ),
         ("toolchain.python", &located.python, "Python keeps"),
+        ("toolchain.rust", &located.rust, "Rust keeps"),
     ] {
         match found {
             Ok(toolchain) => report.pass(
@@ -195,6 +196,32 @@ fn check_toolchains(report: &mut Report, config: &LoadedConfig) {
                 format!("{error}; {languages} syntax-layer facts (STRUCTURAL_CERTAIN where the language proves them, CANDIDATE otherwise)"),
             ),
         }
+    }
+    if let Ok(rust) = &located.rust {
+        match crate::analyzers::toolchain_sysroot(&rust.program) {
+            Some(sysroot) => report.pass(
+                "toolchain.rust_src",
+                format!("standard library sources under {}", sysroot.display()),
+            ),
+            None => report.warn(
+                "toolchain.rust_src",
+                "no standard library sources beside rust-analyzer (rust.sysroot: discover asks cargo's toolchain); calls into std stay unresolved without them — run scripts/setup-analyzers.sh",
+            ),
+        }
+    }
+    // rust-analyzer reads each workspace through `cargo metadata`.
+    match std::process::Command::new("cargo")
+        .arg("--version")
+        .output()
+    {
+        Ok(output) if output.status.success() => report.pass(
+            "toolchain.cargo",
+            String::from_utf8_lossy(&output.stdout).trim().to_string(),
+        ),
+        _ => report.warn(
+            "toolchain.cargo",
+            "cargo is not on the PATH; rust-analyzer cannot load a Cargo workspace without it",
+        ),
     }
 }
 

@@ -14,19 +14,28 @@ use super::typescript::{ModuleFile, ModuleSite, call_edges};
 
 /// Keeps what the resolver reads of a Rust file: `use` trees, and calls and type names that
 /// are bare or reached through a path (`a::b::f`), with their scopes read. Calls on values
-/// (`x.f()`) need the value's type and are not kept.
+/// (`x.f()`) need the value's type: they are kept for an exact analyzer to class, marked so
+/// that the resolver leaves them alone.
 pub fn rust_sites(sites: Vec<ReferenceSite>) -> Vec<ModuleSite> {
+    let on_value = |s: &ReferenceSite| {
+        s.kind == EdgeKind::CallsDirect
+            && s.qualifier.is_some()
+            && !s.through_path
+            && !s.through_receiver
+    };
     sites
         .into_iter()
         .filter(|s| match s.kind {
             EdgeKind::ImportsSymbol => true,
             EdgeKind::CallsDirect | EdgeKind::TypeUses | EdgeKind::Implements => {
-                s.locally_bound.is_some()
-                    && (s.qualifier.is_none() || s.through_path || s.through_receiver)
+                on_value(s)
+                    || (s.locally_bound.is_some()
+                        && (s.qualifier.is_none() || s.through_path || s.through_receiver))
             }
             _ => false,
         })
         .map(|s| {
+            let through_value = on_value(&s);
             let import = s.kind == EdgeKind::ImportsSymbol;
             ModuleSite {
                 kind: s.kind,
@@ -40,6 +49,7 @@ pub fn rust_sites(sites: Vec<ReferenceSite>) -> Vec<ModuleSite> {
                 through_receiver: s.through_receiver,
                 implementer: s.implementer,
                 constructed: None,
+                through_value,
             }
         })
         .collect()
@@ -404,7 +414,7 @@ pub fn resolve_rust(
         let declared = &symbols[placed.first_symbol..placed.first_symbol + placed.symbol_count];
         let uses = Uses::of(placed.sites);
         let mut scopes: BTreeMap<&str, Scope> = BTreeMap::new();
-        for site in placed.sites {
+        for site in placed.sites.iter().filter(|s| !s.through_value) {
             // Items inside an inline `mod` live in that module: the longest module path
             // that holds the enclosing declaration.
             let module = site

@@ -41,6 +41,11 @@ pub struct ModuleSite {
     /// TypeScript/JavaScript: `C` in `new C(…).m(…)` (rule T10).
     #[serde(default)]
     pub constructed: Option<String>,
+    /// Rust: a method called on a value (`x.f()`, `make().f()`). The syntax cannot know the
+    /// value's type, so the resolver binds nothing here; the site is kept for an exact
+    /// analyzer, whose target it classes as a call.
+    #[serde(default)]
+    pub through_value: bool,
 }
 
 pub fn module_sites(sites: Vec<ReferenceSite>) -> Vec<ModuleSite> {
@@ -79,6 +84,7 @@ pub fn module_sites(sites: Vec<ReferenceSite>) -> Vec<ModuleSite> {
                 through_receiver: s.through_receiver,
                 implementer: None,
                 constructed: s.operand_type,
+                through_value: false,
             }
         })
         .collect()

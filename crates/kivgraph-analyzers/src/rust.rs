@@ -1,0 +1,288 @@
+//! Running rust-analyzer's `scip` command on the Cargo workspaces of one repository.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde::{Deserialize, Serialize};
+
+use crate::runner::{AnalyzerError, Toolchain, scratch_directory};
+use crate::scip_index::ScipIndex;
+
+/// The `rust` section of the configuration as the analyzer sees it: what a Rust unit's
+/// answers depend on besides the sources, so part of its identity.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct RustSettings {
+    pub features: Vec<String>,
+    pub all_features: bool,
+    pub no_default_features: bool,
+    pub cfgs: Vec<String>,
+    pub build_scripts: bool,
+    pub proc_macros: bool,
+    pub include_tests: bool,
+    pub allow_network: bool,
+    /// Build artifacts of the analysis (build scripts, proc macros), outside every
+    /// repository.
+    pub target_directory: PathBuf,
+    /// `discover`, `none`, or the path of a sysroot.
+    pub sysroot: String,
+}
+
+impl RustSettings {
+    /// The configuration's defaults (`rust` section), artifacts under `target_directory`.
+    pub fn standard(target_directory: PathBuf) -> Self {
+        RustSettings {
+            features: Vec::new(),
+            all_features: false,
+            no_default_features: false,
+            cfgs: Vec::new(),
+            build_scripts: true,
+            proc_macros: true,
+            include_tests: true,
+            allow_network: false,
+            target_directory,
+            sysroot: "discover".into(),
+        }
+    }
+
+    /// rust-analyzer's configuration object for these settings.
+    fn analyzer_config(&self) -> serde_json::Value {
+        let features: serde_json::Value = if self.all_features {
+            "all".into()
+        } else {
+            self.features.clone().into()
+        };
+        let mut extra_env = serde_json::Map::new();
+        if !self.allow_network {
+            // Hermetic: a crate the local registry cache does not hold is reported, never
+            // fetched.
+            extra_env.insert("CARGO_NET_OFFLINE".into(), "true".into());
+        }
+        let sysroot: serde_json::Value = match self.sysroot.as_str() {
+            "none" => serde_json::Value::Null,
+            other => other.into(),
+        };
+        let mut cfgs = vec!["debug_assertions".to_string()];
+        cfgs.extend(self.cfgs.iter().cloned());
+        serde_json::json!({
+            "cargo": {
+                "features": features,
+                "noDefaultFeatures": self.no_default_features,
+                "cfgs": cfgs,
+                "buildScripts": { "enable": self.build_scripts },
+                "extraEnv": extra_env,
+                "targetDir": self.target_directory.display().to_string(),
+                "sysroot": sysroot,
+            },
+            "procMacro": { "enable": self.proc_macros },
+            "cfg": { "setTest": self.include_tests },
+        })
+    }
+}
+
+/// rust-analyzer with the settings it runs under: together, what a Rust unit's answers
+/// were produced by.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct RustAnalyzer {
+    pub toolchain: Toolchain,
+    pub settings: RustSettings,
+}
+
+/// The Rust of one repository: each Cargo workspace root (repository-relative, `""` for
+/// the repository's own root) is analysed as one rust-analyzer load.
+pub struct RustUnit<'a> {
+    pub repository_root: &'a Path,
+    pub workspace_roots: &'a [String],
+}
+
+impl Toolchain {
+    /// Runs `rust-analyzer scip` on each workspace root of the unit, its configuration and
+    /// output in scratch space. Documents come back repository-relative. A workspace whose
+    /// dependencies could not be loaded (offline, not in the local registry) is indexed as
+    /// far as rust-analyzer loaded it, and said so in `not_loaded`.
+    pub fn index_rust(
+        &self,
+        unit: &RustUnit,
+        settings: &RustSettings,
+        scratch: &Path,
+        at_once: usize,
+    ) -> Result<ScipIndex, AnalyzerError> {
+        let work = scratch_directory(scratch, "rs-unit-")?;
+        let config_file = work.path().join("rust-analyzer.json");
+        std::fs::write(
+            &config_file,
+            serde_json::to_vec_pretty(&settings.analyzer_config())
+                .expect("a JSON value serializes"),
+        )?;
+        // Workspaces load `at_once` at a time; their indexes merge in root order.
+        let next = AtomicUsize::new(0);
+        let results: Mutex<Vec<Option<Result<ScipIndex, AnalyzerError>>>> =
+            Mutex::new((0..unit.workspace_roots.len()).map(|_| None).collect());
+        std::thread::scope(|threads| {
+            for _ in 0..at_once.clamp(1, unit.workspace_roots.len().max(1)) {
+                threads.spawn(|| {
+                    loop {
+                        let ordinal = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(root) = unit.workspace_roots.get(ordinal) else {
+                            return;
+                        };
+                        let index =
+                            self.index_workspace(unit, root, ordinal, work.path(), &config_file);
+                        results.lock().expect("results lock")[ordinal] = Some(index);
+                    }
+                });
+            }
+        });
+        let mut merged = ScipIndex::default();
+        for index in results
+            .into_inner()
+            .expect("results lock")
+            .into_iter()
+            .flatten()
+        {
+            let index = index?;
+            if merged.tool.is_empty() {
+                merged.tool = index.tool;
+                merged.tool_version = index.tool_version;
+            }
+            merged.documents.extend(index.documents);
+            merged.not_loaded.extend(index.not_loaded);
+        }
+        Ok(merged)
+    }
+
+    /// One workspace root's index, its documents made repository-relative.
+    fn index_workspace(
+        &self,
+        unit: &RustUnit,
+        root: &str,
+        ordinal: usize,
+        work: &Path,
+        config_file: &Path,
+    ) -> Result<ScipIndex, AnalyzerError> {
+        let directory = unit.repository_root.join(root);
+        let output_file = work.join(format!("index-{ordinal}.scip"));
+        let mut command = Command::new(&self.program);
+        command
+            .arg("scip")
+            .arg(&directory)
+            .arg("--output")
+            .arg(&output_file)
+            .arg("--config-path")
+            .arg(config_file)
+            .arg("--exclude-vendored-libraries")
+            // rust-analyzer asks rustup for the toolchain of the directory it runs in:
+            // scratch space has none of its own, so the default one answers.
+            .current_dir(work);
+        let (mut index, said) =
+            self.run(command, &directory.display().to_string(), &output_file)?;
+        // The index can be large: it is decoded, so its file is not kept.
+        let _ = std::fs::remove_file(&output_file);
+        for document in &mut index.documents {
+            if !root.is_empty() {
+                document.relative_path = format!("{root}/{}", document.relative_path);
+            }
+        }
+        let at = if root.is_empty() { "." } else { root };
+        index.not_loaded = metadata_failures(&said)
+            .into_iter()
+            .map(|failure| format!("{at}: {failure}"))
+            .collect();
+        Ok(index)
+    }
+}
+
+/// The `cargo metadata` failures rust-analyzer logged: it then loads the workspace's own
+/// crates without their dependencies (`--no-deps`). The standard library's workspace fails
+/// the same way when its own dependencies are not in the local registry; its crates then
+/// lose their links to each other, and method calls through `Iterator` go unresolved.
+fn metadata_failures(said: &str) -> Vec<String> {
+    const MARK: &str = "`cargo metadata` failed and returning succeeded result with `--no-deps`";
+    let mut failures = Vec::new();
+    let mut rest = said;
+    while let Some(at) = rest.find(MARK) {
+        let block = &rest[at + MARK.len()..];
+        // The block runs until cargo's reminder or the next log line.
+        let end = ["As a reminder", "\nrust-analyzer:", "\n20"]
+            .iter()
+            .filter_map(|stop| block.find(stop))
+            .min()
+            .unwrap_or(block.len());
+        let text = &block[..end];
+        rest = &block[end..];
+        let error = text
+            .lines()
+            .map(str::trim)
+            .filter(|line| !line.is_empty())
+            .map(|line| {
+                line.trim_start_matches("error=")
+                    .trim_start_matches("`cargo metadata` exited with an error: ")
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+        failures.push(if text.contains("rustlib/src/rust/library") {
+            format!(
+                "the standard library's dependencies not loaded; scripts/setup-analyzers.sh fetches them ({error})"
+            )
+        } else {
+            format!("dependencies not loaded ({error})")
+        });
+    }
+    failures
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metadata_failures_are_reported_the_standard_library_s_apart() {
+        let said = "rust-analyzer: Loading cargo metadata: failed exit status: 101
+2026-11-30T04:19:54.275775185Z  WARN `cargo metadata` failed and returning succeeded result with `--no-deps` error=`cargo metadata` exited with an error: error: no matching package named `serde` found
+location searched: crates.io index
+required by package `app v0.2.0 (/src/app)`
+As a reminder, you're using offline mode (--offline) which can sometimes cause surprising resolution failures.
+rust-analyzer: Loading cargo metadata: finished
+2026-11-30T04:19:54.356632395Z  WARN `cargo metadata` failed and returning succeeded result with `--no-deps` error=`cargo metadata` exited with an error: error: no matching package named `object` found
+location searched: crates.io index
+required by package `std v0.0.0 (/root/.rustup/toolchains/stable/lib/rustlib/src/rust/library/std)`
+As a reminder, you're using offline mode (--offline).
+";
+        let failures = metadata_failures(said);
+        assert_eq!(
+            failures[0],
+            "dependencies not loaded (error: no matching package named `serde` found \
+             location searched: crates.io index required by package `app v0.2.0 (/src/app)`)"
+        );
+        assert!(failures[1].starts_with("the standard library's dependencies not loaded"));
+        assert_eq!(failures.len(), 2);
+        assert!(metadata_failures("Generating SCIP finished").is_empty());
+    }
+
+    #[test]
+    fn settings_become_rust_analyzer_configuration() {
+        let settings = RustSettings {
+            features: vec!["serde".into()],
+            all_features: false,
+            no_default_features: true,
+            cfgs: vec!["tokio_unstable".into()],
+            build_scripts: false,
+            proc_macros: true,
+            include_tests: false,
+            allow_network: false,
+            target_directory: PathBuf::from("/state/rust-target"),
+            sysroot: "none".into(),
+        };
+        let config = settings.analyzer_config();
+        assert_eq!(config["cargo"]["features"], serde_json::json!(["serde"]));
+        assert_eq!(config["cargo"]["extraEnv"]["CARGO_NET_OFFLINE"], "true");
+        assert_eq!(
+            config["cargo"]["cfgs"],
+            serde_json::json!(["debug_assertions", "tokio_unstable"])
+        );
+        assert_eq!(config["cargo"]["sysroot"], serde_json::Value::Null);
+        assert_eq!(config["cfg"]["setTest"], false);
+        assert_eq!(config["cargo"]["targetDir"], "/state/rust-target");
+    }
+}

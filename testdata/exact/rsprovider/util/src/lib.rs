@@ -1,0 +1,17 @@
+use shapes_core::{Shape, Square};
+
+/// Opens nothing: a homonym of `shapes_core::store::open`.
+pub fn open() -> Vec<Square> {
+    Vec::new()
+}
+
+/// Reports one square through the trait.
+pub fn report(side: f64) -> String {
+    let square = Square::new(side);
+    square.label()
+}
+
+/// A sole implementation reached through `dyn`.
+pub fn measure(shape: &dyn Shape) -> f64 {
+    shape.area()
+}
