@@ -3,7 +3,10 @@
 # ~/.local/state/kivgraph/analyzers), never into the checkout. Idempotent.
 #  - scip-typescript and scip-python, pinned by analyzers/package-lock.json (npm);
 #  - rust-analyzer and the standard library's sources (rust-src) of the Rust toolchain
-#    pinned in analyzers/rust-toolchain (rustup), linked as bin/rust-analyzer.
+#    pinned in analyzers/rust-toolchain (rustup), linked as bin/rust-analyzer;
+#  - Go 1.23 (Debian bookworm-backports' golang-1.23 packages, checked against their
+#    SHA-256 and extracted under go/, no root needed) and our go/types worker
+#    (analyzers/go-worker, standard library only) built with it as bin/kivgraph-go-worker.
 # A missing installer leaves its analyzers absent: the syntax layer still answers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -60,5 +63,38 @@ install_rust_analyzer() {
   fi
 }
 
+install_go_worker() {
+  local go_root="$target/go/usr/lib/go-1.23"
+  if [ ! -x "$go_root/bin/go" ]; then
+    if ! command -v curl >/dev/null 2>&1 || ! command -v dpkg-deb >/dev/null 2>&1; then
+      echo "setup-analyzers: curl or dpkg-deb not found; the Go worker stays absent" >&2
+      return
+    fi
+    local pool="https://deb.debian.org/debian/pool/main/g/golang-1.23"
+    local downloads="$target/downloads"
+    mkdir -p "$downloads"
+    while read -r sha file; do
+      if ! echo "$sha  $downloads/$file" | sha256sum -c --status 2>/dev/null; then
+        curl -fsSL "$pool/$file" -o "$downloads/$file"
+        echo "$sha  $downloads/$file" | sha256sum -c --status
+      fi
+      dpkg-deb -x "$downloads/$file" "$target/go"
+    done < analyzers/go-toolchain.sha256
+    echo "setup-analyzers: Go $("$go_root/bin/go" version | cut -d' ' -f3) extracted under $target/go" >&2
+  fi
+  local worker="$target/bin/kivgraph-go-worker"
+  local stamp="$target/bin/.go-worker.sha256"
+  local digest
+  digest="$(cat analyzers/go-worker/go.mod analyzers/go-worker/*.go | sha256sum | cut -d' ' -f1)"
+  if [ ! -x "$worker" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$digest" ]; then
+    mkdir -p "$target/bin"
+    (cd analyzers/go-worker && GOTOOLCHAIN=local GOPROXY=off GOFLAGS=-mod=mod \
+      "$go_root/bin/go" build -trimpath -o "$worker" .) >&2
+    echo "$digest" > "$stamp"
+    echo "setup-analyzers: built the Go worker under $target/bin" >&2
+  fi
+}
+
 install_npm_analyzers
 install_rust_analyzer
+install_go_worker

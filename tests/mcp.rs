@@ -37,7 +37,16 @@ fn workspace(index: bool) -> tempfile::TempDir {
 }
 
 /// A workspace of one Go repository, indexed once.
+/// Registers one Go fixture of `testdata/resolution` and indexes it with the syntax layer
+/// alone: these fixtures exercise the syntax layer's Go rules (G1–G12), which an exact
+/// analyzer would otherwise decide; what go/types adds is asserted by
+/// `go_types_decides_what_the_syntax_layer_could_not`.
 fn init_and_index(dir: &Path, name: &str, repository: &Path) {
+    init_go(dir, name, repository);
+    index_with(dir, false);
+}
+
+fn init_go(dir: &Path, name: &str, repository: &Path) {
     let out = Command::new(binary())
         .args(["init", "--languages=go", "--config"])
         .arg(dir.join("config.yaml"))
@@ -45,15 +54,24 @@ fn init_and_index(dir: &Path, name: &str, repository: &Path) {
         .output()
         .unwrap();
     assert!(out.status.success());
-    reindex(dir);
 }
 
 fn reindex(dir: &Path) {
-    let out = Command::new(binary())
+    index_with(dir, true);
+}
+
+/// `index --full`, with the installed exact analyzers or with none.
+fn index_with(dir: &Path, analyzers: bool) {
+    let mut command = Command::new(binary());
+    command
         .args(["index", "--full", "--config"])
-        .arg(dir.join("config.yaml"))
-        .output()
-        .unwrap();
+        .arg(dir.join("config.yaml"));
+    if !analyzers {
+        command
+            .env("KIVGRAPH_ANALYZERS_DIR", dir.join("no-analyzers"))
+            .env("PATH", "/usr/bin:/bin");
+    }
+    let out = command.output().unwrap();
     assert!(
         out.status.success(),
         "{}",
@@ -828,12 +846,12 @@ fn graph_status_reports_what_was_published() {
         .iter()
         .map(|k| k["key"].as_str().unwrap())
         .collect();
-    // The TypeScript checker adds what syntax alone does not bind: a property read
-    // (`input.name`), a local export clause, a function assigned.
+    // The exact analyzers add what syntax alone does not bind: a property read
+    // (`input.name`, a reference: a property is data, never a function assigned), a local
+    // export clause, calls on values.
     assert_eq!(
         kinds,
         vec![
-            "ASSIGNS_FUNCTION",
             "CALLS_DIRECT",
             "CONTAINS_FILE",
             "CONTAINS_PACKAGE",
@@ -1614,7 +1632,8 @@ fn trace_and_blast_radius_walk_the_resolved_graph() {
     }
 }
 
-/// Registers the named fixtures of `testdata/resolution` as Go repositories and indexes them.
+/// Registers the named fixtures of `testdata/resolution` as Go repositories and indexes them
+/// with the syntax layer alone (see `init_and_index`).
 fn index_resolution_fixtures(dir: &Path, names: &[&str]) {
     let root = fixtures().join("../resolution");
     let mut init = Command::new(binary());
@@ -1624,7 +1643,61 @@ fn index_resolution_fixtures(dir: &Path, names: &[&str]) {
         init.arg(format!("--repository={name}={}", root.join(name).display()));
     }
     assert!(init.output().unwrap().status.success());
-    reindex(dir);
+    index_with(dir, false);
+}
+
+/// The same fixtures with go/types: what the syntax layer could not prove (a method called
+/// on a value, a caller in another repository through a module nobody `require`s) becomes
+/// an exact edge, and the answers say which analyzer produced them.
+#[test]
+fn go_types_decides_what_the_syntax_layer_could_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = fixtures().join("../resolution");
+    init_go(dir.path(), "gocalls", &root.join("gocalls"));
+    let add = Command::new(binary())
+        .args(["init", "--languages=go", "--config"])
+        .arg(dir.path().join("config.yaml"))
+        .arg(format!(
+            "--repository=goconsumer={}",
+            root.join("goconsumer").display()
+        ))
+        .output()
+        .unwrap();
+    assert!(
+        add.status.success(),
+        "{}",
+        String::from_utf8_lossy(&add.stderr)
+    );
+    index_with(dir.path(), true);
+    let mut client = Client::start(dir.path());
+    // `s.Start()` on `s := NewServer(addr)`: the syntax layer left it a blind spot. The
+    // consumer's `s.Start()` on a parameter of the provider's type comes with it.
+    assert_eq!(
+        client.ok(
+            "find_references",
+            json!({"qualified_name": "Server.Start", "repository": "gocalls", "path": "server"})
+        )["results"],
+        json!({"subject": "gocalls:server/server.go:24", "qn": "Server.Start", "direction": "incoming",
+        "edge_kinds_default_excluded": ["EXPORTS", "REEXPORTS"], "repository": "gocalls",
+        "edge_kind": "CALLS_DIRECT", "kind": "func", "confidence": "EXACT_TYPECHECKED",
+        "provenance": "GO_TYPES_USE", "files": [
+            {"file": "server/server.go", "at": ["Run@12-21"]},
+            {"file": "app/typed.go", "repo": "goconsumer", "at": ["typed@10-13"]}
+        ]})
+    );
+    // goconsumer imports gocalls without a `require`: the synthetic go.work loads both.
+    let consumers = client.ok(
+        "find_cross_repo_consumers",
+        json!({"qualified_name": "Run", "repository": "gocalls"}),
+    );
+    assert_eq!(
+        consumers["results"]["groups"][0]["confidence"], "EXACT_TYPECHECKED",
+        "{consumers}"
+    );
+    assert_eq!(consumers["completeness"]["verdict"], "COMPLETE");
+    let repositories = client.ok("list_repositories", json!({}));
+    let text = repositories.to_string();
+    assert!(text.contains("kivgraph-go-worker 1 go1.23"), "{text}");
 }
 
 #[test]

@@ -1,12 +1,12 @@
 //! What the exact analyzers cost, per language, on the registry corpora (TypeScript from
-//! npm, Python sdists from PyPI, Rust crates from crates.io), registered one project per repository: a cold pass with
+//! npm, Python sdists from PyPI, Rust crates from crates.io, Go from Debian), registered one project per repository: a cold pass with
 //! the syntax layer alone, a cold pass with the analyzers (fact cache on, empty), a warm
 //! pass with nothing changed, a warm pass after a one-file edit, and the analyzers alone —
 //! the same analyzer invocations, unit by unit, with the same parallelism, and nothing of
 //! ours around them. Wall times and the peak resident memory of each process tree.
 //!
 //! ```text
-//! $CARGO_TARGET_DIR/release/kivgraph-bench analyzers --kivgraph $CARGO_TARGET_DIR/release/kivgraph [--languages typescript,python,rust]
+//! $CARGO_TARGET_DIR/release/kivgraph-bench analyzers --kivgraph $CARGO_TARGET_DIR/release/kivgraph [--languages typescript,python,rust,go]
 //! ```
 
 use std::collections::BTreeMap;
@@ -17,7 +17,8 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use kivgraph_analyzers::{
-    Analyzer, PythonUnit, RustSettings, RustUnit, Toolchain, TypescriptUnit, nearest_tsconfig,
+    Analyzer, GoSettings, GoUnit, PythonUnit, RustSettings, RustUnit, Toolchain, TypescriptUnit,
+    nearest_tsconfig,
 };
 use kivgraph_config::{LanguageToken, RepositoryEntry, analyzers_dir};
 use kivgraph_discovery::discover_repository;
@@ -82,6 +83,7 @@ fn analyzers_alone(
     let analyzer = match language {
         Language::Python => Analyzer::Python,
         Language::Rust => Analyzer::Rust,
+        Language::Go => Analyzer::Go,
         _ => Analyzer::Typescript,
     };
     let toolchain = Toolchain::locate(analyzer, None, &analyzers_dir())?;
@@ -89,8 +91,18 @@ fn analyzers_alone(
     let mut python: Vec<(String, PathBuf)> = Vec::new();
     let mut import_roots: Vec<String> = Vec::new();
     let mut rust: Vec<(PathBuf, Vec<String>)> = Vec::new();
+    // Per repository: its root, module directories and module paths.
+    let mut go: Vec<(PathBuf, Vec<String>, Vec<String>)> = Vec::new();
     for entry in entries {
         let discovered = discover_repository(entry)?;
+        let modules = &discovered.module_maps.go_modules;
+        if discovered.files.iter().any(|f| f.language == Language::Go) && !modules.is_empty() {
+            go.push((
+                entry.path.clone(),
+                modules.keys().cloned().collect(),
+                modules.values().map(|m| m.path.clone()).collect(),
+            ));
+        }
         let mut workspace_roots: std::collections::BTreeSet<String> = Default::default();
         let mut by_directory: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for file in &discovered.files {
@@ -140,6 +152,33 @@ fn analyzers_alone(
     let failures: Vec<String> = pool.install(|| {
         use rayon::prelude::*;
         match language {
+            // The engine's go.work lists the registered modules a repository's imports
+            // reach; alone, every other registered module is listed.
+            Language::Go => go
+                .par_iter()
+                .filter_map(|(root, modules, module_paths)| {
+                    let workspace: Vec<PathBuf> = go
+                        .iter()
+                        .filter(|(other, ..)| other != root)
+                        .flat_map(|(other, dirs, _)| dirs.iter().map(move |d| other.join(d)))
+                        .collect();
+                    let unit = GoUnit {
+                        repository_root: root,
+                        modules,
+                        module_paths,
+                        workspace: &workspace,
+                    };
+                    let settings = GoSettings {
+                        build_tags: Vec::new(),
+                        include_tests: false,
+                        allow_network: false,
+                    };
+                    toolchain
+                        .index_go(&unit, &settings, scratch, workers)
+                        .err()
+                        .map(|e| e.to_string())
+                })
+                .collect(),
             Language::Rust => rust
                 .par_iter()
                 .filter_map(|(root, workspace_roots)| {
@@ -231,6 +270,13 @@ pub fn analyzers_benchmark(args: &[String]) -> anyhow::Result<()> {
             LanguageToken::Rust,
             "rust/",
             "src/itoa-1.0.19/src/lib.rs",
+            "\n// benchmark edit\n",
+        ),
+        (
+            Language::Go,
+            LanguageToken::Go,
+            "go/",
+            "src/github.com/gorilla/mux/mux.go",
             "\n// benchmark edit\n",
         ),
     ] {

@@ -1,6 +1,6 @@
 //! Exact analyzers: running a SCIP indexer on one analysis unit and decoding what it says.
 //!
-//! Owns: locating each analyzer (`scip-typescript`, `scip-python`, `rust-analyzer`) and
+//! Owns: locating each analyzer (`scip-typescript`, `scip-python`, `rust-analyzer`, our go/types worker) and
 //! its exact version, running it hermetically — its project file and output in a scratch
 //! directory, never a byte written inside an indexed repository —
 //! and decoding its SCIP index into plain occurrences: a document's path, a position, the
@@ -10,10 +10,12 @@
 //! Which declaration an occurrence names, and what class of use it is, is decided by the
 //! engine, which joins these occurrences with the syntax layer's declarations and sites.
 
+mod go;
 mod runner;
 mod rust;
 mod scip_index;
 
+pub use go::{GoAnalyzer, GoSettings, GoUnit};
 pub use runner::{
     Analyzer, AnalyzerError, PythonUnit, Toolchain, TypescriptUnit, nearest_tsconfig,
 };

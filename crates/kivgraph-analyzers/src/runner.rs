@@ -2,6 +2,8 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::{Deserialize, Serialize};
 
@@ -43,6 +45,8 @@ pub enum Analyzer {
     Python,
     /// rust-analyzer's `scip` command.
     Rust,
+    /// Our go/types worker (`analyzers/go-worker`).
+    Go,
 }
 
 impl Analyzer {
@@ -51,6 +55,7 @@ impl Analyzer {
             Analyzer::Typescript => "scip-typescript",
             Analyzer::Python => "scip-python",
             Analyzer::Rust => "rust-analyzer",
+            Analyzer::Go => "kivgraph-go-worker",
         }
     }
 
@@ -61,7 +66,7 @@ impl Analyzer {
                 .join("node_modules")
                 .join(".bin")
                 .join(self.as_str()),
-            Analyzer::Rust => installed.join("bin").join(self.as_str()),
+            Analyzer::Rust | Analyzer::Go => installed.join("bin").join(self.as_str()),
         }
     }
 }
@@ -238,6 +243,37 @@ pub fn nearest_tsconfig(root: &Path, package_directory: &str) -> Option<PathBuf>
         }
         directory = directory.rsplit_once('/').map_or("", |(parent, _)| parent);
     }
+}
+
+/// `run` over every item, at most `at_once` at a time, the results in the items' order
+/// whatever order the runs finish in.
+pub(crate) fn in_order<T: Send>(
+    items: &[String],
+    at_once: usize,
+    run: impl Fn(usize, &str) -> T + Sync,
+) -> Vec<T> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<T>>> = Mutex::new(items.iter().map(|_| None).collect());
+    std::thread::scope(|threads| {
+        for _ in 0..at_once.clamp(1, items.len().max(1)) {
+            threads.spawn(|| {
+                loop {
+                    let ordinal = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(ordinal) else {
+                        return;
+                    };
+                    let result = run(ordinal, item);
+                    results.lock().expect("results lock")[ordinal] = Some(result);
+                }
+            });
+        }
+    });
+    results
+        .into_inner()
+        .expect("results lock")
+        .into_iter()
+        .flatten()
+        .collect()
 }
 
 /// A fresh directory under `scratch` for one run, removed when dropped.

@@ -2,12 +2,10 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::{Deserialize, Serialize};
 
-use crate::runner::{AnalyzerError, Toolchain, scratch_directory};
+use crate::runner::{AnalyzerError, Toolchain, in_order, scratch_directory};
 use crate::scip_index::ScipIndex;
 
 /// The `rust` section of the configuration as the analyzer sees it: what a Rust unit's
@@ -116,31 +114,11 @@ impl Toolchain {
                 .expect("a JSON value serializes"),
         )?;
         // Workspaces load `at_once` at a time; their indexes merge in root order.
-        let next = AtomicUsize::new(0);
-        let results: Mutex<Vec<Option<Result<ScipIndex, AnalyzerError>>>> =
-            Mutex::new((0..unit.workspace_roots.len()).map(|_| None).collect());
-        std::thread::scope(|threads| {
-            for _ in 0..at_once.clamp(1, unit.workspace_roots.len().max(1)) {
-                threads.spawn(|| {
-                    loop {
-                        let ordinal = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(root) = unit.workspace_roots.get(ordinal) else {
-                            return;
-                        };
-                        let index =
-                            self.index_workspace(unit, root, ordinal, work.path(), &config_file);
-                        results.lock().expect("results lock")[ordinal] = Some(index);
-                    }
-                });
-            }
+        let indexes = in_order(unit.workspace_roots, at_once, |ordinal, root| {
+            self.index_workspace(unit, root, ordinal, work.path(), &config_file)
         });
         let mut merged = ScipIndex::default();
-        for index in results
-            .into_inner()
-            .expect("results lock")
-            .into_iter()
-            .flatten()
-        {
+        for index in indexes {
             let index = index?;
             if merged.tool.is_empty() {
                 merged.tool = index.tool;

@@ -18,6 +18,12 @@ pub struct ScipIndex {
     /// What the analyzer could not load and said so (a Cargo workspace whose dependencies
     /// are not available offline): its answers hold, but only for what it did load.
     pub not_loaded: Vec<String>,
+    /// `(package, detail)` of packages the build configuration excludes entirely: nothing
+    /// of theirs was checked.
+    pub unbuildable: Vec<(String, String)>,
+    /// `(package, detail)` of packages not checked because what they import could not be
+    /// loaded; `module/...` names every package of a module that could not be listed.
+    pub unloaded: Vec<(String, String)>,
 }
 
 /// One source file the analyzer read, by its path relative to the directory it ran in.
@@ -200,6 +206,8 @@ pub fn decode(bytes: &[u8]) -> Result<ScipIndex, AnalyzerError> {
         documents,
         skipped: Vec::new(),
         not_loaded: Vec::new(),
+        unbuildable: Vec::new(),
+        unloaded: Vec::new(),
     })
 }
 

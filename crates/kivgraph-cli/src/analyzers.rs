@@ -2,9 +2,11 @@
 
 use std::path::{Path, PathBuf};
 
-use kivgraph_analyzers::{Analyzer, AnalyzerError, RustAnalyzer, RustSettings, Toolchain};
+use kivgraph_analyzers::{
+    Analyzer, AnalyzerError, GoAnalyzer, GoSettings, RustAnalyzer, RustSettings, Toolchain,
+};
 use kivgraph_config::{LoadedConfig, analyzers_dir};
-use kivgraph_engine::AnalyzerOptions;
+use kivgraph_engine::{AnalyzerOptions, LoadsAtOnce};
 use kivgraph_facts::Language;
 
 /// The analyzers a pass would run, each found or with why it is absent.
@@ -12,6 +14,7 @@ pub struct Located {
     pub typescript: Result<Toolchain, AnalyzerError>,
     pub python: Result<Toolchain, AnalyzerError>,
     pub rust: Result<Toolchain, AnalyzerError>,
+    pub go: Result<Toolchain, AnalyzerError>,
 }
 
 /// The default `typescript.worker_command` means "the analyzer the setup script installed".
@@ -32,6 +35,16 @@ pub fn locate(config: &LoadedConfig) -> Located {
                 .filter(|command| *command != DEFAULT_RUST_ANALYZER),
             &analyzers_dir(),
         ),
+        go: Toolchain::locate(Analyzer::Go, None, &analyzers_dir()),
+    }
+}
+
+/// The processor count, capped: what `0` means for a bound on concurrent loads, each of
+/// which holds a whole crate graph or type universe in memory.
+fn loads(configured: i64) -> usize {
+    match usize::try_from(configured) {
+        Ok(0) | Err(_) => std::thread::available_parallelism().map_or(1, |n| n.get().min(4)),
+        Ok(n) => n,
     }
 }
 
@@ -94,18 +107,25 @@ impl Located {
             settings: rust_settings(config, &toolchain),
             toolchain,
         });
+        let go_section = &config.config.go;
+        let go = found(Language::Go, self.go).map(|toolchain| GoAnalyzer {
+            toolchain,
+            settings: GoSettings {
+                build_tags: go_section.build_tags.clone(),
+                include_tests: go_section.include_tests,
+                allow_network: go_section.allow_network,
+            },
+        });
         AnalyzerOptions {
             typescript,
             python,
             rust,
+            go,
             scratch: config.paths.state_dir.join("analyzer-scratch"),
             maximum_workers: usize::try_from(config.config.typescript.maximum_workers).unwrap_or(1),
-            rust_workspaces_at_once: match usize::try_from(config.config.rust.maximum_workspaces) {
-                // `0` is the processor count, capped: each load holds a crate graph in memory.
-                Ok(0) | Err(_) => {
-                    std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
-                }
-                Ok(n) => n,
+            loads_at_once: LoadsAtOnce {
+                rust_workspaces: loads(config.config.rust.maximum_workspaces),
+                go_modules: loads(config.config.go.maximum_loads),
             },
             absent,
         }

@@ -5,7 +5,9 @@ use std::path::Path;
 
 use kivgraph_facts::{Fingerprint, Language};
 
-use crate::module_maps::{CrateManifest, ModuleMaps, PackageEntries, PathMapping};
+use crate::module_maps::{
+    CrateManifest, GoModuleManifest, ModuleMaps, PackageEntries, PathMapping,
+};
 
 /// Which package a file belongs to and its module inside it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -90,8 +92,16 @@ impl PackageAssigner {
             let read = || std::fs::read_to_string(root.join(path)).ok();
             match file_name {
                 "go.mod" => {
-                    if let Some(module) = read().as_deref().and_then(go_module_path) {
-                        assigner.go_modules.insert(dir, module);
+                    let text = read();
+                    if let Some(module) = text.as_deref().and_then(go_module_path) {
+                        assigner.go_modules.insert(dir.clone(), module);
+                    }
+                    if let Some(mut manifest) = text.as_deref().and_then(GoModuleManifest::of) {
+                        let sum = std::fs::read(root.join(&dir).join("go.sum")).unwrap_or_default();
+                        let text = text.unwrap_or_default();
+                        manifest.digest =
+                            Some(Fingerprint::of(&[text.as_bytes(), b"\0", &sum].concat()));
+                        assigner.module_maps.go_modules.insert(dir, manifest);
                     }
                 }
                 "package.json" => {

@@ -17,6 +17,42 @@ pub struct ModuleMaps {
     pub packages: BTreeMap<String, PackageEntries>,
     pub tsconfigs: BTreeMap<String, PathMapping>,
     pub crates: BTreeMap<String, CrateManifest>,
+    /// By directory, each `go.mod`.
+    #[serde(default)]
+    pub go_modules: BTreeMap<String, GoModuleManifest>,
+}
+
+/// A `go.mod`: the module path, its `go` directive, the modules it requires, and a
+/// fingerprint of it and its `go.sum` (what the type checker's loader read).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct GoModuleManifest {
+    pub path: String,
+    pub go_version: Option<String>,
+    pub requires: Vec<String>,
+    pub digest: Option<Fingerprint>,
+}
+
+impl GoModuleManifest {
+    /// Reads `go.mod`'s module path, `go` directive and required module paths (both the
+    /// one-line and the block form).
+    pub fn of(text: &str) -> Option<Self> {
+        let mut manifest = GoModuleManifest::default();
+        let mut in_require = false;
+        for line in text.lines() {
+            let line = line.split("//").next().unwrap_or("").trim();
+            let words: Vec<&str> = line.split_whitespace().collect();
+            match words.as_slice() {
+                ["module", path, ..] => manifest.path = path.trim_matches('"').to_string(),
+                ["go", version, ..] => manifest.go_version = Some(version.to_string()),
+                ["require", "("] => in_require = true,
+                ["require", path, ..] => manifest.requires.push(path.to_string()),
+                [")"] => in_require = false,
+                [path, _version, ..] if in_require => manifest.requires.push(path.to_string()),
+                _ => {}
+            }
+        }
+        (!manifest.path.is_empty()).then_some(manifest)
+    }
 }
 
 /// A `Cargo.toml`'s version and the crates it may name.
@@ -174,6 +210,11 @@ impl ModuleMaps {
             }
             current = crate::manifests::parent_dir(at);
         }
+    }
+
+    /// The directory of the `go.mod` nearest `directory`, at or above it.
+    pub fn go_module_root(&self, directory: &str) -> Option<&str> {
+        nearest(&self.go_modules, directory).map(|(at, _)| at)
     }
 
     /// The `Cargo.toml` nearest `directory` (repository-relative), at or above it.
@@ -377,6 +418,21 @@ impl PathMapping {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_go_mod_says_its_path_version_and_requirements() {
+        let manifest = GoModuleManifest::of(
+            "module example.com/a // the module\n\ngo 1.21\n\nrequire example.com/b v1.0.0\nrequire (\n\texample.com/c v0.1.0 // indirect\n\texample.com/d v2.0.0\n)\nreplace example.com/b => ../b\n",
+        )
+        .unwrap();
+        assert_eq!(manifest.path, "example.com/a");
+        assert_eq!(manifest.go_version.as_deref(), Some("1.21"));
+        assert_eq!(
+            manifest.requires,
+            ["example.com/b", "example.com/c", "example.com/d"]
+        );
+        assert!(GoModuleManifest::of("go 1.21\n").is_none());
+    }
 
     #[test]
     fn a_crate_is_loaded_with_the_workspace_that_holds_it() {

@@ -19,8 +19,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use kivgraph_analyzers::{
-    LineIndex, PythonUnit, RustAnalyzer, RustUnit, ScipIndex, Toolchain, TypescriptUnit,
-    nearest_tsconfig,
+    GoAnalyzer, GoUnit, LineIndex, PythonUnit, RustAnalyzer, RustUnit, ScipIndex, Toolchain,
+    TypescriptUnit, nearest_tsconfig,
 };
 use kivgraph_facts::{
     Confidence, Edge, EdgeKind, Evidence, FactSet, Fingerprint, Language, LineSpan, Provenance,
@@ -31,8 +31,9 @@ use std::sync::Arc;
 
 use crate::database::Db;
 use crate::queries::{
-    FileInput, PackageInput, RepositoryInput, Workspace, evidence_key, module_index, npm_providers,
-    package_facts, package_symbols, rust_providers, site_files,
+    FileInput, PackageInput, RepositoryInput, Workspace, evidence_key, file_facts, go_files,
+    go_providers, module_index, npm_providers, package_facts, package_symbols, rust_providers,
+    site_files,
 };
 use crate::resolve::typescript::{ModuleSite, NpmProvider, npm_provider};
 
@@ -46,6 +47,8 @@ pub struct AnalyzerSettings {
     pub python: Option<Toolchain>,
     #[returns(ref)]
     pub rust: Option<RustAnalyzer>,
+    #[returns(ref)]
+    pub go: Option<GoAnalyzer>,
 }
 
 /// What one unit's analyzer said: in the graph's terms for the declarations of the files it
@@ -71,6 +74,11 @@ pub struct UnitAnalysis {
     /// What the analyzer said it could not load (a Cargo workspace's dependencies): its
     /// answers hold for what it loaded, and the rest is a declared blind spot.
     pub not_loaded: Vec<String>,
+    /// `(package, detail)` of packages the build configuration excluded entirely.
+    pub unbuildable: Vec<(String, String)>,
+    /// `(package, detail)` of packages not checked because what they import could not be
+    /// loaded (`module/...`: every package of a module the loader could not list).
+    pub unloaded: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -122,6 +130,7 @@ fn in_file<'a, T: InFile>(rows: &'a [T], repository: &str, path: &str) -> &'a [T
 pub struct Definition {
     pub symbol: String,
     pub key: StableKey,
+    pub kind: SymbolKind,
     pub repository: String,
     pub path: String,
 }
@@ -163,7 +172,17 @@ pub fn analyzed_relations(language: Language) -> &'static [EdgeKind] {
             EdgeKind::References,
             EdgeKind::TypeUses,
         ],
-        Language::Go => &[],
+        // Imports name packages, not declarations; interface satisfaction stays the
+        // syntax layer's (rules G-I).
+        Language::Go => &[
+            EdgeKind::CallsDirect,
+            EdgeKind::PassesAsCallback,
+            EdgeKind::AssignsFunction,
+            EdgeKind::ReturnsFunction,
+            EdgeKind::References,
+            EdgeKind::TypeUses,
+            EdgeKind::Embeds,
+        ],
     }
 }
 
@@ -460,7 +479,7 @@ pub fn rust_unit(db: &dyn Db, repository: RepositoryInput) -> Option<UnitAnalysi
         &unit,
         &analyzer.settings,
         &db.analyzer_scratch(),
-        db.rust_workspaces_at_once(),
+        db.loads_at_once(Language::Go),
     ) {
         Ok(index) => index,
         Err(error) => return Some(failed(identity, error)),
@@ -500,6 +519,109 @@ fn read_registered_dependencies(db: &dyn Db, repository: RepositoryInput) {
             }
         }
     }
+}
+
+/// A repository's Go checked by go/types (our worker), one load per module. `None` when
+/// the repository has no Go or the worker is not installed. The unit depends on its own
+/// `.go` files, its `go.mod`/`go.sum`, and the files of the registered modules its imports
+/// reach, transitively: those are loaded with it, through a synthetic `go.work`.
+#[salsa::tracked(returns(ref), persist)]
+pub fn go_unit(db: &dyn Db, repository: RepositoryInput) -> Option<UnitAnalysis> {
+    let settings = AnalyzerSettings::try_get(db)?;
+    let analyzer = settings.go(db).as_ref()?;
+    let name = repository.name(db);
+    let maps = repository.module_maps(db);
+    let mut own: BTreeMap<(String, String), Fingerprint> = BTreeMap::new();
+    let mut symbols: Vec<SymbolFact> = Vec::new();
+    let mut modules: BTreeMap<String, String> = BTreeMap::new();
+    for package in repository.packages(db) {
+        let go_files: Vec<&FileInput> = package
+            .files(db)
+            .iter()
+            .filter(|f| f.language(db) == Language::Go)
+            .collect();
+        let Some(first) = go_files.first() else {
+            continue;
+        };
+        let Some(module) = maps.go_module_root(&first.unit(db).package_path) else {
+            continue;
+        };
+        let path = maps.go_modules[module].path.clone();
+        modules.insert(module.to_string(), path);
+        for file in go_files {
+            own.insert((name.clone(), file.path(db).clone()), file.fingerprint(db));
+        }
+        symbols.extend(package_symbols(db, *package).symbols.iter().cloned());
+    }
+    if modules.is_empty() {
+        return None;
+    }
+    let workspace = reached_go_modules(db, repository);
+    let (directories, module_paths): (Vec<String>, Vec<String>) = modules.into_iter().unzip();
+    let root = PathBuf::from(repository.root(db));
+    let unit = GoUnit {
+        repository_root: &root,
+        modules: &directories,
+        module_paths: &module_paths,
+        workspace: &workspace,
+    };
+    let identity = analyzer.toolchain.identity();
+    let index = match analyzer.toolchain.index_go(
+        &unit,
+        &analyzer.settings,
+        &db.analyzer_scratch(),
+        db.loads_at_once(Language::Go),
+    ) {
+        Ok(index) => index,
+        Err(error) => return Some(failed(identity, error)),
+    };
+    let locate = |path: &str| Some((name.clone(), path.to_string()));
+    let mut analysis = unit_analysis(db, identity, &index, &own, &locate, &symbols);
+    analysis.unbuildable = index.unbuildable;
+    analysis.unloaded = index.unloaded;
+    Some(analysis)
+}
+
+/// The directories of the registered Go modules (other than the repository's own) that the
+/// repository's imports reach, transitively, by the packages that provide each import path.
+/// Reads the files of every package reached, so that the unit re-runs when one changes.
+fn reached_go_modules(db: &dyn Db, repository: RepositoryInput) -> Vec<PathBuf> {
+    let providers = go_providers(db, Workspace::get(db));
+    let mut pending: Vec<PackageInput> = repository.packages(db).clone();
+    let mut seen: std::collections::HashSet<PackageInput> = pending.iter().copied().collect();
+    let mut reached: BTreeSet<PathBuf> = BTreeSet::new();
+    while let Some(package) = pending.pop() {
+        for file in package.files(db) {
+            if file.language(db) != Language::Go {
+                continue;
+            }
+            for import in &file_facts(db, *file).go_sites.imports {
+                // An import path two packages claim is not decided here.
+                let Some([provider]) = providers.get(&import.path).map(Vec::as_slice) else {
+                    continue;
+                };
+                if seen.insert(*provider) {
+                    pending.push(*provider);
+                }
+            }
+        }
+        let Some(owner) = repository_of(db, package) else {
+            continue;
+        };
+        if owner == repository {
+            continue;
+        }
+        for file in package.files(db) {
+            file.fingerprint(db);
+        }
+        let maps = owner.module_maps(db);
+        if let Some(first) = package.files(db).first()
+            && let Some(module) = maps.go_module_root(&first.unit(db).package_path)
+        {
+            reached.insert(PathBuf::from(owner.root(db)).join(module));
+        }
+    }
+    reached.into_iter().collect()
 }
 
 /// The registered library crates by the name code spells them, without their versions: a
@@ -607,6 +729,7 @@ fn unit_analysis(
                         analysis.definitions.push(Definition {
                             symbol: occurrence.symbol.clone(),
                             key: symbol.key,
+                            kind: symbol.kind,
                             repository: repository.clone(),
                             path: path.clone(),
                         });
@@ -660,9 +783,12 @@ fn unit_analysis(
 }
 
 /// A symbol that names a file or a module rather than a declaration:
-/// `` src/`cache.ts`/ `` (TypeScript), `` `pkg.mod`/__init__: `` (Python).
+/// `` src/`cache.ts`/ `` (TypeScript), `` `pkg.mod`/__init__: `` (Python), `go-package
+/// net/http` (Go: an imported package, or the universe's `builtin`).
 fn names_a_module(symbol: &str) -> bool {
-    (symbol.ends_with('/') && symbol.contains("`/")) || symbol.ends_with("__init__:")
+    (symbol.ends_with('/') && symbol.contains("`/"))
+        || symbol.ends_with("__init__:")
+        || symbol.starts_with("go-package ")
 }
 
 /// The innermost declaration of `symbols` holding byte `at` that `accepts`.
@@ -725,12 +851,14 @@ fn units_of(db: &dyn Db, package: PackageInput) -> Vec<&UnitAnalysis> {
     {
         units.push(unit);
     }
-    let has_rust = package
-        .files(db)
-        .iter()
-        .any(|f| f.language(db) == Language::Rust);
-    if has_rust
+    let has = |language: Language| package.files(db).iter().any(|f| f.language(db) == language);
+    if has(Language::Rust)
         && let Some(unit) = repository_of(db, package).and_then(|r| rust_unit(db, r).as_ref())
+    {
+        units.push(unit);
+    }
+    if has(Language::Go)
+        && let Some(unit) = repository_of(db, package).and_then(|r| go_unit(db, r).as_ref())
     {
         units.push(unit);
     }
@@ -750,6 +878,28 @@ pub struct AnalyzerDefinitions {
     /// types of a JavaScript module that ships one, not the module a JavaScript file binds
     /// at run time.
     pub declared_only: BTreeSet<String>,
+    /// The kind of each declaration a symbol names.
+    pub kinds: BTreeMap<StableKey, SymbolKind>,
+}
+
+impl AnalyzerDefinitions {
+    /// Whether every target is data (a field, a property, a constant): a value read, never
+    /// a function passed, assigned or returned.
+    fn all_data(&self, targets: &[StableKey]) -> bool {
+        !targets.is_empty()
+            && targets.iter().all(|t| {
+                matches!(
+                    self.kinds.get(t),
+                    Some(
+                        SymbolKind::Field
+                            | SymbolKind::Property
+                            | SymbolKind::EnumMember
+                            | SymbolKind::Const
+                            | SymbolKind::Constant
+                    )
+                )
+            })
+    }
 }
 
 fn is_declaration_file(path: &str) -> bool {
@@ -784,9 +934,12 @@ pub fn analyzer_definitions(db: &dyn Db, workspace: Workspace) -> Arc<AnalyzerDe
     for repository in workspace.repositories(db) {
         units.extend(python_unit(db, *repository).as_ref());
         units.extend(rust_unit(db, *repository).as_ref());
+        units.extend(go_unit(db, *repository).as_ref());
     }
+    let mut kinds = BTreeMap::new();
     for unit in units {
         for definition in &unit.definitions {
+            kinds.insert(definition.key, definition.kind);
             let (files, keys) = places.entry(&definition.symbol).or_default();
             files.insert((&definition.repository, &definition.path));
             if !keys.contains(&definition.key) {
@@ -794,7 +947,10 @@ pub fn analyzer_definitions(db: &dyn Db, workspace: Workspace) -> Arc<AnalyzerDe
             }
         }
     }
-    let mut definitions = AnalyzerDefinitions::default();
+    let mut definitions = AnalyzerDefinitions {
+        kinds,
+        ..AnalyzerDefinitions::default()
+    };
     for (symbol, (files, keys)) in places {
         if files.iter().all(|(_, path)| is_declaration_file(path)) {
             definitions.declared_only.insert(symbol.to_string());
@@ -813,6 +969,7 @@ fn provenance_of(language: Language) -> Provenance {
     match language {
         Language::Python => Provenance::PythonIndexerUse,
         Language::Rust => Provenance::RustAnalyzerUse,
+        Language::Go => Provenance::GoTypesUse,
         _ => Provenance::TypescriptChecker,
     }
 }
@@ -827,7 +984,7 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet
     }
     let definitions = analyzer_definitions(db, Workspace::get(db));
     let declared = package_symbols(db, package);
-    let files = site_files(db, package, &declared);
+    let files = layer_files(db, package, &declared);
     let mut layer = Layer::default();
     let by_key: BTreeMap<StableKey, &SymbolFact> =
         declared.symbols.iter().map(|s| (s.key, s)).collect();
@@ -843,7 +1000,7 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet
             }
             // The file's sites by the names they spell (an import's alias too).
             let mut sites_named: BTreeMap<&str, Vec<&ModuleSite>> = BTreeMap::new();
-            for site in file.sites {
+            for site in file.sites.iter() {
                 sites_named
                     .entry(site.name.as_str())
                     .or_default()
@@ -895,11 +1052,28 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet
                     {
                         continue;
                     }
-                    Some(site) => (
-                        site.kind,
-                        site.span,
-                        site.enclosing.map(|i| symbols[i as usize].key),
-                    ),
+                    Some(site) => {
+                        // A field passed as an argument is read, not called back.
+                        let kind = match site.kind {
+                            EdgeKind::PassesAsCallback
+                            | EdgeKind::AssignsFunction
+                            | EdgeKind::ReturnsFunction
+                                if definitions.all_data(targets) =>
+                            {
+                                EdgeKind::References
+                            }
+                            kind => kind,
+                        };
+                        let holder = site.enclosing.map(|i| &symbols[i as usize]);
+                        // An embedded field embeds into the struct that holds it.
+                        let holder = match holder {
+                            Some(field) if kind == EdgeKind::Embeds => {
+                                field.parent.map_or(Some(field.key), Some)
+                            }
+                            holder => holder.map(|h| h.key),
+                        };
+                        (kind, site.span, holder)
+                    }
                     None => {
                         let holder = innermost(&holders, at as usize, |_| true).map(|s| s.key);
                         (EdgeKind::References, reference.span, holder)
@@ -947,7 +1121,7 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet
             }
         }
     }
-    let not_loaded = not_loaded_scopes(&syntax, &units);
+    let not_loaded = unreadable_scopes(&syntax, &units);
     if layer.decided.is_empty() && layer.owed_nothing.is_empty() && not_loaded.is_empty() {
         return syntax;
     }
@@ -956,26 +1130,93 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet
     Arc::new(facts)
 }
 
-/// What the package's units could not load, as invisible scopes of the package: a
-/// workspace whose dependencies were not loaded answers for its own code only.
-fn not_loaded_scopes(syntax: &FactSet, units: &[&UnitAnalysis]) -> Vec<UnresolvedReference> {
+/// What the package's units could not read, as invisible scopes of the package: a Cargo
+/// workspace whose dependencies were not loaded (`WORKSPACE_NOT_LOADED`: its own code is
+/// analysed), a Go package whose imports could not be loaded (`MODULE_NOT_LOADED`: it is
+/// not checked, its syntax facts stand), a Go package the build tags exclude
+/// (`PACKAGE_NOT_BUILDABLE`).
+fn unreadable_scopes(syntax: &FactSet, units: &[&UnitAnalysis]) -> Vec<UnresolvedReference> {
     let Some(package) = syntax.packages.first() else {
         return Vec::new();
     };
-    units
-        .iter()
-        .flat_map(|unit| &unit.not_loaded)
-        .map(|detail| UnresolvedReference {
-            repository: package.repository.clone(),
-            language: package.language,
-            reason: "WORKSPACE_NOT_LOADED".to_string(),
-            file_path: None,
-            span: None,
-            requested_symbol: None,
-            requested_package: Some(package.name.clone()),
-            detail: detail.clone(),
+    let scope = |reason: &str, detail: &str| UnresolvedReference {
+        repository: package.repository.clone(),
+        language: package.language,
+        reason: reason.to_string(),
+        file_path: None,
+        span: None,
+        requested_symbol: None,
+        requested_package: Some(package.name.clone()),
+        detail: detail.to_string(),
+    };
+    // A Go package is named `<module> <import path>`.
+    let import_path = package.name.rsplit(' ').next().unwrap_or(&package.name);
+    let names = |pattern: &str| match pattern.strip_suffix("/...") {
+        Some(module) => {
+            import_path == module
+                || import_path
+                    .strip_prefix(module)
+                    .is_some_and(|rest| rest.starts_with('/'))
+        }
+        None => pattern == import_path,
+    };
+    let mut scopes: Vec<UnresolvedReference> = Vec::new();
+    for unit in units {
+        scopes.extend(
+            unit.not_loaded
+                .iter()
+                .map(|detail| scope("WORKSPACE_NOT_LOADED", detail)),
+        );
+        scopes.extend(
+            unit.unloaded
+                .iter()
+                .filter(|(pattern, _)| names(pattern))
+                .map(|(_, detail)| scope("MODULE_NOT_LOADED", detail)),
+        );
+        scopes.extend(
+            unit.unbuildable
+                .iter()
+                .filter(|(unbuildable, _)| unbuildable == import_path)
+                .map(|(_, detail)| scope("PACKAGE_NOT_BUILDABLE", detail)),
+        );
+    }
+    scopes
+}
+
+/// A file the layering reads: where its symbols sit in the package's declarations, and its
+/// syntax sites in one shape whatever the language.
+struct LayerFile<'db> {
+    file: &'db kivgraph_facts::FileFact,
+    first_symbol: usize,
+    symbol_count: usize,
+    sites: std::borrow::Cow<'db, [ModuleSite]>,
+}
+
+fn layer_files<'db>(
+    db: &'db dyn Db,
+    package: PackageInput,
+    declared: &'db FactSet,
+) -> Vec<LayerFile<'db>> {
+    let mut files: Vec<LayerFile> = site_files(db, package, declared)
+        .into_iter()
+        .map(|f| LayerFile {
+            file: f.file,
+            first_symbol: f.first_symbol,
+            symbol_count: f.symbol_count,
+            sites: std::borrow::Cow::Borrowed(f.sites),
         })
-        .collect()
+        .collect();
+    files.extend(
+        go_files(db, package, declared)
+            .into_iter()
+            .map(|f| LayerFile {
+                file: f.file,
+                first_symbol: f.first_symbol,
+                symbol_count: f.symbol_count,
+                sites: std::borrow::Cow::Owned(f.sites.as_module_sites()),
+            }),
+    );
+    files
 }
 
 /// The kind of the declaration holding a member, looked up across the workspace's

@@ -19,11 +19,11 @@ mod resolve;
 
 pub use analysis::{
     AnalyzerDefinitions, AnalyzerSettings, Definition, UnitAnalysis, UnitReference,
-    analyzed_package_facts, analyzed_relations, analyzer_definitions, python_import_root,
+    analyzed_package_facts, analyzed_relations, analyzer_definitions, go_unit, python_import_root,
     python_unit, rust_unit, typescript_unit,
 };
 pub use cache::{CacheIdentity, CacheLoad};
-pub use database::{EngineDatabase, ExecutionLog};
+pub use database::{EngineDatabase, ExecutionLog, LoadsAtOnce};
 pub use pass::{
     AnalyzerOptions, AnalyzerRun, Engine, EngineError, LoadedRepository, PassOptions, PassOutcome,
     Progress, RepositoryReport, load_repository, run_pass,

@@ -12,11 +12,13 @@ use kivgraph_facts::{FactSet, Fingerprint, Language, StableKey, UnresolvedRefere
 use rayon::prelude::*;
 use salsa::Setter;
 
-use kivgraph_analyzers::{RustAnalyzer, Toolchain};
+use kivgraph_analyzers::{GoAnalyzer, RustAnalyzer, Toolchain};
 
-use crate::analysis::{AnalyzerSettings, UnitAnalysis, python_unit, rust_unit, typescript_unit};
+use crate::analysis::{
+    AnalyzerSettings, UnitAnalysis, go_unit, python_unit, rust_unit, typescript_unit,
+};
 use crate::cache::{self, CacheIdentity, CacheLoad};
-use crate::database::{EngineDatabase, ExecutionLog};
+use crate::database::{EngineDatabase, ExecutionLog, LoadsAtOnce};
 use crate::queries::{
     FileFacts, FileInput, PackageInput, RepositoryInput, UnitInput, Workspace, WorkspaceFacts,
     file_facts, package_key, workspace_facts,
@@ -64,12 +66,13 @@ pub struct AnalyzerOptions {
     pub typescript: Option<Toolchain>,
     pub python: Option<Toolchain>,
     pub rust: Option<RustAnalyzer>,
+    pub go: Option<GoAnalyzer>,
     /// Scratch space for analyzer project files and indexes, under the state directory.
     pub scratch: PathBuf,
     /// How many analyzer processes run at once.
     pub maximum_workers: usize,
-    /// How many Cargo workspaces one Rust unit loads at once (each a rust-analyzer process).
-    pub rust_workspaces_at_once: usize,
+    /// How many Cargo workspaces or Go modules one unit loads at once.
+    pub loads_at_once: LoadsAtOnce,
     /// Why each absent analyzer is absent, by the language it serves.
     pub absent: Vec<(Language, String)>,
 }
@@ -90,12 +93,13 @@ pub struct RepositoryReport {
     pub analyzers: Vec<AnalyzerRun>,
 }
 
-/// One analyzer unit to run: a TypeScript/JavaScript package, a repository's Python or its
-/// Rust.
+/// One analyzer unit to run: a TypeScript/JavaScript package, a repository's Python, its
+/// Rust or its Go.
 enum Unit {
     Typescript(PackageInput),
     Python(RepositoryInput),
     Rust(RepositoryInput),
+    Go(RepositoryInput),
 }
 
 /// An exact analyzer's work on one repository's files of one language.
@@ -421,6 +425,9 @@ impl Engine {
             if let Some(unit) = rust_unit(&self.db, *repository) {
                 out.push((name.clone(), "Rust unit".into(), unit.clone()));
             }
+            if let Some(unit) = go_unit(&self.db, *repository) {
+                out.push((name.clone(), "Go unit".into(), unit.clone()));
+            }
         }
         out
     }
@@ -431,8 +438,7 @@ impl Engine {
         self.maximum_workers = options.maximum_workers.max(1);
         // Where analyzers write is not part of what they answer: it is no input.
         self.db.set_analyzer_scratch(options.scratch.clone());
-        self.db
-            .set_rust_workspaces_at_once(options.rust_workspaces_at_once);
+        self.db.set_loads_at_once(options.loads_at_once);
         match AnalyzerSettings::try_get(&self.db) {
             Some(settings) => {
                 if settings.typescript(&self.db) != &options.typescript {
@@ -446,6 +452,9 @@ impl Engine {
                 if settings.rust(&self.db) != &options.rust {
                     settings.set_rust(&mut self.db).to(options.rust.clone());
                 }
+                if settings.go(&self.db) != &options.go {
+                    settings.set_go(&mut self.db).to(options.go.clone());
+                }
             }
             None => {
                 AnalyzerSettings::new(
@@ -453,6 +462,7 @@ impl Engine {
                     options.typescript.clone(),
                     options.python.clone(),
                     options.rust.clone(),
+                    options.go.clone(),
                 );
             }
         }
@@ -515,6 +525,7 @@ impl Engine {
         let whole = [
             (Language::Python, python_unit(&self.db, *input)),
             (Language::Rust, rust_unit(&self.db, *input)),
+            (Language::Go, go_unit(&self.db, *input)),
         ];
         for (language, unit) in whole {
             if !has(&[language]) {
@@ -536,6 +547,10 @@ impl Engine {
                 for what in &unit.not_loaded {
                     run.failures.push(format!("WORKSPACE_NOT_LOADED {what}"));
                 }
+                for (package, why) in &unit.unloaded {
+                    run.failures
+                        .push(format!("MODULE_NOT_LOADED {package}: {why}"));
+                }
             }
             runs.push(run);
         }
@@ -551,6 +566,7 @@ impl Engine {
         let typescript = settings.typescript(&self.db).is_some();
         let python = settings.python(&self.db).is_some();
         let rust = settings.rust(&self.db).is_some();
+        let go = settings.go(&self.db).is_some();
         let bytes = |files: &[crate::queries::FileInput], languages: &[Language]| -> u64 {
             files
                 .iter()
@@ -560,7 +576,7 @@ impl Engine {
         };
         let mut units: Vec<(u64, Unit)> = Vec::new();
         for repository in workspace.repositories(&self.db) {
-            let (mut python_bytes, mut rust_bytes) = (0, 0);
+            let (mut python_bytes, mut rust_bytes, mut go_bytes) = (0, 0, 0);
             for package in repository.packages(&self.db) {
                 let files = package.files(&self.db);
                 let modules = bytes(files, &[Language::TypeScript, Language::JavaScript]);
@@ -569,12 +585,16 @@ impl Engine {
                 }
                 python_bytes += bytes(files, &[Language::Python]);
                 rust_bytes += bytes(files, &[Language::Rust]);
+                go_bytes += bytes(files, &[Language::Go]);
             }
             if python && python_bytes > 0 {
                 units.push((python_bytes, Unit::Python(*repository)));
             }
             if rust && rust_bytes > 0 {
                 units.push((rust_bytes, Unit::Rust(*repository)));
+            }
+            if go && go_bytes > 0 {
+                units.push((go_bytes, Unit::Go(*repository)));
             }
         }
         units.sort_by_key(|(bytes, _)| std::cmp::Reverse(*bytes));
@@ -595,6 +615,9 @@ impl Engine {
                     }
                     Unit::Rust(repository) => {
                         rust_unit(db, *repository);
+                    }
+                    Unit::Go(repository) => {
+                        go_unit(db, *repository);
                     }
                 }
                 let done = completed.fetch_add(1, Ordering::Relaxed) + 1;

@@ -1003,7 +1003,7 @@ pub fn python_top_levels(
 }
 
 /// The Go files of a package with where their symbols sit in `declared`, in merge order.
-fn go_files<'db>(
+pub(crate) fn go_files<'db>(
     db: &'db dyn Db,
     package: PackageInput,
     declared: &'db FactSet,

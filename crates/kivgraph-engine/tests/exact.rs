@@ -7,10 +7,11 @@ mod support;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use kivgraph_analyzers::{Analyzer, RustAnalyzer, RustSettings, Toolchain};
+use kivgraph_analyzers::{Analyzer, GoAnalyzer, GoSettings, RustAnalyzer, RustSettings, Toolchain};
 use kivgraph_config::{FactCacheMode, LanguageToken, RepositoryEntry, analyzers_dir};
 use kivgraph_engine::{
-    AnalyzerOptions, CacheIdentity, Engine, EngineError, PassOptions, load_repository, run_pass,
+    AnalyzerOptions, CacheIdentity, Engine, EngineError, LoadsAtOnce, PassOptions, load_repository,
+    run_pass,
 };
 use kivgraph_facts::{Confidence, EdgeKind, FactSet, Provenance};
 use support::{copy_tree, index_at, relations, unresolved_rows};
@@ -22,7 +23,17 @@ fn analyzers(scratch: &std::path::Path) -> AnalyzerOptions {
         .expect("scip-python is installed by scripts/setup-analyzers.sh");
     let rust = Toolchain::locate(Analyzer::Rust, None, &analyzers_dir())
         .expect("rust-analyzer is linked by scripts/setup-analyzers.sh");
+    let go = Toolchain::locate(Analyzer::Go, None, &analyzers_dir())
+        .expect("the Go worker is built by scripts/setup-analyzers.sh");
     AnalyzerOptions {
+        go: Some(GoAnalyzer {
+            toolchain: go,
+            settings: GoSettings {
+                build_tags: Vec::new(),
+                include_tests: false,
+                allow_network: false,
+            },
+        }),
         typescript: Some(typescript),
         python: Some(python),
         rust: Some(RustAnalyzer {
@@ -31,7 +42,10 @@ fn analyzers(scratch: &std::path::Path) -> AnalyzerOptions {
         }),
         scratch: scratch.to_path_buf(),
         maximum_workers: 2,
-        rust_workspaces_at_once: 2,
+        loads_at_once: LoadsAtOnce {
+            rust_workspaces: 2,
+            go_modules: 2,
+        },
         absent: Vec::new(),
     }
 }
@@ -243,6 +257,119 @@ fn rust_references_are_resolved_by_rust_analyzer_across_repositories() {
         ]
     );
     assert!(!facts.files.iter().any(|f| f.path.starts_with("vendor/")));
+}
+
+#[test]
+fn go_references_are_resolved_by_go_types_across_modules() {
+    let facts = index(
+        &["goprovider", "goconsumer", "gomissing"],
+        LanguageToken::Go,
+    );
+    facts.validate().unwrap();
+    assert_eq!(
+        all_relations(&facts),
+        vec![
+            "REFERENCES report/report.go#Report -> shapes/shapes.go#Circle.Radius EXACT_TYPECHECKED report/report.go:12",
+            // A field passed to `fmt.Sprintf` is read, not called back.
+            "REFERENCES report/report.go#Report -> store/store.go#Named.Name EXACT_TYPECHECKED report/report.go:16",
+            "REFERENCES report/report.go#Report -> store/store.go#Named.Square EXACT_TYPECHECKED report/report.go:15",
+            "REFERENCES shapes/shapes.go#Circle.Area -> shapes/shapes.go#Circle.Radius EXACT_TYPECHECKED shapes/shapes.go:26",
+            "REFERENCES shapes/shapes.go#Circle.Area -> shapes/shapes.go#Circle.Radius EXACT_TYPECHECKED shapes/shapes.go:26",
+            "REFERENCES shapes/shapes.go#Circle.Scale -> shapes/shapes.go#Circle.Radius EXACT_TYPECHECKED shapes/shapes.go:29",
+            "REFERENCES shapes/shapes.go#Square.Area -> shapes/shapes.go#Square.Side EXACT_TYPECHECKED shapes/shapes.go:15",
+            "REFERENCES shapes/shapes.go#Square.Area -> shapes/shapes.go#Square.Side EXACT_TYPECHECKED shapes/shapes.go:15",
+            "REFERENCES shapes/shapes.go#Square.Scale -> shapes/shapes.go#Square.Side EXACT_TYPECHECKED shapes/shapes.go:18",
+            "REFERENCES store/store.go#Open -> shapes/shapes.go#Square.Side EXACT_TYPECHECKED store/store.go:24",
+            "REFERENCES store/store.go#Open -> store/store.go#Named.Name EXACT_TYPECHECKED store/store.go:24",
+            "REFERENCES store/store.go#Open -> store/store.go#Named.Square EXACT_TYPECHECKED store/store.go:24",
+            // A package whose required module is not in the module cache is still checked:
+            // what it uses of that module resolves to nothing (the syntax layer's hole below).
+            "CALLS_DIRECT missing.go#Read -> missing.go#local EXACT_TYPECHECKED missing.go:6",
+            // Another module through `replace`; `Circle.Scale`, not its homonym on `*Square`.
+            "CALLS_DIRECT report/report.go#Report -> shapes/shapes.go#Circle.Scale EXACT_TYPECHECKED report/report.go:13",
+            "CALLS_DIRECT report/report.go#Report -> shapes/shapes.go#Total EXACT_TYPECHECKED report/report.go:15",
+            "CALLS_DIRECT report/report.go#Report -> store/store.go#Open EXACT_TYPECHECKED report/report.go:14",
+            // Through an interface with two implementations: the interface's method.
+            "CALLS_DIRECT shapes/shapes.go#Total -> shapes/shapes.go#Shape.Area EXACT_TYPECHECKED shapes/shapes.go:35",
+            // A method promoted through an embedded field.
+            "CALLS_DIRECT store/store.go#Open -> shapes/shapes.go#Square.Scale EXACT_TYPECHECKED store/store.go:25",
+            // Through an interface with one implementation.
+            "CALLS_DIRECT store/store.go#Open -> store/store.go#Measurer.Measure EXACT_TYPECHECKED store/store.go:24",
+            "TYPE_USES report/report.go#Report -> shapes/shapes.go#Circle EXACT_TYPECHECKED report/report.go:12",
+            "TYPE_USES report/report.go#Report -> shapes/shapes.go#Shape EXACT_TYPECHECKED report/report.go:15",
+            "TYPE_USES report/report.go#Report -> store/store.go#Ruler EXACT_TYPECHECKED report/report.go:14",
+            "TYPE_USES shapes/shapes.go#Circle.Area -> shapes/shapes.go#Circle EXACT_TYPECHECKED shapes/shapes.go:26",
+            "TYPE_USES shapes/shapes.go#Circle.Scale -> shapes/shapes.go#Circle EXACT_TYPECHECKED shapes/shapes.go:29",
+            "TYPE_USES shapes/shapes.go#Square.Area -> shapes/shapes.go#Square EXACT_TYPECHECKED shapes/shapes.go:15",
+            "TYPE_USES shapes/shapes.go#Square.Scale -> shapes/shapes.go#Square EXACT_TYPECHECKED shapes/shapes.go:18",
+            "TYPE_USES shapes/shapes.go#Total -> shapes/shapes.go#Shape EXACT_TYPECHECKED shapes/shapes.go:32",
+            "TYPE_USES store/store.go#Open -> shapes/shapes.go#Square EXACT_TYPECHECKED store/store.go:24",
+            "TYPE_USES store/store.go#Open -> store/store.go#Measurer EXACT_TYPECHECKED store/store.go:23",
+            "TYPE_USES store/store.go#Open -> store/store.go#Named EXACT_TYPECHECKED store/store.go:23",
+            "TYPE_USES store/store.go#Open -> store/store.go#Named EXACT_TYPECHECKED store/store.go:24",
+            "TYPE_USES store/store.go#Ruler.Measure -> store/store.go#Ruler EXACT_TYPECHECKED store/store.go:20",
+            // Interface satisfaction stays the syntax layer's (rules G-I).
+            "IMPLEMENTS shapes/shapes.go#Circle -> shapes/shapes.go#Shape STRUCTURAL_CERTAIN shapes/shapes.go:21",
+            "IMPLEMENTS shapes/shapes.go#Circle.Area -> shapes/shapes.go#Shape.Area STRUCTURAL_CERTAIN shapes/shapes.go:26",
+            "IMPLEMENTS shapes/shapes.go#Square -> shapes/shapes.go#Shape STRUCTURAL_CERTAIN shapes/shapes.go:10",
+            "IMPLEMENTS shapes/shapes.go#Square.Area -> shapes/shapes.go#Shape.Area STRUCTURAL_CERTAIN shapes/shapes.go:15",
+            "IMPLEMENTS store/store.go#Named -> shapes/shapes.go#Shape STRUCTURAL_CERTAIN store/store.go:6",
+            "IMPLEMENTS store/store.go#Ruler -> store/store.go#Measurer STRUCTURAL_CERTAIN store/store.go:17",
+            "IMPLEMENTS store/store.go#Ruler.Measure -> store/store.go#Measurer.Measure STRUCTURAL_CERTAIN store/store.go:20",
+            "EMBEDS store/store.go#Named -> shapes/shapes.go#Square EXACT_TYPECHECKED store/store.go:7",
+        ]
+    );
+    // The build-tagged package is not buildable; the package whose required module nobody
+    // downloaded is declared MODULE_NOT_LOADED (the pass goes on), and its import stays the
+    // syntax layer's hole.
+    assert_eq!(
+        unresolved_rows(&facts),
+        vec![
+            "MODULE_NOT_LOADED - example.com/gomissing example.com/gomissing -:0",
+            "MODULE_PROVIDER_NOT_FOUND - example.com/nowhere/gauge missing.go:3",
+            "PACKAGE_NOT_BUILDABLE - example.com/goprovider example.com/goprovider/legacy -:0",
+        ]
+    );
+}
+
+/// Go: an edit re-runs its repository's unit and the units of the modules that require it.
+#[test]
+fn a_go_edit_reruns_its_module_and_the_modules_that_require_it() {
+    let (dir, entries) = editable_fixtures(&["goprovider", "goconsumer"], LanguageToken::Go);
+    let load = || -> Vec<_> {
+        entries
+            .iter()
+            .map(|e| load_repository(kivgraph_discovery::discover_repository(e).unwrap()))
+            .collect()
+    };
+    let scratch = tempfile::tempdir().unwrap();
+    let mut engine = Engine::new();
+    engine.set_analyzers(&analyzers(scratch.path()));
+    engine.update(&load());
+    engine.facts(&|_| {});
+    assert_eq!(engine.execution_log().count("go_unit"), 2);
+    engine.execution_log().take();
+    let edit = |path: &str, from: &str, to: &str| {
+        let file = dir.path().join(path);
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(text.contains(from));
+        std::fs::write(&file, text.replace(from, to)).unwrap();
+    };
+    let reruns = |engine: &mut Engine| -> usize {
+        engine.update(&load());
+        engine.facts(&|_| {});
+        let log = engine.execution_log().take();
+        log.iter().filter(|e| e.starts_with("go_unit(")).count()
+    };
+    edit("goconsumer/report/report.go", "Radius: 1", "Radius: 2");
+    assert_eq!(reruns(&mut engine), 1);
+    edit("goprovider/store/store.go", "return 1", "return 2");
+    assert_eq!(reruns(&mut engine), 2);
+    let after = engine.facts(&|_| {}).to_fact_set();
+    let mut cold = Engine::new();
+    cold.set_analyzers(&analyzers(scratch.path()));
+    cold.update(&load());
+    assert_eq!(cold.facts(&|_| {}).to_fact_set(), after);
 }
 
 /// The TypeScript fixtures, copied so a test may edit them, as registry entries.

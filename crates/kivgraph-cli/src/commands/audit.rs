@@ -152,6 +152,7 @@ fn audit(entry: &RepositoryEntry, located: &Located) -> (Vec<Finding>, Value) {
         ),
         (&[Language::Python][..], &located.python, "Python"),
         (&[Language::Rust][..], &located.rust, "Rust"),
+        (&[Language::Go][..], &located.go, "Go"),
     ] {
         let files = discovered
             .files

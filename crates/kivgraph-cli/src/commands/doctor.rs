@@ -180,6 +180,7 @@ fn check_toolchains(report: &mut Report, config: &LoadedConfig) {
         ),
         ("toolchain.python", &located.python, "Python keeps"),
         ("toolchain.rust", &located.rust, "Rust keeps"),
+        ("toolchain.go", &located.go, "Go keeps"),
     ] {
         match found {
             Ok(toolchain) => report.pass(
@@ -209,6 +210,9 @@ fn check_toolchains(report: &mut Report, config: &LoadedConfig) {
             ),
         }
     }
+    if let Ok(go) = &located.go {
+        check_go_ceiling(report, config, &go.version);
+    }
     // rust-analyzer reads each workspace through `cargo metadata`.
     match std::process::Command::new("cargo")
         .arg("--version")
@@ -221,6 +225,72 @@ fn check_toolchains(report: &mut Report, config: &LoadedConfig) {
         _ => report.warn(
             "toolchain.cargo",
             "cargo is not on the PATH; rust-analyzer cannot load a Cargo workspace without it",
+        ),
+    }
+}
+
+/// `major.minor` of a Go version (`go1.23.5`, `1.21`, `1.22rc1`).
+fn go_language_version(version: &str) -> Option<(u32, u32)> {
+    let version = version.trim().trim_start_matches("go");
+    let mut parts = version.split('.');
+    let major = parts.next()?.parse().ok()?;
+    let minor: String = parts
+        .next()
+        .unwrap_or("0")
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    Some((major, minor.parse().ok()?))
+}
+
+/// The Go language version the worker type-checks with, against the highest `go` directive
+/// of a registered module: a module above it cannot be loaded, and is named.
+fn check_go_ceiling(report: &mut Report, config: &LoadedConfig, worker_version: &str) {
+    // The worker answers `1 go1.23.5`: its protocol, then the Go it was built with.
+    let go = worker_version.rsplit(' ').next().unwrap_or(worker_version);
+    let Some(ceiling) = go_language_version(go) else {
+        report.warn(
+            "toolchain.typecheck",
+            format!("cannot read the worker's Go version {go:?}"),
+        );
+        return;
+    };
+    let registry = Registry::load(&config.repositories_file).unwrap_or_default();
+    let mut highest: Option<((u32, u32), String, String, String)> = None;
+    for entry in &registry.repositories {
+        let Ok(discovered) = kivgraph_discovery::discover_repository(entry) else {
+            continue;
+        };
+        for module in discovered.module_maps.go_modules.values() {
+            let Some(version) = module.go_version.as_deref() else {
+                continue;
+            };
+            let Some(parsed) = go_language_version(version) else {
+                continue;
+            };
+            if highest.as_ref().is_none_or(|(h, ..)| parsed > *h) {
+                highest = Some((
+                    parsed,
+                    entry.name.clone(),
+                    module.path.clone(),
+                    version.to_string(),
+                ));
+            }
+        }
+    }
+    let stated = format!("go{}.{}", ceiling.0, ceiling.1);
+    match highest {
+        Some((version, repository, module, spelled)) if version > ceiling => report.fail(
+            "toolchain.typecheck",
+            format!("registered Go module requires a newer Go language version than this build supports (this build type-checks with {stated}): repository \"{repository}\" module \"{module}\" requires go {spelled}; rebuild the Go worker with that toolchain or drop \"go\" from the languages of that repository"),
+        ),
+        Some((_, _, _, spelled)) => report.pass(
+            "toolchain.typecheck",
+            format!("{stated} (highest registered module: go {spelled})"),
+        ),
+        None => report.pass(
+            "toolchain.typecheck",
+            format!("{stated} (no registered Go module)"),
         ),
     }
 }

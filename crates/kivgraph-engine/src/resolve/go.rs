@@ -10,6 +10,7 @@ use kivgraph_syntax::ReferenceSite;
 use serde::{Deserialize, Serialize};
 
 use super::Resolved;
+use super::typescript::ModuleSite;
 
 /// A call the resolver reads, as one file's memo keeps it: `name(…)` or `operand.name(…)`
 /// where the operand is a single identifier.
@@ -65,6 +66,33 @@ impl GoSites {
             && self.embeds.is_empty()
             && self.value_uses.is_empty()
             && self.imports.is_empty()
+    }
+}
+
+impl GoSites {
+    /// The file's uses as module sites, the shape an exact analyzer's layering reads to
+    /// class a use: calls, type names, embeddings and names used as values.
+    pub fn as_module_sites(&self) -> Vec<ModuleSite> {
+        let site = |kind: EdgeKind, call: &Call| ModuleSite {
+            kind,
+            specifier: None,
+            name: call.name.clone(),
+            alias: None,
+            span: call.span,
+            enclosing: call.enclosing,
+            locally_bound: call.locally_bound,
+            operand: call.operand.clone(),
+            through_receiver: call.through_receiver,
+            implementer: None,
+            constructed: None,
+            through_value: false,
+        };
+        let mut sites: Vec<ModuleSite> = Vec::new();
+        sites.extend(self.calls.iter().map(|c| site(EdgeKind::CallsDirect, c)));
+        sites.extend(self.type_uses.iter().map(|c| site(EdgeKind::TypeUses, c)));
+        sites.extend(self.embeds.iter().map(|c| site(EdgeKind::Embeds, c)));
+        sites.extend(self.value_uses.iter().map(|(kind, c)| site(*kind, c)));
+        sites
     }
 }
 

@@ -1,0 +1,3 @@
+module kivgraph.invalid/goworker
+
+go 1.21

@@ -1,0 +1,240 @@
+//! Running our go/types worker (`analyzers/go-worker`) on the Go modules of one repository.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde::{Deserialize, Serialize};
+
+use crate::runner::{AnalyzerError, Toolchain, in_order, scratch_directory};
+use crate::scip_index::{ColumnEncoding, Occurrence, ScipDocument, ScipIndex};
+
+/// The `go` section of the configuration as the worker sees it: part of a Go unit's
+/// identity.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct GoSettings {
+    pub build_tags: Vec<String>,
+    pub include_tests: bool,
+    pub allow_network: bool,
+}
+
+/// The worker with the settings it runs under.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct GoAnalyzer {
+    pub toolchain: Toolchain,
+    pub settings: GoSettings,
+}
+
+/// The Go of one repository: each module (the directory of a `go.mod`, repository-relative)
+/// is loaded and checked on its own.
+pub struct GoUnit<'a> {
+    pub repository_root: &'a Path,
+    /// Module directories, repository-relative.
+    pub modules: &'a [String],
+    /// Each module's path, in the same order.
+    pub module_paths: &'a [String],
+    /// Directories of the other registered modules the unit's imports reach: with them,
+    /// the load runs in a synthetic `go.work`, so an import of a registered module resolves
+    /// to its checkout without a `replace`.
+    pub workspace: &'a [PathBuf],
+}
+
+/// What the worker prints for one module.
+#[derive(Deserialize)]
+struct WorkerOutput {
+    documents: Vec<WorkerDocument>,
+    load_errors: Vec<String>,
+    not_loaded: Vec<WorkerScope>,
+    not_buildable: Vec<WorkerScope>,
+}
+
+#[derive(Deserialize)]
+struct WorkerDocument {
+    path: String,
+    occurrences: Vec<WorkerOccurrence>,
+}
+
+#[derive(Deserialize)]
+struct WorkerOccurrence {
+    line: u32,
+    column: u32,
+    end_column: u32,
+    symbol: String,
+    definition: bool,
+}
+
+#[derive(Deserialize)]
+struct WorkerScope {
+    package: String,
+    detail: String,
+}
+
+impl Toolchain {
+    /// Checks each module of the unit with go/types, `at_once` modules at a time. Hermetic:
+    /// `GOPROXY=off` unless `go.allow_network`, `GOTOOLCHAIN=local`, no `go.work` of the
+    /// user's (a synthetic one in scratch space when the unit reaches other registered
+    /// modules), and the build cache in scratch space. A package whose imports could not
+    /// all be loaded is not checked and is listed in `unloaded` (`module/...` when the go
+    /// command could not list the module at all); a package the build tags exclude is
+    /// listed in `unbuildable`.
+    pub fn index_go(
+        &self,
+        unit: &GoUnit,
+        settings: &GoSettings,
+        scratch: &Path,
+        at_once: usize,
+    ) -> Result<ScipIndex, AnalyzerError> {
+        std::fs::create_dir_all(scratch)?;
+        let work = scratch_directory(scratch, "go-unit-")?;
+        let outputs = in_order(unit.modules, at_once, |ordinal, module| {
+            let go_work = self.synthetic_workspace(unit, module, ordinal, work.path())?;
+            self.check_module(unit, module, go_work.as_deref(), settings, work.path())
+        });
+        let mut merged = ScipIndex {
+            tool: self.analyzer.as_str().to_string(),
+            tool_version: self.version.clone(),
+            ..ScipIndex::default()
+        };
+        // The go command reports clean absolute directories.
+        let root = std::fs::canonicalize(unit.repository_root)
+            .unwrap_or_else(|_| unit.repository_root.to_path_buf());
+        for (module_path, output) in unit.module_paths.iter().zip(outputs) {
+            let output = output?;
+            if !output.load_errors.is_empty() {
+                merged
+                    .unloaded
+                    .push((format!("{module_path}/..."), output.load_errors.join("; ")));
+                continue;
+            }
+            merged.unloaded.extend(
+                output
+                    .not_loaded
+                    .into_iter()
+                    .map(|scope| (scope.package, scope.detail)),
+            );
+            merged.unbuildable.extend(
+                output
+                    .not_buildable
+                    .into_iter()
+                    .map(|scope| (scope.package, scope.detail)),
+            );
+            for document in output.documents {
+                let Ok(relative) = Path::new(&document.path).strip_prefix(&root) else {
+                    continue;
+                };
+                merged.documents.push(ScipDocument {
+                    relative_path: relative.to_string_lossy().into_owned(),
+                    occurrences: document
+                        .occurrences
+                        .into_iter()
+                        .map(|o| Occurrence {
+                            start_line: o.line,
+                            start_column: o.column,
+                            end_line: o.line,
+                            end_column: o.end_column,
+                            symbol: o.symbol,
+                            definition: o.definition,
+                            encoding: ColumnEncoding::Utf8,
+                        })
+                        .collect(),
+                    implementations: Vec::new(),
+                });
+            }
+        }
+        merged
+            .documents
+            .sort_by(|a, b| a.relative_path.cmp(&b.relative_path));
+        Ok(merged)
+    }
+
+    /// A `go.work` using the module and the registered modules the unit reaches, or `None`
+    /// when it reaches none.
+    fn synthetic_workspace(
+        &self,
+        unit: &GoUnit,
+        module: &str,
+        ordinal: usize,
+        work: &Path,
+    ) -> Result<Option<PathBuf>, AnalyzerError> {
+        if unit.workspace.is_empty() {
+            return Ok(None);
+        }
+        // The worker answers `1 go1.23.5`: the workspace's language version is its Go's.
+        let go = self
+            .version
+            .rsplit(' ')
+            .next()
+            .unwrap_or("")
+            .trim_start_matches("go");
+        let mut text = format!("go {go}\n\nuse (\n");
+        // The go command compares the clean absolute directories of the modules it finds
+        // with those the workspace lists.
+        let own = unit.repository_root.join(module);
+        let listed: std::collections::BTreeSet<PathBuf> = std::iter::once(&own)
+            .chain(unit.workspace)
+            .map(|d| std::fs::canonicalize(d).unwrap_or_else(|_| d.clone()))
+            .collect();
+        for directory in listed {
+            text.push_str(&format!("\t{}\n", directory.display()));
+        }
+        text.push_str(")\n");
+        let file = work.join(format!("go-{ordinal}.work"));
+        std::fs::write(&file, text)?;
+        Ok(Some(file))
+    }
+
+    fn check_module(
+        &self,
+        unit: &GoUnit,
+        module: &str,
+        go_work: Option<&Path>,
+        settings: &GoSettings,
+        work: &Path,
+    ) -> Result<WorkerOutput, AnalyzerError> {
+        let directory = unit.repository_root.join(module);
+        let mut command = Command::new(&self.program);
+        command
+            .arg("-dir")
+            .arg(&directory)
+            .arg("-tags")
+            .arg(settings.build_tags.join(","))
+            .current_dir(work)
+            .env("GOTOOLCHAIN", "local")
+            .env(
+                "GOWORK",
+                go_work.map_or_else(|| "off".into(), |f| f.as_os_str().to_owned()),
+            )
+            // The user's GOFLAGS could say `-mod=mod`, which rewrites go.mod: none here.
+            .env("GOFLAGS", "")
+            .env("GOCACHE", go_cache(work));
+        if settings.include_tests {
+            command.arg("-tests");
+        }
+        if !settings.allow_network {
+            command.env("GOPROXY", "off");
+        }
+        let failed = |detail: String| AnalyzerError::Failed {
+            analyzer: self.analyzer.as_str(),
+            unit: directory.display().to_string(),
+            detail,
+            crashed_on: None,
+        };
+        let output = command
+            .output()
+            .map_err(|e| failed(format!("could not start {}: {e}", self.program.display())))?;
+        if !output.status.success() {
+            return Err(failed(format!(
+                "exit {}: {}",
+                output.status,
+                String::from_utf8_lossy(&output.stderr).trim()
+            )));
+        }
+        serde_json::from_slice(&output.stdout)
+            .map_err(|e| AnalyzerError::Output(format!("the Go worker's answer: {e}")))
+    }
+}
+
+/// The go command's build cache: beside the scratch space, so that it outlives one run
+/// (export data of the standard library is compiled once) and stays out of repositories.
+fn go_cache(work: &Path) -> PathBuf {
+    work.parent().unwrap_or(work).join("go-build-cache")
+}

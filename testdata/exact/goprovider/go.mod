@@ -1,0 +1,3 @@
+module example.com/goprovider
+
+go 1.21
