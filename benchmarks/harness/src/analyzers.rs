@@ -90,20 +90,14 @@ fn analyzers_alone(
     let mut typescript_units: Vec<(PathBuf, Vec<String>)> = Vec::new();
     let mut python: Vec<(String, PathBuf)> = Vec::new();
     let mut import_roots: Vec<String> = Vec::new();
-    let mut rust: Vec<(PathBuf, Vec<String>)> = Vec::new();
-    // Per repository: its root, module directories and module paths.
-    let mut go: Vec<(PathBuf, Vec<String>, Vec<String>)> = Vec::new();
+    // One per Cargo workspace: the checkout and the workspace's directory.
+    let mut rust: Vec<(PathBuf, String)> = Vec::new();
+    // One per Go module: the checkout, the module's directory and path.
+    let mut go: Vec<(PathBuf, String, String)> = Vec::new();
     for entry in entries {
         let discovered = discover_repository(entry)?;
-        let modules = &discovered.module_maps.go_modules;
-        if discovered.files.iter().any(|f| f.language == Language::Go) && !modules.is_empty() {
-            go.push((
-                entry.path.clone(),
-                modules.keys().cloned().collect(),
-                modules.values().map(|m| m.path.clone()).collect(),
-            ));
-        }
         let mut workspace_roots: std::collections::BTreeSet<String> = Default::default();
+        let mut go_modules: std::collections::BTreeSet<String> = Default::default();
         let mut by_directory: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for file in &discovered.files {
             match file.language {
@@ -134,11 +128,25 @@ fn analyzers_alone(
                         workspace_roots.insert(root.to_string());
                     }
                 }
+                Language::Go => {
+                    if let Some(module) = discovered
+                        .module_maps
+                        .go_module_root(&file.unit.package_path)
+                    {
+                        go_modules.insert(module.to_string());
+                    }
+                }
                 _ => {}
             }
         }
-        if !workspace_roots.is_empty() {
-            rust.push((entry.path.clone(), workspace_roots.into_iter().collect()));
+        rust.extend(
+            workspace_roots
+                .into_iter()
+                .map(|root| (entry.path.clone(), root)),
+        );
+        for module in go_modules {
+            let path = discovered.module_maps.go_modules[&module].path.clone();
+            go.push((entry.path.clone(), module, path));
         }
         for (_, files) in by_directory {
             typescript_units.push((entry.path.clone(), files));
@@ -152,20 +160,21 @@ fn analyzers_alone(
     let failures: Vec<String> = pool.install(|| {
         use rayon::prelude::*;
         match language {
-            // The engine's go.work lists the registered modules a repository's imports
-            // reach; alone, every other registered module is listed.
+            // The engine's go.work lists the registered modules a module's imports reach;
+            // alone, every other registered module is listed.
             Language::Go => go
                 .par_iter()
-                .filter_map(|(root, modules, module_paths)| {
+                .filter_map(|(root, module, module_path)| {
+                    let own = root.join(module);
                     let workspace: Vec<PathBuf> = go
                         .iter()
-                        .filter(|(other, ..)| other != root)
-                        .flat_map(|(other, dirs, _)| dirs.iter().map(move |d| other.join(d)))
+                        .map(|(other, dir, _)| other.join(dir))
+                        .filter(|dir| *dir != own)
                         .collect();
                     let unit = GoUnit {
                         repository_root: root,
-                        modules,
-                        module_paths,
+                        module,
+                        module_path,
                         workspace: &workspace,
                     };
                     let settings = GoSettings {
@@ -174,21 +183,21 @@ fn analyzers_alone(
                         allow_network: false,
                     };
                     toolchain
-                        .index_go(&unit, &settings, scratch, workers)
+                        .index_go(&unit, &settings, scratch)
                         .err()
                         .map(|e| e.to_string())
                 })
                 .collect(),
             Language::Rust => rust
                 .par_iter()
-                .filter_map(|(root, workspace_roots)| {
+                .filter_map(|(root, workspace_root)| {
                     let unit = RustUnit {
                         repository_root: root,
-                        workspace_roots,
+                        workspace_root,
                     };
                     let settings = RustSettings::standard(scratch.join("rust-target"));
                     toolchain
-                        .index_rust(&unit, &settings, scratch, workers)
+                        .index_rust(&unit, &settings, scratch)
                         .err()
                         .map(|e| e.to_string())
                 })
@@ -247,8 +256,7 @@ fn append_comment(path: &Path, comment: &str) -> anyhow::Result<Vec<u8>> {
 pub fn analyzers_benchmark(args: &[String]) -> anyhow::Result<()> {
     let kivgraph = PathBuf::from(flag(args, "--kivgraph").context("--kivgraph BIN is required")?);
     let corpus = corpus_dir(args);
-    let wanted = flag(args, "--languages").unwrap_or_else(|| "typescript,python,rust".into());
-    let workers = 3;
+    let wanted = flag(args, "--languages").unwrap_or_else(|| "typescript,python,rust,go".into());
     let mut report = serde_json::Map::new();
     for (language, token, prefix, edited, comment) in [
         (
@@ -325,6 +333,14 @@ pub fn analyzers_benchmark(args: &[String]) -> anyhow::Result<()> {
         let edit = measured_index(&kivgraph, &exact_config, Analyzers::Installed);
         std::fs::write(&edited_path, original)?;
         let (edit_seconds, edit_rss, _) = edit?;
+        // The pass's budgets with the default configuration: three TypeScript/Python
+        // workers, and for Rust and Go the processor count, capped at four.
+        let workers = match language {
+            Language::Rust | Language::Go => {
+                std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
+            }
+            _ => 3,
+        };
         let alone_seconds = analyzers_alone(language, &entries, &work.join("alone"), workers)?;
         eprintln!(
             "analyzers: {} alone {alone_seconds:.1} s",

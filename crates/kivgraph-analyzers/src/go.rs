@@ -5,7 +5,7 @@ use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 
-use crate::runner::{AnalyzerError, Toolchain, in_order, scratch_directory};
+use crate::runner::{AnalyzerError, Toolchain, scratch_directory};
 use crate::scip_index::{ColumnEncoding, Occurrence, ScipDocument, ScipIndex};
 
 /// The `go` section of the configuration as the worker sees it: part of a Go unit's
@@ -24,14 +24,13 @@ pub struct GoAnalyzer {
     pub settings: GoSettings,
 }
 
-/// The Go of one repository: each module (the directory of a `go.mod`, repository-relative)
-/// is loaded and checked on its own.
+/// One Go module of a repository: what one load reads.
 pub struct GoUnit<'a> {
     pub repository_root: &'a Path,
-    /// Module directories, repository-relative.
-    pub modules: &'a [String],
-    /// Each module's path, in the same order.
-    pub module_paths: &'a [String],
+    /// The module's directory (its `go.mod`'s), repository-relative.
+    pub module: &'a str,
+    /// The module's path.
+    pub module_path: &'a str,
     /// Directories of the other registered modules the unit's imports reach: with them,
     /// the load runs in a synthetic `go.work`, so an import of a registered module resolves
     /// to its checkout without a `replace`.
@@ -69,81 +68,73 @@ struct WorkerScope {
 }
 
 impl Toolchain {
-    /// Checks each module of the unit with go/types, `at_once` modules at a time. Hermetic:
-    /// `GOPROXY=off` unless `go.allow_network`, `GOTOOLCHAIN=local`, no `go.work` of the
-    /// user's (a synthetic one in scratch space when the unit reaches other registered
-    /// modules), and the build cache in scratch space. A package whose imports could not
-    /// all be loaded is not checked and is listed in `unloaded` (`module/...` when the go
-    /// command could not list the module at all); a package the build tags exclude is
-    /// listed in `unbuildable`.
+    /// Checks the unit's module with go/types. Hermetic: `GOPROXY=off` unless
+    /// `go.allow_network`, `GOTOOLCHAIN=local`, no `go.work` of the user's (a synthetic one
+    /// in scratch space when the unit reaches other registered modules), and the build cache
+    /// in scratch space. A package importing a required module the go command could not load
+    /// is listed in `unloaded` (`module/...` when the module could not be listed at all); a
+    /// package the build tags exclude is listed in `unbuildable`.
     pub fn index_go(
         &self,
         unit: &GoUnit,
         settings: &GoSettings,
         scratch: &Path,
-        at_once: usize,
     ) -> Result<ScipIndex, AnalyzerError> {
         std::fs::create_dir_all(scratch)?;
         let work = scratch_directory(scratch, "go-unit-")?;
-        let outputs = in_order(unit.modules, at_once, |ordinal, module| {
-            let go_work = self.synthetic_workspace(unit, module, ordinal, work.path())?;
-            self.check_module(unit, module, go_work.as_deref(), settings, work.path())
-        });
-        let mut merged = ScipIndex {
+        let go_work = self.synthetic_workspace(unit, work.path())?;
+        let output = self.check_module(unit, go_work.as_deref(), settings, work.path())?;
+        let mut index = ScipIndex {
             tool: self.analyzer.as_str().to_string(),
             tool_version: self.version.clone(),
             ..ScipIndex::default()
         };
+        if !output.load_errors.is_empty() {
+            index.unloaded.push((
+                format!("{}/...", unit.module_path),
+                output.load_errors.join("; "),
+            ));
+            return Ok(index);
+        }
+        index.unloaded = output
+            .not_loaded
+            .into_iter()
+            .map(|scope| (scope.package, scope.detail))
+            .collect();
+        index.unbuildable = output
+            .not_buildable
+            .into_iter()
+            .map(|scope| (scope.package, scope.detail))
+            .collect();
         // The go command reports clean absolute directories.
         let root = std::fs::canonicalize(unit.repository_root)
             .unwrap_or_else(|_| unit.repository_root.to_path_buf());
-        for (module_path, output) in unit.module_paths.iter().zip(outputs) {
-            let output = output?;
-            if !output.load_errors.is_empty() {
-                merged
-                    .unloaded
-                    .push((format!("{module_path}/..."), output.load_errors.join("; ")));
+        for document in output.documents {
+            let Ok(relative) = Path::new(&document.path).strip_prefix(&root) else {
                 continue;
-            }
-            merged.unloaded.extend(
-                output
-                    .not_loaded
+            };
+            index.documents.push(ScipDocument {
+                relative_path: relative.to_string_lossy().into_owned(),
+                occurrences: document
+                    .occurrences
                     .into_iter()
-                    .map(|scope| (scope.package, scope.detail)),
-            );
-            merged.unbuildable.extend(
-                output
-                    .not_buildable
-                    .into_iter()
-                    .map(|scope| (scope.package, scope.detail)),
-            );
-            for document in output.documents {
-                let Ok(relative) = Path::new(&document.path).strip_prefix(&root) else {
-                    continue;
-                };
-                merged.documents.push(ScipDocument {
-                    relative_path: relative.to_string_lossy().into_owned(),
-                    occurrences: document
-                        .occurrences
-                        .into_iter()
-                        .map(|o| Occurrence {
-                            start_line: o.line,
-                            start_column: o.column,
-                            end_line: o.line,
-                            end_column: o.end_column,
-                            symbol: o.symbol,
-                            definition: o.definition,
-                            encoding: ColumnEncoding::Utf8,
-                        })
-                        .collect(),
-                    implementations: Vec::new(),
-                });
-            }
+                    .map(|o| Occurrence {
+                        start_line: o.line,
+                        start_column: o.column,
+                        end_line: o.line,
+                        end_column: o.end_column,
+                        symbol: o.symbol,
+                        definition: o.definition,
+                        encoding: ColumnEncoding::Utf8,
+                    })
+                    .collect(),
+                implementations: Vec::new(),
+            });
         }
-        merged
+        index
             .documents
             .sort_by(|a, b| a.relative_path.cmp(&b.relative_path));
-        Ok(merged)
+        Ok(index)
     }
 
     /// A `go.work` using the module and the registered modules the unit reaches, or `None`
@@ -151,8 +142,6 @@ impl Toolchain {
     fn synthetic_workspace(
         &self,
         unit: &GoUnit,
-        module: &str,
-        ordinal: usize,
         work: &Path,
     ) -> Result<Option<PathBuf>, AnalyzerError> {
         if unit.workspace.is_empty() {
@@ -168,7 +157,7 @@ impl Toolchain {
         let mut text = format!("go {go}\n\nuse (\n");
         // The go command compares the clean absolute directories of the modules it finds
         // with those the workspace lists.
-        let own = unit.repository_root.join(module);
+        let own = unit.repository_root.join(unit.module);
         let listed: std::collections::BTreeSet<PathBuf> = std::iter::once(&own)
             .chain(unit.workspace)
             .map(|d| std::fs::canonicalize(d).unwrap_or_else(|_| d.clone()))
@@ -177,7 +166,7 @@ impl Toolchain {
             text.push_str(&format!("\t{}\n", directory.display()));
         }
         text.push_str(")\n");
-        let file = work.join(format!("go-{ordinal}.work"));
+        let file = work.join("go.work");
         std::fs::write(&file, text)?;
         Ok(Some(file))
     }
@@ -185,12 +174,11 @@ impl Toolchain {
     fn check_module(
         &self,
         unit: &GoUnit,
-        module: &str,
         go_work: Option<&Path>,
         settings: &GoSettings,
         work: &Path,
     ) -> Result<WorkerOutput, AnalyzerError> {
-        let directory = unit.repository_root.join(module);
+        let directory = unit.repository_root.join(unit.module);
         let mut command = Command::new(&self.program);
         command
             .arg("-dir")

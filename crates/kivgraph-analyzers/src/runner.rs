@@ -2,8 +2,6 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::{Deserialize, Serialize};
 
@@ -243,37 +241,6 @@ pub fn nearest_tsconfig(root: &Path, package_directory: &str) -> Option<PathBuf>
         }
         directory = directory.rsplit_once('/').map_or("", |(parent, _)| parent);
     }
-}
-
-/// `run` over every item, at most `at_once` at a time, the results in the items' order
-/// whatever order the runs finish in.
-pub(crate) fn in_order<T: Send>(
-    items: &[String],
-    at_once: usize,
-    run: impl Fn(usize, &str) -> T + Sync,
-) -> Vec<T> {
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<T>>> = Mutex::new(items.iter().map(|_| None).collect());
-    std::thread::scope(|threads| {
-        for _ in 0..at_once.clamp(1, items.len().max(1)) {
-            threads.spawn(|| {
-                loop {
-                    let ordinal = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(item) = items.get(ordinal) else {
-                        return;
-                    };
-                    let result = run(ordinal, item);
-                    results.lock().expect("results lock")[ordinal] = Some(result);
-                }
-            });
-        }
-    });
-    results
-        .into_inner()
-        .expect("results lock")
-        .into_iter()
-        .flatten()
-        .collect()
 }
 
 /// A fresh directory under `scratch` for one run, removed when dropped.

@@ -5,7 +5,7 @@ use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 
-use crate::runner::{AnalyzerError, Toolchain, in_order, scratch_directory};
+use crate::runner::{AnalyzerError, Toolchain, scratch_directory};
 use crate::scip_index::ScipIndex;
 
 /// The `rust` section of the configuration as the analyzer sees it: what a Rust unit's
@@ -87,16 +87,16 @@ pub struct RustAnalyzer {
     pub settings: RustSettings,
 }
 
-/// The Rust of one repository: each Cargo workspace root (repository-relative, `""` for
-/// the repository's own root) is analysed as one rust-analyzer load.
+/// One Cargo workspace of a repository: what one rust-analyzer load reads.
 pub struct RustUnit<'a> {
     pub repository_root: &'a Path,
-    pub workspace_roots: &'a [String],
+    /// The workspace's directory, repository-relative (`""` for the repository's root).
+    pub workspace_root: &'a str,
 }
 
 impl Toolchain {
-    /// Runs `rust-analyzer scip` on each workspace root of the unit, its configuration and
-    /// output in scratch space. Documents come back repository-relative. A workspace whose
+    /// Runs `rust-analyzer scip` on the unit's workspace, its configuration and output in
+    /// scratch space. Documents come back repository-relative. A workspace whose
     /// dependencies could not be loaded (offline, not in the local registry) is indexed as
     /// far as rust-analyzer loaded it, and said so in `not_loaded`.
     pub fn index_rust(
@@ -104,7 +104,6 @@ impl Toolchain {
         unit: &RustUnit,
         settings: &RustSettings,
         scratch: &Path,
-        at_once: usize,
     ) -> Result<ScipIndex, AnalyzerError> {
         let work = scratch_directory(scratch, "rs-unit-")?;
         let config_file = work.path().join("rust-analyzer.json");
@@ -113,34 +112,9 @@ impl Toolchain {
             serde_json::to_vec_pretty(&settings.analyzer_config())
                 .expect("a JSON value serializes"),
         )?;
-        // Workspaces load `at_once` at a time; their indexes merge in root order.
-        let indexes = in_order(unit.workspace_roots, at_once, |ordinal, root| {
-            self.index_workspace(unit, root, ordinal, work.path(), &config_file)
-        });
-        let mut merged = ScipIndex::default();
-        for index in indexes {
-            let index = index?;
-            if merged.tool.is_empty() {
-                merged.tool = index.tool;
-                merged.tool_version = index.tool_version;
-            }
-            merged.documents.extend(index.documents);
-            merged.not_loaded.extend(index.not_loaded);
-        }
-        Ok(merged)
-    }
-
-    /// One workspace root's index, its documents made repository-relative.
-    fn index_workspace(
-        &self,
-        unit: &RustUnit,
-        root: &str,
-        ordinal: usize,
-        work: &Path,
-        config_file: &Path,
-    ) -> Result<ScipIndex, AnalyzerError> {
+        let root = unit.workspace_root;
         let directory = unit.repository_root.join(root);
-        let output_file = work.join(format!("index-{ordinal}.scip"));
+        let output_file = work.path().join("index.scip");
         let mut command = Command::new(&self.program);
         command
             .arg("scip")
@@ -148,25 +122,19 @@ impl Toolchain {
             .arg("--output")
             .arg(&output_file)
             .arg("--config-path")
-            .arg(config_file)
+            .arg(&config_file)
             .arg("--exclude-vendored-libraries")
             // rust-analyzer asks rustup for the toolchain of the directory it runs in:
             // scratch space has none of its own, so the default one answers.
-            .current_dir(work);
+            .current_dir(work.path());
         let (mut index, said) =
             self.run(command, &directory.display().to_string(), &output_file)?;
-        // The index can be large: it is decoded, so its file is not kept.
-        let _ = std::fs::remove_file(&output_file);
         for document in &mut index.documents {
             if !root.is_empty() {
                 document.relative_path = format!("{root}/{}", document.relative_path);
             }
         }
-        let at = if root.is_empty() { "." } else { root };
-        index.not_loaded = metadata_failures(&said)
-            .into_iter()
-            .map(|failure| format!("{at}: {failure}"))
-            .collect();
+        index.not_loaded = metadata_failures(&said);
         Ok(index)
     }
 }

@@ -433,71 +433,150 @@ pub fn python_import_root(path: &str, module: &str) -> Option<String> {
     Some(root.trim_end_matches('/').to_string())
 }
 
-/// A repository's Rust checked by rust-analyzer, one load per Cargo workspace. `None`
-/// when the repository has no Rust, or when rust-analyzer is not installed. The unit
-/// depends on its own `.rs` files, its manifests and lockfiles, and the files of the
-/// registered crates its manifests depend on (a path dependency on another repository
-/// is loaded with it).
-#[salsa::tracked(returns(ref), persist)]
-pub fn rust_unit(db: &dyn Db, repository: RepositoryInput) -> Option<UnitAnalysis> {
-    let settings = AnalyzerSettings::try_get(db)?;
-    let analyzer = settings.rust(db).as_ref()?;
-    let name = repository.name(db);
-    let maps = repository.module_maps(db);
-    let mut own: BTreeMap<(String, String), Fingerprint> = BTreeMap::new();
-    let mut symbols: Vec<SymbolFact> = Vec::new();
-    let mut roots: BTreeSet<String> = BTreeSet::new();
-    for package in repository.packages(db) {
-        let rust_files: Vec<&FileInput> = package
-            .files(db)
+/// A repository's packages grouped the way an analyzer loads them: Rust packages by Cargo
+/// workspace root, Go packages by module directory. The first package of a group, in
+/// repository order, owns the group's unit.
+#[derive(Default, PartialEq, Eq)]
+pub struct LoadGroups {
+    /// `(language, root)` → the group's packages.
+    pub groups: BTreeMap<(Language, String), Vec<PackageInput>>,
+}
+
+impl LoadGroups {
+    /// The root and packages of the group `package` belongs to for `language`.
+    fn of(&self, package: PackageInput, language: Language) -> Option<(&str, &[PackageInput])> {
+        self.groups
             .iter()
-            .filter(|f| f.language(db) == Language::Rust)
-            .collect();
-        if rust_files.is_empty() {
-            continue;
+            .find(|((l, _), members)| *l == language && members.contains(&package))
+            .map(|((_, root), members)| (root.as_str(), members.as_slice()))
+    }
+
+    /// The owner of each group of `language`, with the group's root.
+    pub fn owners(&self, language: Language) -> impl Iterator<Item = (&str, PackageInput)> {
+        self.groups
+            .iter()
+            .filter(move |((l, _), _)| *l == language)
+            .filter_map(|((_, root), members)| Some((root.as_str(), *members.first()?)))
+    }
+
+    /// The packages of the group `owner` owns, when it owns one.
+    pub fn owned_by(
+        &self,
+        owner: PackageInput,
+        language: Language,
+    ) -> Option<(&str, &[PackageInput])> {
+        self.of(owner, language)
+            .filter(|(_, members)| members.first() == Some(&owner))
+    }
+}
+
+#[salsa::tracked(returns(clone))]
+pub fn load_groups(db: &dyn Db, repository: RepositoryInput) -> Arc<LoadGroups> {
+    let maps = repository.module_maps(db);
+    let mut groups = LoadGroups::default();
+    for package in repository.packages(db) {
+        for language in [Language::Rust, Language::Go] {
+            let Some(first) = package
+                .files(db)
+                .iter()
+                .find(|f| f.language(db) == language)
+            else {
+                continue;
+            };
+            let directory = &first.unit(db).package_path;
+            let root = match language {
+                Language::Rust => maps.cargo_workspace_root(directory),
+                _ => maps.go_module_root(directory),
+            };
+            if let Some(root) = root {
+                groups
+                    .groups
+                    .entry((language, root.to_string()))
+                    .or_default()
+                    .push(*package);
+            }
         }
-        for file in rust_files {
-            own.insert((name.clone(), file.path(db).clone()), file.fingerprint(db));
-            if let Some(root) = maps.cargo_workspace_root(&file.unit(db).package_path) {
-                roots.insert(root.to_string());
+    }
+    Arc::new(groups)
+}
+
+/// The files of `language` and the declarations of a group's packages.
+fn group_contents(
+    db: &dyn Db,
+    members: &[PackageInput],
+    language: Language,
+) -> (BTreeMap<(String, String), Fingerprint>, Vec<SymbolFact>) {
+    let mut own = BTreeMap::new();
+    let mut symbols = Vec::new();
+    for package in members {
+        for file in package.files(db) {
+            if file.language(db) == language {
+                own.insert(
+                    (file.repository(db).clone(), file.path(db).clone()),
+                    file.fingerprint(db),
+                );
             }
         }
         symbols.extend(package_symbols(db, *package).symbols.iter().cloned());
     }
-    if own.is_empty() || roots.is_empty() {
-        return None;
-    }
-    read_registered_dependencies(db, repository);
-    let roots: Vec<String> = roots.into_iter().collect();
-    let root = PathBuf::from(repository.root(db));
+    (own, symbols)
+}
+
+/// One Cargo workspace of a repository checked by rust-analyzer (`rust-analyzer scip`),
+/// owned by its first package. `None` for any other package, and when rust-analyzer is not
+/// installed. The unit depends on the workspace's `.rs` files, the repository's manifests
+/// and lockfiles, and the files of the registered crates its manifests depend on (a path
+/// dependency on another repository is loaded with it).
+#[salsa::tracked(returns(ref), persist)]
+pub fn rust_unit(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysis> {
+    let settings = AnalyzerSettings::try_get(db)?;
+    let analyzer = settings.rust(db).as_ref()?;
+    let repository = repository_of(db, package)?;
+    let groups = load_groups(db, repository);
+    let (root, members) = groups.owned_by(package, Language::Rust)?;
+    let (own, symbols) = group_contents(db, members, Language::Rust);
+    read_registered_dependencies(db, repository, members);
+    let checkout = PathBuf::from(repository.root(db));
     let unit = RustUnit {
-        repository_root: &root,
-        workspace_roots: &roots,
+        repository_root: &checkout,
+        workspace_root: root,
     };
     let identity = analyzer.toolchain.identity();
-    let index = match analyzer.toolchain.index_rust(
-        &unit,
-        &analyzer.settings,
-        &db.analyzer_scratch(),
-        db.loads_at_once(Language::Go),
-    ) {
-        Ok(index) => index,
-        Err(error) => return Some(failed(identity, error)),
-    };
+    let index =
+        match analyzer
+            .toolchain
+            .index_rust(&unit, &analyzer.settings, &db.analyzer_scratch())
+        {
+            Ok(index) => index,
+            Err(error) => return Some(failed(identity, error)),
+        };
+    let name = repository.name(db);
     let locate = |path: &str| Some((name.clone(), path.to_string()));
     let mut analysis = unit_analysis(db, identity, &index, &own, &locate, &symbols);
-    analysis.not_loaded = index.not_loaded;
+    let at = if root.is_empty() { "." } else { root };
+    analysis.not_loaded = index
+        .not_loaded
+        .into_iter()
+        .map(|failure| format!("{at}: {failure}"))
+        .collect();
     Some(analysis)
 }
 
-/// Reads the files and manifests of the registered crates a repository's manifests name,
+/// Reads the files and manifests of the registered crates a workspace's manifests name,
 /// and theirs in turn, so that its Rust unit re-runs when one of them changes.
-fn read_registered_dependencies(db: &dyn Db, repository: RepositoryInput) {
+fn read_registered_dependencies(
+    db: &dyn Db,
+    repository: RepositoryInput,
+    members: &[PackageInput],
+) {
     let providers = registered_crates(db, Workspace::get(db));
-    let mut pending: Vec<&str> = repository
-        .module_maps(db)
-        .crates
-        .values()
+    let maps = repository.module_maps(db);
+    let mut pending: Vec<&str> = members
+        .iter()
+        .filter_map(|member| {
+            let first = member.files(db).first()?;
+            maps.crate_manifest(&first.unit(db).package_path)
+        })
         .flat_map(|m| m.dependencies.keys().map(String::as_str))
         .collect();
     let mut seen: BTreeSet<&str> = BTreeSet::new();
@@ -521,60 +600,38 @@ fn read_registered_dependencies(db: &dyn Db, repository: RepositoryInput) {
     }
 }
 
-/// A repository's Go checked by go/types (our worker), one load per module. `None` when
-/// the repository has no Go or the worker is not installed. The unit depends on its own
-/// `.go` files, its `go.mod`/`go.sum`, and the files of the registered modules its imports
-/// reach, transitively: those are loaded with it, through a synthetic `go.work`.
+/// One Go module of a repository checked by go/types (our worker), owned by its first
+/// package. `None` for any other package, and when the worker is not installed. The unit
+/// depends on the module's `.go` files, the repository's `go.mod`/`go.sum` files, and the
+/// files of the registered packages its imports reach, transitively: their modules are
+/// loaded with it, through a synthetic `go.work`.
 #[salsa::tracked(returns(ref), persist)]
-pub fn go_unit(db: &dyn Db, repository: RepositoryInput) -> Option<UnitAnalysis> {
+pub fn go_unit(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysis> {
     let settings = AnalyzerSettings::try_get(db)?;
     let analyzer = settings.go(db).as_ref()?;
-    let name = repository.name(db);
+    let repository = repository_of(db, package)?;
+    let groups = load_groups(db, repository);
+    let (module, members) = groups.owned_by(package, Language::Go)?;
     let maps = repository.module_maps(db);
-    let mut own: BTreeMap<(String, String), Fingerprint> = BTreeMap::new();
-    let mut symbols: Vec<SymbolFact> = Vec::new();
-    let mut modules: BTreeMap<String, String> = BTreeMap::new();
-    for package in repository.packages(db) {
-        let go_files: Vec<&FileInput> = package
-            .files(db)
-            .iter()
-            .filter(|f| f.language(db) == Language::Go)
-            .collect();
-        let Some(first) = go_files.first() else {
-            continue;
-        };
-        let Some(module) = maps.go_module_root(&first.unit(db).package_path) else {
-            continue;
-        };
-        let path = maps.go_modules[module].path.clone();
-        modules.insert(module.to_string(), path);
-        for file in go_files {
-            own.insert((name.clone(), file.path(db).clone()), file.fingerprint(db));
-        }
-        symbols.extend(package_symbols(db, *package).symbols.iter().cloned());
-    }
-    if modules.is_empty() {
-        return None;
-    }
-    let workspace = reached_go_modules(db, repository);
-    let (directories, module_paths): (Vec<String>, Vec<String>) = modules.into_iter().unzip();
-    let root = PathBuf::from(repository.root(db));
+    let module_path = &maps.go_modules.get(module)?.path;
+    let (own, symbols) = group_contents(db, members, Language::Go);
+    let workspace = reached_go_modules(db, members);
+    let checkout = PathBuf::from(repository.root(db));
     let unit = GoUnit {
-        repository_root: &root,
-        modules: &directories,
-        module_paths: &module_paths,
+        repository_root: &checkout,
+        module,
+        module_path,
         workspace: &workspace,
     };
     let identity = analyzer.toolchain.identity();
-    let index = match analyzer.toolchain.index_go(
-        &unit,
-        &analyzer.settings,
-        &db.analyzer_scratch(),
-        db.loads_at_once(Language::Go),
-    ) {
+    let index = match analyzer
+        .toolchain
+        .index_go(&unit, &analyzer.settings, &db.analyzer_scratch())
+    {
         Ok(index) => index,
         Err(error) => return Some(failed(identity, error)),
     };
+    let name = repository.name(db);
     let locate = |path: &str| Some((name.clone(), path.to_string()));
     let mut analysis = unit_analysis(db, identity, &index, &own, &locate, &symbols);
     analysis.unbuildable = index.unbuildable;
@@ -582,12 +639,12 @@ pub fn go_unit(db: &dyn Db, repository: RepositoryInput) -> Option<UnitAnalysis>
     Some(analysis)
 }
 
-/// The directories of the registered Go modules (other than the repository's own) that the
-/// repository's imports reach, transitively, by the packages that provide each import path.
+/// The directories of the registered Go modules, other than the members' own, that the
+/// members' imports reach, transitively, by the packages that provide each import path.
 /// Reads the files of every package reached, so that the unit re-runs when one changes.
-fn reached_go_modules(db: &dyn Db, repository: RepositoryInput) -> Vec<PathBuf> {
+fn reached_go_modules(db: &dyn Db, members: &[PackageInput]) -> Vec<PathBuf> {
     let providers = go_providers(db, Workspace::get(db));
-    let mut pending: Vec<PackageInput> = repository.packages(db).clone();
+    let mut pending: Vec<PackageInput> = members.to_vec();
     let mut seen: std::collections::HashSet<PackageInput> = pending.iter().copied().collect();
     let mut reached: BTreeSet<PathBuf> = BTreeSet::new();
     while let Some(package) = pending.pop() {
@@ -605,18 +662,19 @@ fn reached_go_modules(db: &dyn Db, repository: RepositoryInput) -> Vec<PathBuf> 
                 }
             }
         }
-        let Some(owner) = repository_of(db, package) else {
-            continue;
-        };
-        if owner == repository {
+        if members.contains(&package) {
             continue;
         }
         for file in package.files(db) {
             file.fingerprint(db);
         }
-        let maps = owner.module_maps(db);
+        let Some(owner) = repository_of(db, package) else {
+            continue;
+        };
         if let Some(first) = package.files(db).first()
-            && let Some(module) = maps.go_module_root(&first.unit(db).package_path)
+            && let Some(module) = owner
+                .module_maps(db)
+                .go_module_root(&first.unit(db).package_path)
         {
             reached.insert(PathBuf::from(owner.root(db)).join(module));
         }
@@ -783,10 +841,11 @@ fn unit_analysis(
 }
 
 /// A symbol that names a file or a module rather than a declaration:
-/// `` src/`cache.ts`/ `` (TypeScript), `` `pkg.mod`/__init__: `` (Python), `go-package
-/// net/http` (Go: an imported package, or the universe's `builtin`).
+/// `` src/`cache.ts`/ `` (TypeScript), `` `pkg.mod`/__init__: `` (Python), `crate/` or
+/// `store/` (Rust: a crate root or a module), `go-package net/http` (Go: an imported package,
+/// or the universe's `builtin`).
 fn names_a_module(symbol: &str) -> bool {
-    (symbol.ends_with('/') && symbol.contains("`/"))
+    (symbol.ends_with('/') && (symbol.contains("`/") || symbol.starts_with("rust-analyzer ")))
         || symbol.ends_with("__init__:")
         || symbol.starts_with("go-package ")
 }
@@ -851,16 +910,18 @@ fn units_of(db: &dyn Db, package: PackageInput) -> Vec<&UnitAnalysis> {
     {
         units.push(unit);
     }
-    let has = |language: Language| package.files(db).iter().any(|f| f.language(db) == language);
-    if has(Language::Rust)
-        && let Some(unit) = repository_of(db, package).and_then(|r| rust_unit(db, r).as_ref())
-    {
-        units.push(unit);
-    }
-    if has(Language::Go)
-        && let Some(unit) = repository_of(db, package).and_then(|r| go_unit(db, r).as_ref())
-    {
-        units.push(unit);
+    if let Some(repository) = repository_of(db, package) {
+        let groups = load_groups(db, repository);
+        if let Some((_, members)) = groups.of(package, Language::Rust)
+            && let Some(unit) = rust_unit(db, members[0]).as_ref()
+        {
+            units.push(unit);
+        }
+        if let Some((_, members)) = groups.of(package, Language::Go)
+            && let Some(unit) = go_unit(db, members[0]).as_ref()
+        {
+            units.push(unit);
+        }
     }
     units.retain(|unit| unit.failure.is_none());
     units
@@ -932,9 +993,18 @@ pub fn analyzer_definitions(db: &dyn Db, workspace: Workspace) -> Arc<AnalyzerDe
         .filter_map(|package| typescript_unit(db, package).as_ref())
         .collect();
     for repository in workspace.repositories(db) {
+        let groups = load_groups(db, *repository);
+        units.extend(
+            groups
+                .owners(Language::Rust)
+                .filter_map(|(_, owner)| rust_unit(db, owner).as_ref()),
+        );
+        units.extend(
+            groups
+                .owners(Language::Go)
+                .filter_map(|(_, owner)| go_unit(db, owner).as_ref()),
+        );
         units.extend(python_unit(db, *repository).as_ref());
-        units.extend(rust_unit(db, *repository).as_ref());
-        units.extend(go_unit(db, *repository).as_ref());
     }
     let mut kinds = BTreeMap::new();
     for unit in units {
@@ -1022,7 +1092,10 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet
                     .map(Vec::as_slice)
                     .unwrap_or_default();
                 if targets.is_empty() {
-                    layer.owed_nothing(repository, path, &reference.text, 1);
+                    match version_mismatch(db, reference) {
+                        Some(hole) => layer.holes.push(hole),
+                        None => layer.owed_nothing(repository, path, &reference.text, 1),
+                    }
                 }
                 // A JavaScript file bound, by the checker, to a declaration file: the syntax
                 // layer's binding to the module it runs stands.
@@ -1122,12 +1195,52 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet
         }
     }
     let not_loaded = unreadable_scopes(&syntax, &units);
-    if layer.decided.is_empty() && layer.owed_nothing.is_empty() && not_loaded.is_empty() {
+    if layer.decided.is_empty()
+        && layer.owed_nothing.is_empty()
+        && layer.holes.is_empty()
+        && not_loaded.is_empty()
+    {
         return syntax;
     }
     let mut facts = layer.over(&syntax);
     facts.unresolved.extend(not_loaded);
     Arc::new(facts)
+}
+
+/// A Rust use rust-analyzer resolved into a crate the graph registers, but at a version no
+/// registered copy has (cargo resolved the dependency to another release in the local
+/// registry): declared `CRATE_VERSION_MISMATCH`, never bound to the registered copy.
+fn version_mismatch(db: &dyn Db, reference: &UnitReference) -> Option<UnresolvedReference> {
+    let mut parts = reference
+        .symbol
+        .strip_prefix("rust-analyzer cargo ")?
+        .split(' ');
+    let (name, version) = (parts.next()?, parts.next()?);
+    let providers = rust_providers(db, Workspace::get(db));
+    let registered = providers.get(&name.replace('-', "_"))?;
+    if registered
+        .iter()
+        .any(|(_, v)| v.as_deref() == Some(version))
+    {
+        return None;
+    }
+    let versions: Vec<&str> = registered
+        .iter()
+        .filter_map(|(_, v)| v.as_deref())
+        .collect();
+    Some(UnresolvedReference {
+        repository: reference.repository.clone(),
+        language: Language::Rust,
+        reason: "CRATE_VERSION_MISMATCH".to_string(),
+        file_path: Some(reference.path.clone()),
+        span: Some(reference.span),
+        requested_symbol: Some(reference.text.clone()),
+        requested_package: Some(format!("{name} {version}")),
+        detail: format!(
+            "the analyzer resolved this use into {name} {version}; the graph registers {name} {}",
+            versions.join(", ")
+        ),
+    })
 }
 
 /// What the package's units could not read, as invisible scopes of the package: a Cargo
@@ -1255,6 +1368,8 @@ struct Layer {
     decided: BTreeSet<(String, String, LineSpan)>,
     /// Per `(repository, path)` and name, spellings the analyzer bound outside the graph.
     owed_nothing: BTreeMap<(String, String), BTreeMap<String, u32>>,
+    /// Uses the analyzer resolved into something the graph holds another version of.
+    holes: Vec<UnresolvedReference>,
 }
 
 impl Layer {
@@ -1342,6 +1457,7 @@ impl Layer {
             }
             file.mentions.retain(|m| m.count > 0);
         }
+        facts.unresolved.extend(self.holes);
         facts.edges.extend(self.edges);
         let known: BTreeSet<StableKey> = facts.evidence.iter().map(|e| e.key).collect();
         facts.evidence.extend(

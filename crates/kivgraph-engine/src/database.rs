@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
 
-use kivgraph_facts::{Fingerprint, Language};
+use kivgraph_facts::Fingerprint;
 
 /// Source texts by fingerprint. Reading it inside a query is sound without tracking: the text
 /// is a pure function of the fingerprint, and the fingerprint is a tracked input.
@@ -30,31 +30,11 @@ impl ExecutionLog {
     }
 }
 
-/// How many loads a Rust or Go unit runs at once; each holds a whole crate graph or type
-/// universe in memory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LoadsAtOnce {
-    pub rust_workspaces: usize,
-    pub go_modules: usize,
-}
-
-impl Default for LoadsAtOnce {
-    fn default() -> Self {
-        LoadsAtOnce {
-            rust_workspaces: 1,
-            go_modules: 1,
-        }
-    }
-}
-
 #[salsa::db]
 pub trait Db: salsa::Database {
     fn source_text(&self, fingerprint: Fingerprint) -> Option<Arc<str>>;
     /// Scratch space for analyzer runs.
     fn analyzer_scratch(&self) -> std::path::PathBuf;
-    /// How many loads one unit runs at once: Cargo workspaces (`rust.maximum_workspaces`) or
-    /// Go modules (`go.maximum_loads`).
-    fn loads_at_once(&self, language: Language) -> usize;
 }
 
 #[salsa::db]
@@ -66,8 +46,6 @@ pub struct EngineDatabase {
     /// Where analyzers write their project files and indexes: the state directory, never a
     /// repository. Shared by every clone; not an input, since it changes no answer.
     scratch: Arc<RwLock<std::path::PathBuf>>,
-    /// Likewise how many loads a Rust and a Go unit run at once.
-    loads: Arc<RwLock<LoadsAtOnce>>,
 }
 
 impl Default for EngineDatabase {
@@ -86,7 +64,6 @@ impl Default for EngineDatabase {
             storage: salsa::Storage::new(Some(Box::new(callback))),
             sources: SourceStore::default(),
             scratch: Arc::default(),
-            loads: Arc::default(),
             log,
         }
     }
@@ -106,10 +83,6 @@ impl EngineDatabase {
 
     pub fn set_analyzer_scratch(&self, directory: std::path::PathBuf) {
         *self.scratch.write().expect("scratch lock") = directory;
-    }
-
-    pub fn set_loads_at_once(&self, loads: LoadsAtOnce) {
-        *self.loads.write().expect("loads lock") = loads;
     }
 
     /// Drops every source text; memos stay.
@@ -133,14 +106,5 @@ impl Db for EngineDatabase {
 
     fn analyzer_scratch(&self) -> std::path::PathBuf {
         self.scratch.read().expect("scratch lock").clone()
-    }
-
-    fn loads_at_once(&self, language: Language) -> usize {
-        let loads = self.loads.read().expect("loads lock");
-        match language {
-            Language::Go => loads.go_modules,
-            _ => loads.rust_workspaces,
-        }
-        .max(1)
     }
 }

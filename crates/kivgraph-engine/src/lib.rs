@@ -23,10 +23,10 @@ pub use analysis::{
     python_unit, rust_unit, typescript_unit,
 };
 pub use cache::{CacheIdentity, CacheLoad};
-pub use database::{EngineDatabase, ExecutionLog, LoadsAtOnce};
+pub use database::{EngineDatabase, ExecutionLog};
 pub use pass::{
-    AnalyzerOptions, AnalyzerRun, Engine, EngineError, LoadedRepository, PassOptions, PassOutcome,
-    Progress, RepositoryReport, load_repository, run_pass,
+    AnalyzerOptions, AnalyzerRun, Engine, EngineError, LoadedRepository, LoadsAtOnce, PassOptions,
+    PassOutcome, Progress, RepositoryReport, load_repository, run_pass,
 };
 pub use queries::{
     FileFacts, FileInput, LocalSymbol, PackageInput, RepositoryFacts, RepositoryInput, Workspace,

@@ -14,11 +14,12 @@ use salsa::Setter;
 
 use kivgraph_analyzers::{GoAnalyzer, RustAnalyzer, Toolchain};
 
+use crate::analysis::load_groups;
 use crate::analysis::{
     AnalyzerSettings, UnitAnalysis, go_unit, python_unit, rust_unit, typescript_unit,
 };
 use crate::cache::{self, CacheIdentity, CacheLoad};
-use crate::database::{EngineDatabase, ExecutionLog, LoadsAtOnce};
+use crate::database::{EngineDatabase, ExecutionLog};
 use crate::queries::{
     FileFacts, FileInput, PackageInput, RepositoryInput, UnitInput, Workspace, WorkspaceFacts,
     file_facts, package_key, workspace_facts,
@@ -69,9 +70,10 @@ pub struct AnalyzerOptions {
     pub go: Option<GoAnalyzer>,
     /// Scratch space for analyzer project files and indexes, under the state directory.
     pub scratch: PathBuf,
-    /// How many analyzer processes run at once.
+    /// How many TypeScript/JavaScript and Python analyzer processes run at once
+    /// (`typescript.maximum_workers`).
     pub maximum_workers: usize,
-    /// How many Cargo workspaces or Go modules one unit loads at once.
+    /// How many Cargo workspaces and Go modules load at once.
     pub loads_at_once: LoadsAtOnce,
     /// Why each absent analyzer is absent, by the language it serves.
     pub absent: Vec<(Language, String)>,
@@ -93,13 +95,31 @@ pub struct RepositoryReport {
     pub analyzers: Vec<AnalyzerRun>,
 }
 
-/// One analyzer unit to run: a TypeScript/JavaScript package, a repository's Python, its
-/// Rust or its Go.
+/// How many Rust and Go loads run at once, each with its own budget: each load holds a
+/// whole crate graph or type universe in memory (`rust.maximum_workspaces`,
+/// `go.maximum_loads`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoadsAtOnce {
+    pub rust_workspaces: usize,
+    pub go_modules: usize,
+}
+
+impl Default for LoadsAtOnce {
+    fn default() -> Self {
+        LoadsAtOnce {
+            rust_workspaces: 1,
+            go_modules: 1,
+        }
+    }
+}
+
+/// One analyzer unit to run: a TypeScript/JavaScript package, a repository's Python, a
+/// Cargo workspace or a Go module (by the package that owns it).
 enum Unit {
     Typescript(PackageInput),
     Python(RepositoryInput),
-    Rust(RepositoryInput),
-    Go(RepositoryInput),
+    Rust(PackageInput),
+    Go(PackageInput),
 }
 
 /// An exact analyzer's work on one repository's files of one language.
@@ -205,6 +225,7 @@ pub fn load_repository(mut discovered: DiscoveredRepository) -> LoadedRepository
 pub struct Engine {
     db: EngineDatabase,
     maximum_workers: usize,
+    loads_at_once: LoadsAtOnce,
 }
 
 impl Engine {
@@ -422,11 +443,18 @@ impl Engine {
             if let Some(unit) = python_unit(&self.db, *repository) {
                 out.push((name.clone(), "Python unit".into(), unit.clone()));
             }
-            if let Some(unit) = rust_unit(&self.db, *repository) {
-                out.push((name.clone(), "Rust unit".into(), unit.clone()));
-            }
-            if let Some(unit) = go_unit(&self.db, *repository) {
-                out.push((name.clone(), "Go unit".into(), unit.clone()));
+            let groups = load_groups(&self.db, *repository);
+            for (language, label) in [(Language::Rust, "Rust unit"), (Language::Go, "Go unit")] {
+                for (root, owner) in groups.owners(language) {
+                    let unit = match language {
+                        Language::Rust => rust_unit(&self.db, owner),
+                        _ => go_unit(&self.db, owner),
+                    };
+                    if let Some(unit) = unit {
+                        let root = if root.is_empty() { "." } else { root };
+                        out.push((name.clone(), format!("{label} {root}"), unit.clone()));
+                    }
+                }
             }
         }
         out
@@ -438,7 +466,7 @@ impl Engine {
         self.maximum_workers = options.maximum_workers.max(1);
         // Where analyzers write is not part of what they answer: it is no input.
         self.db.set_analyzer_scratch(options.scratch.clone());
-        self.db.set_loads_at_once(options.loads_at_once);
+        self.loads_at_once = options.loads_at_once;
         match AnalyzerSettings::try_get(&self.db) {
             Some(settings) => {
                 if settings.typescript(&self.db) != &options.typescript {
@@ -521,23 +549,39 @@ impl Engine {
             }
             runs.push(run);
         }
-        // Python and Rust: one unit for the whole repository.
-        let whole = [
-            (Language::Python, python_unit(&self.db, *input)),
-            (Language::Rust, rust_unit(&self.db, *input)),
-            (Language::Go, go_unit(&self.db, *input)),
-        ];
-        for (language, unit) in whole {
+        // Python: one unit for the whole repository; Rust and Go: one per Cargo workspace
+        // and per module.
+        let groups = load_groups(&self.db, *input);
+        let owned = |language: Language| -> Vec<(String, &UnitAnalysis)> {
+            match language {
+                Language::Python => python_unit(&self.db, *input)
+                    .iter()
+                    .map(|unit| ("Python unit".to_string(), unit))
+                    .collect(),
+                _ => groups
+                    .owners(language)
+                    .filter_map(|(root, owner)| {
+                        let unit = match language {
+                            Language::Rust => rust_unit(&self.db, owner),
+                            _ => go_unit(&self.db, owner),
+                        };
+                        let root = if root.is_empty() { "." } else { root };
+                        unit.as_ref().map(|unit| (root.to_string(), unit))
+                    })
+                    .collect(),
+            }
+        };
+        for language in [Language::Python, Language::Rust, Language::Go] {
             if !has(&[language]) {
                 continue;
             }
             let mut run = absent(language);
-            if let Some(unit) = unit {
+            for (label, unit) in owned(language) {
                 run.analyzer = Some(unit.analyzer.clone());
                 run.absent = None;
-                run.units = 1;
+                run.units += 1;
                 if let Some(why) = &unit.failure {
-                    run.failures.push(format!("{language:?} unit: {why}"));
+                    run.failures.push(format!("{label}: {why}"));
                 }
                 for (_, path) in &unit.skipped_files {
                     run.failures.push(format!(
@@ -557,8 +601,9 @@ impl Engine {
         runs
     }
 
-    /// Runs the analyzer units that need it, heaviest first, at most `maximum_workers` at
-    /// a time; merging then reads their memos in unit order.
+    /// Runs the analyzer units that need it, heaviest first, each language within its own
+    /// budget (TypeScript/JavaScript and Python `maximum_workers`, Rust and Go their loads at
+    /// once); merging then reads their memos in unit order.
     fn analyze_units(&self, workspace: Workspace, progress: &(dyn Fn(Progress) + Sync)) {
         let Some(settings) = AnalyzerSettings::try_get(&self.db) else {
             return;
@@ -567,72 +612,101 @@ impl Engine {
         let python = settings.python(&self.db).is_some();
         let rust = settings.rust(&self.db).is_some();
         let go = settings.go(&self.db).is_some();
-        let bytes = |files: &[crate::queries::FileInput], languages: &[Language]| -> u64 {
-            files
+        let bytes = |packages: &[PackageInput], languages: &[Language]| -> u64 {
+            packages
                 .iter()
+                .flat_map(|p| p.files(&self.db))
                 .filter(|f| languages.contains(&f.language(&self.db)))
                 .map(|f| f.byte_len(&self.db))
                 .sum()
         };
-        let mut units: Vec<(u64, Unit)> = Vec::new();
+        // Per budget: the modules' (TypeScript, Python), the Cargo workspaces', the Go modules'.
+        let mut budgets: [(usize, Vec<(u64, Unit)>); 3] = [
+            (self.maximum_workers, Vec::new()),
+            (self.loads_at_once.rust_workspaces, Vec::new()),
+            (self.loads_at_once.go_modules, Vec::new()),
+        ];
         for repository in workspace.repositories(&self.db) {
-            let (mut python_bytes, mut rust_bytes, mut go_bytes) = (0, 0, 0);
-            for package in repository.packages(&self.db) {
-                let files = package.files(&self.db);
-                let modules = bytes(files, &[Language::TypeScript, Language::JavaScript]);
+            let packages = repository.packages(&self.db);
+            for package in packages {
+                let modules = bytes(
+                    std::slice::from_ref(package),
+                    &[Language::TypeScript, Language::JavaScript],
+                );
                 if typescript && modules > 0 {
-                    units.push((modules, Unit::Typescript(*package)));
+                    budgets[0].1.push((modules, Unit::Typescript(*package)));
                 }
-                python_bytes += bytes(files, &[Language::Python]);
-                rust_bytes += bytes(files, &[Language::Rust]);
-                go_bytes += bytes(files, &[Language::Go]);
             }
+            let python_bytes = bytes(packages, &[Language::Python]);
             if python && python_bytes > 0 {
-                units.push((python_bytes, Unit::Python(*repository)));
+                budgets[0].1.push((python_bytes, Unit::Python(*repository)));
             }
-            if rust && rust_bytes > 0 {
-                units.push((rust_bytes, Unit::Rust(*repository)));
-            }
-            if go && go_bytes > 0 {
-                units.push((go_bytes, Unit::Go(*repository)));
+            let groups = load_groups(&self.db, *repository);
+            for (language, enabled, budget) in [(Language::Rust, rust, 1), (Language::Go, go, 2)] {
+                if !enabled {
+                    continue;
+                }
+                for (_, owner) in groups.owners(language) {
+                    let Some((_, members)) = groups.owned_by(owner, language) else {
+                        continue;
+                    };
+                    let unit = match language {
+                        Language::Rust => Unit::Rust(owner),
+                        _ => Unit::Go(owner),
+                    };
+                    budgets[budget].1.push((bytes(members, &[language]), unit));
+                }
             }
         }
-        units.sort_by_key(|(bytes, _)| std::cmp::Reverse(*bytes));
-        let total = units.len();
+        let total: usize = budgets.iter().map(|(_, units)| units.len()).sum();
         let completed = AtomicUsize::new(0);
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(self.maximum_workers)
-            .build();
-        let db = self.db.clone();
-        let run = move || {
-            units.par_iter().for_each_with(db, |db, (_, unit)| {
-                match unit {
-                    Unit::Typescript(package) => {
-                        typescript_unit(db, *package);
-                    }
-                    Unit::Python(repository) => {
-                        python_unit(db, *repository);
-                    }
-                    Unit::Rust(repository) => {
-                        rust_unit(db, *repository);
-                    }
-                    Unit::Go(repository) => {
-                        go_unit(db, *repository);
-                    }
+        let run = |db: &EngineDatabase, unit: &Unit| {
+            match unit {
+                Unit::Typescript(package) => {
+                    typescript_unit(db, *package);
                 }
-                let done = completed.fetch_add(1, Ordering::Relaxed) + 1;
-                progress(Progress {
-                    phase: "analyze",
-                    repository: None,
-                    completed: done,
-                    total,
-                });
+                Unit::Python(repository) => {
+                    python_unit(db, *repository);
+                }
+                Unit::Rust(package) => {
+                    rust_unit(db, *package);
+                }
+                Unit::Go(package) => {
+                    go_unit(db, *package);
+                }
+            }
+            let done = completed.fetch_add(1, Ordering::Relaxed) + 1;
+            progress(Progress {
+                phase: "analyze",
+                repository: None,
+                completed: done,
+                total,
             });
         };
-        match pool {
-            Ok(pool) => pool.install(run),
-            Err(_) => run(),
-        }
+        std::thread::scope(|threads| {
+            for (workers, mut units) in budgets {
+                if units.is_empty() {
+                    continue;
+                }
+                units.sort_by_key(|(bytes, _)| std::cmp::Reverse(*bytes));
+                let db = self.db.clone();
+                let run = &run;
+                threads.spawn(move || {
+                    let work = move || {
+                        units
+                            .par_iter()
+                            .for_each_with(db, |db, (_, unit)| run(db, unit));
+                    };
+                    match rayon::ThreadPoolBuilder::new()
+                        .num_threads(workers.max(1))
+                        .build()
+                    {
+                        Ok(pool) => pool.install(work),
+                        Err(_) => work(),
+                    }
+                });
+            }
+        });
     }
 
     /// Analyses every file that needs it, in parallel, then merges in unit order. The result

@@ -372,6 +372,40 @@ fn a_go_edit_reruns_its_module_and_the_modules_that_require_it() {
     assert_eq!(cold.facts(&|_| {}).to_fact_set(), after);
 }
 
+/// A registered crate named like a crates.io dependency, at another release: cargo resolves
+/// the dependency from the local registry, and rust-analyzer binds the uses there. They are
+/// declared `CRATE_VERSION_MISMATCH`, never bound to the registered copy by name.
+#[test]
+fn a_use_resolved_into_another_release_of_a_registered_crate_is_declared() {
+    let facts = index(&["rsfakeitoa", "rsversions"], LanguageToken::Rust);
+    facts.validate().unwrap();
+    assert!(
+        all_relations(&facts)
+            .iter()
+            .all(|row| !row.starts_with("CALLS_DIRECT src/lib.rs#render")),
+        "{:?}",
+        all_relations(&facts)
+    );
+    let rows: Vec<String> = unresolved_rows(&facts)
+        .into_iter()
+        .filter(|row| row.starts_with("CRATE_VERSION_MISMATCH"))
+        .map(|row| {
+            // The release is whichever 1.x the local registry holds.
+            let (head, tail) = row.split_once(" itoa 1.").unwrap();
+            let (_, tail) = tail.split_once(' ').unwrap();
+            format!("{head} itoa 1.x {tail}")
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        vec![
+            "CRATE_VERSION_MISMATCH Buffer itoa 1.x src/lib.rs:2",
+            "CRATE_VERSION_MISMATCH format itoa 1.x src/lib.rs:3",
+            "CRATE_VERSION_MISMATCH new itoa 1.x src/lib.rs:2",
+        ]
+    );
+}
+
 /// The TypeScript fixtures, copied so a test may edit them, as registry entries.
 fn editable_typescript_fixtures() -> (tempfile::TempDir, Vec<RepositoryEntry>) {
     editable_fixtures(
