@@ -136,7 +136,6 @@ fn analyzers_alone(
                         go_modules.insert(module.to_string());
                     }
                 }
-                _ => {}
             }
         }
         rust.extend(

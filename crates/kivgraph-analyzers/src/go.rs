@@ -83,7 +83,21 @@ impl Toolchain {
         std::fs::create_dir_all(scratch)?;
         let work = scratch_directory(scratch, "go-unit-")?;
         let go_work = self.synthetic_workspace(unit, work.path())?;
-        let output = self.check_module(unit, go_work.as_deref(), settings, work.path())?;
+        let mut output = self.check_module(unit, go_work.as_deref(), settings, work.path())?;
+        // A registered module the workspace uses may itself be unloadable (a requirement
+        // nobody downloaded): it must not take this module down with it. Loaded alone, only
+        // what it imports from the other registered modules goes unresolved.
+        if go_work.is_some() && !output.load_errors.is_empty() {
+            let alone = self.check_module(unit, None, settings, work.path())?;
+            if alone.load_errors.is_empty() {
+                tracing::warn!(
+                    module = unit.module_path,
+                    errors = output.load_errors.join("; "),
+                    "the synthetic go.work did not load; the module was loaded without it"
+                );
+                output = alone;
+            }
+        }
         let mut index = ScipIndex {
             tool: self.analyzer.as_str().to_string(),
             tool_version: self.version.clone(),

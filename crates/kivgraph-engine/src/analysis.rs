@@ -562,8 +562,10 @@ pub fn rust_unit(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysis> {
     Some(analysis)
 }
 
-/// Reads the files and manifests of the registered crates a workspace's manifests name,
-/// and theirs in turn, so that its Rust unit re-runs when one of them changes.
+/// Reads the files and manifests of the registered crates a workspace's manifests name as
+/// path dependencies, and theirs in turn, so that its Rust unit re-runs when one of them
+/// changes. A registry dependency is loaded from the local registry, not from a registered
+/// checkout: editing the checkout changes nothing rust-analyzer reads for this workspace.
 fn read_registered_dependencies(
     db: &dyn Db,
     repository: RepositoryInput,
@@ -577,7 +579,7 @@ fn read_registered_dependencies(
             let first = member.files(db).first()?;
             maps.crate_manifest(&first.unit(db).package_path)
         })
-        .flat_map(|m| m.dependencies.keys().map(String::as_str))
+        .flat_map(path_dependencies)
         .collect();
     let mut seen: BTreeSet<&str> = BTreeSet::new();
     while let Some(dependency) = pending.pop() {
@@ -594,10 +596,19 @@ fn read_registered_dependencies(
                     .module_maps(db)
                     .crate_manifest(&first.unit(db).package_path)
             {
-                pending.extend(manifest.dependencies.keys().map(String::as_str));
+                pending.extend(path_dependencies(manifest));
             }
         }
     }
+}
+
+/// The names a manifest gives its path dependencies.
+fn path_dependencies(manifest: &kivgraph_discovery::CrateManifest) -> impl Iterator<Item = &str> {
+    manifest
+        .dependencies
+        .iter()
+        .filter(|(_, dependency)| dependency.path.is_some())
+        .map(|(name, _)| name.as_str())
 }
 
 /// One Go module of a repository checked by go/types (our worker), owned by its first
