@@ -177,8 +177,19 @@ pub fn accuracy_benchmark(args: &[String]) -> anyhow::Result<()> {
         LanguageToken::Python,
         LanguageToken::Rust,
     ];
+    let wanted: Option<Vec<String>> =
+        flag(args, "--languages").map(|l| l.split(',').map(str::to_string).collect());
+    let questions: Vec<Question> = questions
+        .into_iter()
+        .filter(|q| wanted.as_ref().is_none_or(|l| l.contains(&q.language)))
+        .collect();
+    // Only the repositories the questions ask about are registered.
+    let asked: std::collections::BTreeSet<&str> = questions
+        .iter()
+        .flat_map(|q| q.repositories.iter().map(String::as_str))
+        .collect();
     let mut entries = Vec::new();
-    for (name, dir) in PROJECTS {
+    for (name, dir) in PROJECTS.iter().filter(|(name, _)| asked.contains(name)) {
         let path = corpus.join(dir);
         if !path.is_dir() {
             bail!(
@@ -199,12 +210,6 @@ pub fn accuracy_benchmark(args: &[String]) -> anyhow::Result<()> {
     let work = kept.clone().unwrap_or_else(|| {
         std::env::temp_dir().join(format!("kivgraph-accuracy-{}", std::process::id()))
     });
-    let languages: Option<Vec<String>> =
-        flag(args, "--languages").map(|l| l.split(',').map(str::to_string).collect());
-    let questions: Vec<Question> = questions
-        .into_iter()
-        .filter(|q| languages.as_ref().is_none_or(|l| l.contains(&q.language)))
-        .collect();
     let mut reports = serde_json::Map::new();
     for (label, analyzers) in [
         ("exact", Analyzers::Installed),

@@ -1254,11 +1254,13 @@ fn version_mismatch(db: &dyn Db, reference: &UnitReference) -> Option<Unresolved
     })
 }
 
-/// What the package's units could not read, as invisible scopes of the package: a Cargo
-/// workspace whose dependencies were not loaded (`WORKSPACE_NOT_LOADED`: its own code is
-/// analysed), a Go package whose imports could not be loaded (`MODULE_NOT_LOADED`: it is
-/// not checked, its syntax facts stand), a Go package the build tags exclude
-/// (`PACKAGE_NOT_BUILDABLE`).
+/// What the package's units could not read at all, as invisible scopes of the package: a
+/// Go module the go command could not list (`MODULE_NOT_LOADED`: nothing of it was checked)
+/// and a Go package the build tags exclude (`PACKAGE_NOT_BUILDABLE`). A partial load — a
+/// Cargo workspace analysed without its dependencies, a Go package checked without a
+/// required module nobody downloaded — is reported with its unit and hides nothing: every
+/// site the analyzer could not decide keeps the syntax layer's answer, census included, and
+/// the language is not marked analysed everywhere, so answers keep the syntax layer's floors.
 fn unreadable_scopes(syntax: &FactSet, units: &[&UnitAnalysis]) -> Vec<UnresolvedReference> {
     let Some(package) = syntax.packages.first() else {
         return Vec::new();
@@ -1275,26 +1277,18 @@ fn unreadable_scopes(syntax: &FactSet, units: &[&UnitAnalysis]) -> Vec<Unresolve
     };
     // A Go package is named `<module> <import path>`.
     let import_path = package.name.rsplit(' ').next().unwrap_or(&package.name);
-    let names = |pattern: &str| match pattern.strip_suffix("/...") {
-        Some(module) => {
-            import_path == module
-                || import_path
-                    .strip_prefix(module)
-                    .is_some_and(|rest| rest.starts_with('/'))
-        }
-        None => pattern == import_path,
+    let in_module = |module: &str| {
+        import_path == module
+            || import_path
+                .strip_prefix(module)
+                .is_some_and(|rest| rest.starts_with('/'))
     };
     let mut scopes: Vec<UnresolvedReference> = Vec::new();
     for unit in units {
         scopes.extend(
-            unit.not_loaded
-                .iter()
-                .map(|detail| scope("WORKSPACE_NOT_LOADED", detail)),
-        );
-        scopes.extend(
             unit.unloaded
                 .iter()
-                .filter(|(pattern, _)| names(pattern))
+                .filter(|(pattern, _)| pattern.strip_suffix("/...").is_some_and(in_module))
                 .map(|(_, detail)| scope("MODULE_NOT_LOADED", detail)),
         );
         scopes.extend(

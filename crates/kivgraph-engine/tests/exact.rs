@@ -246,17 +246,33 @@ fn rust_references_are_resolved_by_rust_analyzer_across_repositories() {
             (Confidence::StructuralCertain, Provenance::TreeSitterSyntax),
         ])
     );
-    // A dependency nobody checked out: the crate's own code is still analysed, the
-    // workspace is declared not loaded, and the import stays the syntax layer's hole. The
-    // vendored crate under `vendor/` is excluded by discovery and by the analyzer.
+    // A dependency nobody checked out: the crate's own code is still analysed (the calls
+    // above), the import stays the syntax layer's hole, and the partial load is reported
+    // with the unit rather than hiding anything. The vendored crate under `vendor/` is
+    // excluded by discovery and by the analyzer.
     assert_eq!(
         unresolved_rows(&facts),
-        vec![
-            "CRATE_PROVIDER_NOT_FOUND - gauge src/lib.rs:1",
-            "WORKSPACE_NOT_LOADED - rsbroken -:0",
-        ]
+        vec!["CRATE_PROVIDER_NOT_FOUND - gauge src/lib.rs:1"]
     );
     assert!(!facts.files.iter().any(|f| f.path.starts_with("vendor/")));
+    let scratch = tempfile::tempdir().unwrap();
+    let mut engine = Engine::new();
+    engine.set_analyzers(&analyzers(scratch.path()));
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/exact");
+    let (_, entries) = editable_fixtures(&["rsbroken"], LanguageToken::Rust);
+    let entry = RepositoryEntry {
+        path: root.join("rsbroken"),
+        ..entries[0].clone()
+    };
+    engine.update(&[load_repository(
+        kivgraph_discovery::discover_repository(&entry).unwrap(),
+    )]);
+    engine.facts(&|_| {});
+    let runs = engine.analyzer_runs("rsbroken", &analyzers(scratch.path()));
+    assert!(
+        runs[0].failures[0].starts_with("WORKSPACE_NOT_LOADED .: dependencies not loaded"),
+        "{runs:?}"
+    );
 }
 
 #[test]
@@ -282,9 +298,8 @@ fn go_references_are_resolved_by_go_types_across_modules() {
             "REFERENCES store/store.go#Open -> shapes/shapes.go#Square.Side EXACT_TYPECHECKED store/store.go:24",
             "REFERENCES store/store.go#Open -> store/store.go#Named.Name EXACT_TYPECHECKED store/store.go:24",
             "REFERENCES store/store.go#Open -> store/store.go#Named.Square EXACT_TYPECHECKED store/store.go:24",
-            // A package whose required module is not in the module cache is still checked:
-            // what it uses of that module resolves to nothing (the syntax layer's hole below).
-            "CALLS_DIRECT missing.go#Read -> missing.go#local EXACT_TYPECHECKED missing.go:6",
+            // A module the go command cannot load offline keeps the syntax layer's facts.
+            "CALLS_DIRECT missing.go#Read -> missing.go#local STRUCTURAL_CERTAIN missing.go:6",
             // Another module through `replace`; `Circle.Scale`, not its homonym on `*Square`.
             "CALLS_DIRECT report/report.go#Report -> shapes/shapes.go#Circle.Scale EXACT_TYPECHECKED report/report.go:13",
             "CALLS_DIRECT report/report.go#Report -> shapes/shapes.go#Total EXACT_TYPECHECKED report/report.go:15",
@@ -319,9 +334,10 @@ fn go_references_are_resolved_by_go_types_across_modules() {
             "EMBEDS store/store.go#Named -> shapes/shapes.go#Square EXACT_TYPECHECKED store/store.go:7",
         ]
     );
-    // The build-tagged package is not buildable; the package whose required module nobody
-    // downloaded is declared MODULE_NOT_LOADED (the pass goes on), and its import stays the
-    // syntax layer's hole.
+    // The build-tagged package is not buildable; the module whose requirement nobody
+    // downloaded is declared MODULE_NOT_LOADED (the pass goes on: its go.mod predates
+    // module graph pruning, so the go command cannot list it offline), and its import stays
+    // the syntax layer's hole.
     assert_eq!(
         unresolved_rows(&facts),
         vec![
