@@ -157,14 +157,18 @@ fn metadata_failures(said: &str) -> Vec<String> {
             .unwrap_or(block.len());
         let text = &block[..end];
         rest = &block[end..];
+        // Cargo's progress lines (`Blocking waiting for file lock on package cache`, when
+        // two loads share the registry) depend on timing: they are no part of the failure,
+        // and a unit's answer must not change with them.
         let error = text
             .lines()
-            .map(str::trim)
-            .filter(|line| !line.is_empty())
             .map(|line| {
-                line.trim_start_matches("error=")
+                line.trim()
+                    .trim_start_matches("error=")
                     .trim_start_matches("`cargo metadata` exited with an error: ")
+                    .trim()
             })
+            .filter(|line| !line.is_empty() && !line.starts_with("Blocking waiting for"))
             .collect::<Vec<_>>()
             .join(" ");
         failures.push(if text.contains("rustlib/src/rust/library") {
@@ -185,7 +189,8 @@ mod tests {
     #[test]
     fn metadata_failures_are_reported_the_standard_library_s_apart() {
         let said = "rust-analyzer: Loading cargo metadata: failed exit status: 101
-2026-11-30T04:19:54.275775185Z  WARN `cargo metadata` failed and returning succeeded result with `--no-deps` error=`cargo metadata` exited with an error: error: no matching package named `serde` found
+2026-11-30T04:19:54.275775185Z  WARN `cargo metadata` failed and returning succeeded result with `--no-deps` error=`cargo metadata` exited with an error:     Blocking waiting for file lock on package cache
+error: no matching package named `serde` found
 location searched: crates.io index
 required by package `app v0.2.0 (/src/app)`
 As a reminder, you're using offline mode (--offline) which can sometimes cause surprising resolution failures.
