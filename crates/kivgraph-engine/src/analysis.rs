@@ -848,6 +848,12 @@ fn unit_analysis(
     analysis
         .outside
         .sort_by(|a, b| (&a.repository, &a.path, &a.name).cmp(&(&b.repository, &b.path, &b.name)));
+    // Whatever order the analyzer wrote its documents in, the unit's answer is the same.
+    analysis.definitions.sort_by(|a, b| {
+        (&a.repository, &a.path, &a.symbol, a.key).cmp(&(&b.repository, &b.path, &b.symbol, b.key))
+    });
+    analysis.implementations.sort();
+    analysis.implementations.dedup();
     analysis
 }
 
