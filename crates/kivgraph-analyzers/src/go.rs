@@ -5,7 +5,7 @@ use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 
-use crate::runner::{AnalyzerError, Toolchain, scratch_directory};
+use crate::runner::{AnalyzerError, Configured, Toolchain, scratch_directory};
 use crate::scip_index::{ColumnEncoding, Occurrence, ScipDocument, ScipIndex};
 
 /// The `go` section of the configuration as the worker sees it: part of a Go unit's
@@ -18,11 +18,7 @@ pub struct GoSettings {
 }
 
 /// The worker with the settings it runs under.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct GoAnalyzer {
-    pub toolchain: Toolchain,
-    pub settings: GoSettings,
-}
+pub type GoAnalyzer = Configured<GoSettings>;
 
 /// One Go module of a repository: what one load reads.
 pub struct GoUnit<'a> {
@@ -80,7 +76,6 @@ impl Toolchain {
         settings: &GoSettings,
         scratch: &Path,
     ) -> Result<ScipIndex, AnalyzerError> {
-        std::fs::create_dir_all(scratch)?;
         let work = scratch_directory(scratch, "go-unit-")?;
         let go_work = self.synthetic_workspace(unit, work.path())?;
         let mut output = self.check_module(unit, go_work.as_deref(), settings, work.path())?;

@@ -17,7 +17,7 @@ mod scip_index;
 
 pub use go::{GoAnalyzer, GoSettings, GoUnit};
 pub use runner::{
-    Analyzer, AnalyzerError, PythonUnit, Toolchain, TypescriptUnit, nearest_tsconfig,
+    Analyzer, AnalyzerError, Configured, PythonUnit, Toolchain, TypescriptUnit, nearest_tsconfig,
 };
 pub use rust::{RustAnalyzer, RustSettings, RustUnit};
 pub use scip_index::{ColumnEncoding, LineIndex, Occurrence, ScipDocument, ScipIndex, decode};

@@ -80,6 +80,14 @@ pub struct Toolchain {
     pub source: String,
 }
 
+/// An analyzer with the settings a configuration gives it: together, what its units'
+/// answers were produced by, so both are part of their identity.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Configured<S> {
+    pub toolchain: Toolchain,
+    pub settings: S,
+}
+
 impl Toolchain {
     /// `name version`: what a unit's answers were produced by.
     pub fn identity(&self) -> String {

@@ -5,7 +5,7 @@ use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 
-use crate::runner::{AnalyzerError, Toolchain, scratch_directory};
+use crate::runner::{AnalyzerError, Configured, Toolchain, scratch_directory};
 use crate::scip_index::ScipIndex;
 
 /// The `rust` section of the configuration as the analyzer sees it: what a Rust unit's
@@ -52,6 +52,12 @@ impl RustSettings {
             self.features.clone().into()
         };
         let mut extra_env = serde_json::Map::new();
+        // `cargo metadata` caches the compiler's answers in the workspace's target directory
+        // (`target/.rustc_info.json`): pointed elsewhere, nothing is written in the checkout.
+        extra_env.insert(
+            "CARGO_TARGET_DIR".into(),
+            self.target_directory.display().to_string().into(),
+        );
         if !self.allow_network {
             // Hermetic: a crate the local registry cache does not hold is reported, never
             // fetched.
@@ -79,13 +85,8 @@ impl RustSettings {
     }
 }
 
-/// rust-analyzer with the settings it runs under: together, what a Rust unit's answers
-/// were produced by.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct RustAnalyzer {
-    pub toolchain: Toolchain,
-    pub settings: RustSettings,
-}
+/// rust-analyzer with the settings it runs under.
+pub type RustAnalyzer = Configured<RustSettings>;
 
 /// One Cargo workspace of a repository: what one rust-analyzer load reads.
 pub struct RustUnit<'a> {
@@ -134,7 +135,11 @@ impl Toolchain {
                 document.relative_path = format!("{root}/{}", document.relative_path);
             }
         }
-        index.not_loaded = metadata_failures(&said);
+        let at = if root.is_empty() { "." } else { root };
+        index.not_loaded = metadata_failures(&said)
+            .into_iter()
+            .map(|failure| format!("{at}: {failure}"))
+            .collect();
         Ok(index)
     }
 }
@@ -228,6 +233,10 @@ As a reminder, you're using offline mode (--offline).
         let config = settings.analyzer_config();
         assert_eq!(config["cargo"]["features"], serde_json::json!(["serde"]));
         assert_eq!(config["cargo"]["extraEnv"]["CARGO_NET_OFFLINE"], "true");
+        assert_eq!(
+            config["cargo"]["extraEnv"]["CARGO_TARGET_DIR"],
+            "/state/rust-target"
+        );
         assert_eq!(
             config["cargo"]["cfgs"],
             serde_json::json!(["debug_assertions", "tokio_unstable"])

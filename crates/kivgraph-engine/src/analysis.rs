@@ -541,25 +541,32 @@ pub fn rust_unit(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysis> {
         repository_root: &checkout,
         workspace_root: root,
     };
+    let index = analyzer
+        .toolchain
+        .index_rust(&unit, &analyzer.settings, &db.analyzer_scratch());
     let identity = analyzer.toolchain.identity();
-    let index =
-        match analyzer
-            .toolchain
-            .index_rust(&unit, &analyzer.settings, &db.analyzer_scratch())
-        {
-            Ok(index) => index,
-            Err(error) => return Some(failed(identity, error)),
-        };
+    Some(group_analysis(
+        db, repository, identity, index, &own, &symbols,
+    ))
+}
+
+/// A Rust or Go unit's answer: the analyzer's index joined with the group's declarations,
+/// or why there is none.
+fn group_analysis(
+    db: &dyn Db,
+    repository: RepositoryInput,
+    identity: String,
+    index: Result<ScipIndex, kivgraph_analyzers::AnalyzerError>,
+    own: &BTreeMap<(String, String), Fingerprint>,
+    symbols: &[SymbolFact],
+) -> UnitAnalysis {
+    let index = match index {
+        Ok(index) => index,
+        Err(error) => return failed(identity, error),
+    };
     let name = repository.name(db);
     let locate = |path: &str| Some((name.clone(), path.to_string()));
-    let mut analysis = unit_analysis(db, identity, &index, &own, &locate, &symbols);
-    let at = if root.is_empty() { "." } else { root };
-    analysis.not_loaded = index
-        .not_loaded
-        .into_iter()
-        .map(|failure| format!("{at}: {failure}"))
-        .collect();
-    Some(analysis)
+    unit_analysis(db, identity, &index, own, &locate, symbols)
 }
 
 /// Reads the files and manifests of the registered crates a workspace's manifests name as
@@ -634,20 +641,13 @@ pub fn go_unit(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysis> {
         module_path,
         workspace: &workspace,
     };
-    let identity = analyzer.toolchain.identity();
-    let index = match analyzer
+    let index = analyzer
         .toolchain
-        .index_go(&unit, &analyzer.settings, &db.analyzer_scratch())
-    {
-        Ok(index) => index,
-        Err(error) => return Some(failed(identity, error)),
-    };
-    let name = repository.name(db);
-    let locate = |path: &str| Some((name.clone(), path.to_string()));
-    let mut analysis = unit_analysis(db, identity, &index, &own, &locate, &symbols);
-    analysis.unbuildable = index.unbuildable;
-    analysis.unloaded = index.unloaded;
-    Some(analysis)
+        .index_go(&unit, &analyzer.settings, &db.analyzer_scratch());
+    let identity = analyzer.toolchain.identity();
+    Some(group_analysis(
+        db, repository, identity, index, &own, &symbols,
+    ))
 }
 
 /// The directories of the registered Go modules, other than the members' own, that the
@@ -739,6 +739,9 @@ fn unit_analysis(
     let mut analysis = UnitAnalysis {
         analyzer,
         skipped_files: index.skipped.iter().filter_map(|p| locate(p)).collect(),
+        not_loaded: index.not_loaded.clone(),
+        unbuildable: index.unbuildable.clone(),
+        unloaded: index.unloaded.clone(),
         ..UnitAnalysis::default()
     };
     for document in &index.documents {

@@ -255,20 +255,10 @@ fn rust_references_are_resolved_by_rust_analyzer_across_repositories() {
         vec!["CRATE_PROVIDER_NOT_FOUND - gauge src/lib.rs:1"]
     );
     assert!(!facts.files.iter().any(|f| f.path.starts_with("vendor/")));
-    let scratch = tempfile::tempdir().unwrap();
-    let mut engine = Engine::new();
-    engine.set_analyzers(&analyzers(scratch.path()));
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/exact");
-    let (_, entries) = editable_fixtures(&["rsbroken"], LanguageToken::Rust);
-    let entry = RepositoryEntry {
-        path: root.join("rsbroken"),
-        ..entries[0].clone()
-    };
-    engine.update(&[load_repository(
-        kivgraph_discovery::discover_repository(&entry).unwrap(),
-    )]);
-    engine.facts(&|_| {});
-    let runs = engine.analyzer_runs("rsbroken", &analyzers(scratch.path()));
+    let broken = Edited::new(&["rsbroken"], LanguageToken::Rust);
+    let runs = broken
+        .engine
+        .analyzer_runs("rsbroken", &analyzers(broken.scratch.path()));
     assert!(
         runs[0].failures[0].starts_with("WORKSPACE_NOT_LOADED .: dependencies not loaded"),
         "{runs:?}"
@@ -348,46 +338,6 @@ fn go_references_are_resolved_by_go_types_across_modules() {
     );
 }
 
-/// Go: an edit re-runs its repository's unit and the units of the modules that require it.
-#[test]
-fn a_go_edit_reruns_its_module_and_the_modules_that_require_it() {
-    let (dir, entries) = editable_fixtures(&["goprovider", "goconsumer"], LanguageToken::Go);
-    let load = || -> Vec<_> {
-        entries
-            .iter()
-            .map(|e| load_repository(kivgraph_discovery::discover_repository(e).unwrap()))
-            .collect()
-    };
-    let scratch = tempfile::tempdir().unwrap();
-    let mut engine = Engine::new();
-    engine.set_analyzers(&analyzers(scratch.path()));
-    engine.update(&load());
-    engine.facts(&|_| {});
-    assert_eq!(engine.execution_log().count("go_unit"), 2);
-    engine.execution_log().take();
-    let edit = |path: &str, from: &str, to: &str| {
-        let file = dir.path().join(path);
-        let text = std::fs::read_to_string(&file).unwrap();
-        assert!(text.contains(from));
-        std::fs::write(&file, text.replace(from, to)).unwrap();
-    };
-    let reruns = |engine: &mut Engine| -> usize {
-        engine.update(&load());
-        engine.facts(&|_| {});
-        let log = engine.execution_log().take();
-        log.iter().filter(|e| e.starts_with("go_unit(")).count()
-    };
-    edit("goconsumer/report/report.go", "Radius: 1", "Radius: 2");
-    assert_eq!(reruns(&mut engine), 1);
-    edit("goprovider/store/store.go", "return 1", "return 2");
-    assert_eq!(reruns(&mut engine), 2);
-    let after = engine.facts(&|_| {}).to_fact_set();
-    let mut cold = Engine::new();
-    cold.set_analyzers(&analyzers(scratch.path()));
-    cold.update(&load());
-    assert_eq!(cold.facts(&|_| {}).to_fact_set(), after);
-}
-
 /// A registered crate named like a crates.io dependency, at another release: cargo resolves
 /// the dependency from the local registry, and rust-analyzer binds the uses there. They are
 /// declared `CRATE_VERSION_MISMATCH`, never bound to the registered copy by name.
@@ -454,108 +404,134 @@ fn editable_fixtures(
     (dir, entries)
 }
 
+/// An engine over fixtures copied so a test may edit them, analysed once.
+struct Edited {
+    dir: tempfile::TempDir,
+    entries: Vec<RepositoryEntry>,
+    scratch: tempfile::TempDir,
+    engine: Engine,
+}
+
+impl Edited {
+    fn new(names: &[&str], language: LanguageToken) -> Self {
+        let (dir, entries) = editable_fixtures(names, language);
+        let scratch = tempfile::tempdir().unwrap();
+        let mut edited = Edited {
+            dir,
+            entries,
+            engine: Engine::new(),
+            scratch,
+        };
+        edited
+            .engine
+            .set_analyzers(&analyzers(edited.scratch.path()));
+        edited.engine.update(&edited.load());
+        edited.engine.facts(&|_| {});
+        edited
+    }
+
+    fn load(&self) -> Vec<kivgraph_engine::LoadedRepository> {
+        self.entries
+            .iter()
+            .map(|e| load_repository(kivgraph_discovery::discover_repository(e).unwrap()))
+            .collect()
+    }
+
+    /// How many times `query` ran since the last call.
+    fn executions(&self, query: &str) -> usize {
+        let log = self.engine.execution_log().take();
+        log.iter()
+            .filter(|e| e.starts_with(&format!("{query}(")))
+            .count()
+    }
+
+    fn edit(&self, path: &str, from: &str, to: &str) {
+        let file = self.dir.path().join(path);
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(text.contains(from), "{path} does not spell {from}");
+        std::fs::write(&file, text.replace(from, to)).unwrap();
+    }
+
+    /// Re-analyses after an edit; how many times `query` ran.
+    fn reruns(&mut self, query: &str) -> usize {
+        self.engine.update(&self.load());
+        self.engine.facts(&|_| {});
+        self.executions(query)
+    }
+
+    /// The incremental result is what a cold engine computes.
+    fn assert_same_as_cold(&self) {
+        let after = self.engine.facts(&|_| {}).to_fact_set();
+        let mut cold = Engine::new();
+        cold.set_analyzers(&analyzers(self.scratch.path()));
+        cold.update(&self.load());
+        assert_eq!(cold.facts(&|_| {}).to_fact_set(), after);
+    }
+}
+
 /// An edit re-runs the unit that owns the file and the units whose checker read it, and no
 /// other: the consumer's edit re-checks the consumer alone; the provider's edit re-checks
 /// the provider and the consumer that imports it, never the packages nobody imports from.
 #[test]
 fn an_edit_reruns_the_units_that_read_the_file_and_no_other() {
-    let (dir, entries) = editable_typescript_fixtures();
-    let load = || -> Vec<_> {
-        entries
-            .iter()
-            .map(|e| load_repository(kivgraph_discovery::discover_repository(e).unwrap()))
-            .collect()
-    };
-    let scratch = tempfile::tempdir().unwrap();
-    let mut engine = Engine::new();
-    engine.set_analyzers(&analyzers(scratch.path()));
-    engine.update(&load());
-    engine.facts(&|_| {});
-    assert_eq!(engine.execution_log().count("typescript_unit"), 4);
-    engine.execution_log().take();
-
-    let report = dir.path().join("tsconsumer/src/report.ts");
-    let text = std::fs::read_to_string(&report).unwrap();
-    std::fs::write(&report, text.replace("let sum = 0;", "let sum = 0.0;")).unwrap();
-    engine.update(&load());
-    engine.facts(&|_| {});
-    let log = engine.execution_log().take();
-    let units: Vec<&String> = log
-        .iter()
-        .filter(|e| e.starts_with("typescript_unit("))
-        .collect();
-    assert_eq!(units.len(), 1, "{units:?}");
-
-    let shapes = dir.path().join("tsprovider/src/shapes.ts");
-    let text = std::fs::read_to_string(&shapes).unwrap();
-    std::fs::write(&shapes, format!("{text}\nexport const unit = 1;\n")).unwrap();
-    engine.update(&load());
-    let after = engine.facts(&|_| {}).to_fact_set();
-    assert_eq!(engine.execution_log().count("typescript_unit"), 2);
-    // And the result is what a cold engine computes.
-    let mut cold = Engine::new();
-    cold.set_analyzers(&analyzers(scratch.path()));
-    cold.update(&load());
-    assert_eq!(cold.facts(&|_| {}).to_fact_set(), after);
+    let mut edited = Edited::new(
+        &["tsprovider", "tsconsumer", "tsclaima", "tsclaimb"],
+        LanguageToken::Typescript,
+    );
+    assert_eq!(edited.executions("typescript_unit"), 4);
+    edited.edit("tsconsumer/src/report.ts", "let sum = 0;", "let sum = 0.0;");
+    assert_eq!(edited.reruns("typescript_unit"), 1);
+    edited.edit(
+        "tsprovider/src/shapes.ts",
+        "export class Square",
+        "export const unit = 1;\nexport class Square",
+    );
+    assert_eq!(edited.reruns("typescript_unit"), 2);
+    edited.assert_same_as_cold();
 }
 
-/// Rust: the unit is a repository's Cargo workspaces. Editing a `.rs` file re-runs its
-/// repository's unit and no other; editing the provider re-runs the consumer too, whose
-/// path dependency rust-analyzer loaded; so does a manifest edit.
+/// Rust: a unit per Cargo workspace. Editing a `.rs` file re-runs its workspace's unit and
+/// no other; editing the provider re-runs the consumer too, whose path dependency
+/// rust-analyzer loaded; so does a manifest edit. Nothing is written in the checkouts.
 #[test]
 fn a_rust_edit_reruns_its_workspace_and_the_workspaces_that_depend_on_it() {
-    let (dir, entries) = editable_fixtures(&["rsprovider", "rsconsumer"], LanguageToken::Rust);
-    let load = || -> Vec<_> {
-        entries
-            .iter()
-            .map(|e| load_repository(kivgraph_discovery::discover_repository(e).unwrap()))
-            .collect()
-    };
-    let scratch = tempfile::tempdir().unwrap();
-    let mut engine = Engine::new();
-    engine.set_analyzers(&analyzers(scratch.path()));
-    engine.update(&load());
-    engine.facts(&|_| {});
-    assert_eq!(engine.execution_log().count("rust_unit"), 2);
-    engine.execution_log().take();
-
-    let edit = |path: &str, from: &str, to: &str| {
-        let file = dir.path().join(path);
-        let text = std::fs::read_to_string(&file).unwrap();
-        assert!(text.contains(from));
-        std::fs::write(&file, text.replace(from, to)).unwrap();
-    };
-    let reruns = |engine: &mut Engine| -> Vec<String> {
-        engine.update(&load());
-        engine.facts(&|_| {});
-        let log = engine.execution_log().take();
-        log.into_iter()
-            .filter(|e| e.starts_with("rust_unit("))
-            .collect()
-    };
-    edit(
+    let mut edited = Edited::new(&["rsprovider", "rsconsumer"], LanguageToken::Rust);
+    assert_eq!(edited.executions("rust_unit"), 2);
+    edited.edit(
         "rsconsumer/src/lib.rs",
         "Square::new(2.0)",
         "Square::new(3.0)",
     );
-    assert_eq!(reruns(&mut engine).len(), 1);
-    edit(
+    assert_eq!(edited.reruns("rust_unit"), 1);
+    edited.edit(
         "rsprovider/core/src/store.rs",
         "vec![Circle::new(1.0)]",
         "vec![Circle::new(2.0)]",
     );
-    assert_eq!(reruns(&mut engine).len(), 2);
-    edit(
+    assert_eq!(edited.reruns("rust_unit"), 2);
+    edited.edit(
         "rsconsumer/Cargo.toml",
         "version = \"0.1.0\"",
         "version = \"0.1.1\"",
     );
-    assert_eq!(reruns(&mut engine).len(), 1);
-    let after = engine.facts(&|_| {}).to_fact_set();
-    let mut cold = Engine::new();
-    cold.set_analyzers(&analyzers(scratch.path()));
-    cold.update(&load());
-    assert_eq!(cold.facts(&|_| {}).to_fact_set(), after);
+    assert_eq!(edited.reruns("rust_unit"), 1);
+    edited.assert_same_as_cold();
+    for checkout in ["rsprovider", "rsconsumer"] {
+        let target = edited.dir.path().join(checkout).join("target");
+        assert!(!target.exists(), "cargo wrote {}", target.display());
+    }
+}
+
+/// Go: an edit re-runs its module's unit and the units of the modules that import it.
+#[test]
+fn a_go_edit_reruns_its_module_and_the_modules_that_require_it() {
+    let mut edited = Edited::new(&["goprovider", "goconsumer"], LanguageToken::Go);
+    assert_eq!(edited.executions("go_unit"), 2);
+    edited.edit("goconsumer/report/report.go", "Radius: 1", "Radius: 2");
+    assert_eq!(edited.reruns("go_unit"), 1);
+    edited.edit("goprovider/store/store.go", "return 1", "return 2");
+    assert_eq!(edited.reruns("go_unit"), 2);
+    edited.assert_same_as_cold();
 }
 
 /// `fact_cache: verify` re-runs every analyzer and names the unit whose cached answer
