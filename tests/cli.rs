@@ -209,7 +209,16 @@ fn two_passes_publish_identical_generations_and_rollback_returns() {
     let workspace = Workspace::new();
     let store = workspace.store();
     assert!(stdout(&workspace.index()).contains("published generation 000001"));
-    assert!(stdout(&workspace.index()).contains("published generation 000002 (previous: 000001)"));
+    let second = stdout(&workspace.index());
+    assert!(second.contains("published generation 000002 (previous: 000001)"));
+    // Nothing changed: the pass proves it from the inputs and republishes 000001's facts
+    // without loading a memo.
+    assert!(
+        second.contains(
+            "fact cache: on (unchanged (the published generation's inputs; republished)); 0 of"
+        ),
+        "{second}"
+    );
     let generation = |id| store.generation_dir(GenerationId(id));
     assert_eq!(
         read(generation(1).join("facts.bin")),
@@ -238,6 +247,22 @@ fn two_passes_publish_identical_generations_and_rollback_returns() {
         stderr(&out)
     );
     assert_eq!(store.current().unwrap(), Some(GenerationId(2)));
+
+    // Served from another generation than the last pass published, a pass recomputes.
+    let out = workspace.run(&["rollback", "--generation", "000001"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let third = stdout(&workspace.index());
+    assert!(
+        third.contains("published generation 000003 (previous: 000001)"),
+        "{third}"
+    );
+    assert!(third.contains("fact cache: on (loaded)"), "{third}");
+    assert_eq!(
+        read(generation(1).join("facts.bin")),
+        read(generation(3).join("facts.bin"))
+    );
+    let out = workspace.run(&["doctor"]);
+    assert!(out.status.success(), "{}", stdout(&out));
 }
 
 #[test]
@@ -265,12 +290,16 @@ fn json_mode_prints_only_events() {
         result["index"]["files_analyzed"],
         result["index"]["files_total"]
     );
-    // A second pass is served by the fact cache.
+    // A second pass finds its inputs unchanged and republishes.
     let out = workspace.run(&["index", "--full", "--json"]);
     let last: serde_json::Value =
         serde_json::from_str(stdout(&out).lines().last().unwrap()).unwrap();
     assert_eq!(last["result"]["index"]["files_analyzed"], 0);
-    assert_eq!(last["result"]["index"]["fact_cache_state"], "loaded");
+    assert_eq!(
+        last["result"]["index"]["fact_cache_state"],
+        "unchanged (the published generation's inputs; republished)"
+    );
+    assert_eq!(last["result"]["counts"], result["counts"]);
 }
 
 #[test]

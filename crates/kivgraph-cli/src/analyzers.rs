@@ -1,6 +1,8 @@
 //! Which exact analyzers this machine has, as `index` runs them and `doctor` reports them.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use kivgraph_analyzers::{
     Analyzer, AnalyzerError, GoAnalyzer, GoSettings, RustAnalyzer, RustSettings, Toolchain,
@@ -9,12 +11,12 @@ use kivgraph_config::{LoadedConfig, analyzers_dir};
 use kivgraph_engine::{AnalyzerOptions, LoadsAtOnce};
 use kivgraph_facts::Language;
 
-/// The analyzers a pass would run, each found or with why it is absent.
-pub struct Located {
-    pub typescript: Result<Toolchain, AnalyzerError>,
-    pub python: Result<Toolchain, AnalyzerError>,
-    pub rust: Result<Toolchain, AnalyzerError>,
-    pub go: Result<Toolchain, AnalyzerError>,
+/// The analyzers this machine has, each found (or found absent) on first use: asking a
+/// Node-based analyzer its version starts `node` (0.4 s), so a pass asks only for the
+/// analyzers of the languages it indexes.
+pub struct Located<'a> {
+    config: &'a LoadedConfig,
+    found: [OnceLock<Result<Toolchain, AnalyzerError>>; 4],
 }
 
 /// The default `typescript.worker_command` means "the analyzer the setup script installed".
@@ -23,19 +25,38 @@ const DEFAULT_WORKER: &str = "kivgraph-ts-worker";
 /// the one beside the executable, else the `PATH`'s.
 const DEFAULT_RUST_ANALYZER: &str = "rust-analyzer";
 
-pub fn locate(config: &LoadedConfig) -> Located {
-    let worker = &config.config.typescript.worker_command;
-    let configured = (worker != DEFAULT_WORKER).then_some(worker.as_str());
+const ANALYZERS: [Analyzer; 4] = [
+    Analyzer::Typescript,
+    Analyzer::Python,
+    Analyzer::Rust,
+    Analyzer::Go,
+];
+
+pub fn locate(config: &LoadedConfig) -> Located<'_> {
     Located {
-        typescript: Toolchain::locate(Analyzer::Typescript, configured, &analyzers_dir()),
-        python: Toolchain::locate(Analyzer::Python, None, &analyzers_dir()),
-        rust: Toolchain::locate(
-            Analyzer::Rust,
-            Some(config.config.rust.analyzer_command.as_str())
-                .filter(|command| *command != DEFAULT_RUST_ANALYZER),
-            &analyzers_dir(),
-        ),
-        go: Toolchain::locate(Analyzer::Go, None, &analyzers_dir()),
+        config,
+        found: Default::default(),
+    }
+}
+
+impl Located<'_> {
+    /// The analyzer's program, or why it is absent.
+    pub fn get(&self, analyzer: Analyzer) -> &Result<Toolchain, AnalyzerError> {
+        let slot = ANALYZERS
+            .iter()
+            .position(|a| *a == analyzer)
+            .expect("every analyzer has a slot");
+        self.found[slot].get_or_init(|| {
+            let config = &self.config.config;
+            let configured = match analyzer {
+                Analyzer::Typescript => Some(config.typescript.worker_command.as_str())
+                    .filter(|command| *command != DEFAULT_WORKER),
+                Analyzer::Rust => Some(config.rust.analyzer_command.as_str())
+                    .filter(|command| *command != DEFAULT_RUST_ANALYZER),
+                Analyzer::Python | Analyzer::Go => None,
+            };
+            Toolchain::locate(analyzer, configured, &analyzers_dir())
+        })
     }
 }
 
@@ -88,27 +109,37 @@ pub fn toolchain_sysroot(program: &Path) -> Option<PathBuf> {
         .then(|| toolchain.to_path_buf())
 }
 
-impl Located {
-    /// What a pass runs. A missing analyzer is an absence the pass reports per repository,
-    /// never a failure.
-    pub fn into_options(self, config: &LoadedConfig) -> AnalyzerOptions {
+impl Located<'_> {
+    /// What a pass over repositories of these languages runs: the analyzers of the other
+    /// languages are not looked for. A missing analyzer is an absence the pass reports per
+    /// repository, never a failure.
+    pub fn into_options(self, languages: &BTreeSet<Language>) -> AnalyzerOptions {
+        let config = self.config;
         let mut absent = Vec::new();
-        let mut found = |language: Language, located: Result<Toolchain, AnalyzerError>| {
-            located
-                .map_err(|error| {
+        let mut found = |analyzer: Analyzer, served: &[Language]| {
+            if !served.iter().any(|l| languages.contains(l)) {
+                return None;
+            }
+            match self.get(analyzer) {
+                Ok(toolchain) => Some(toolchain.clone()),
+                Err(error) => {
                     tracing::info!(%error, "analyzer absent; its language keeps syntax-layer facts");
-                    absent.push((language, error.to_string()));
-                })
-                .ok()
+                    absent.push((served[0], error.to_string()));
+                    None
+                }
+            }
         };
-        let typescript = found(Language::TypeScript, self.typescript);
-        let python = found(Language::Python, self.python);
-        let rust = found(Language::Rust, self.rust).map(|toolchain| RustAnalyzer {
+        let typescript = found(
+            Analyzer::Typescript,
+            &[Language::TypeScript, Language::JavaScript],
+        );
+        let python = found(Analyzer::Python, &[Language::Python]);
+        let rust = found(Analyzer::Rust, &[Language::Rust]).map(|toolchain| RustAnalyzer {
             settings: rust_settings(config, &toolchain),
             toolchain,
         });
         let go_section = &config.config.go;
-        let go = found(Language::Go, self.go).map(|toolchain| GoAnalyzer {
+        let go = found(Analyzer::Go, &[Language::Go]).map(|toolchain| GoAnalyzer {
             toolchain,
             settings: GoSettings {
                 build_tags: go_section.build_tags.clone(),

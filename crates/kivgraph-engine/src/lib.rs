@@ -14,6 +14,7 @@ mod analysis;
 mod cache;
 mod database;
 mod pass;
+mod pass_record;
 mod queries;
 mod resolve;
 
@@ -25,8 +26,8 @@ pub use analysis::{
 pub use cache::{CacheIdentity, CacheLoad};
 pub use database::{EngineDatabase, ExecutionLog};
 pub use pass::{
-    AnalyzerOptions, AnalyzerRun, Engine, EngineError, LoadedRepository, LoadsAtOnce, PassOptions,
-    PassOutcome, Progress, RepositoryReport, load_repository, run_pass,
+    AnalyzerOptions, AnalyzerRun, Engine, EngineError, LoadedRepository, LoadsAtOnce, PassGraph,
+    PassOptions, PassOutcome, Progress, RepositoryReport, load_repository, run_pass,
 };
 pub use queries::{
     FileFacts, FileInput, LocalSymbol, PackageInput, RepositoryFacts, RepositoryInput, Workspace,

@@ -11,6 +11,7 @@ use kivgraph_discovery::{DiscoveredRepository, discover_repository};
 use kivgraph_facts::{FactSet, Fingerprint, Language, StableKey, UnresolvedReference};
 use rayon::prelude::*;
 use salsa::Setter;
+use serde::{Deserialize, Serialize};
 
 use kivgraph_analyzers::{GoAnalyzer, RustAnalyzer, Toolchain};
 
@@ -20,6 +21,7 @@ use crate::analysis::{
 };
 use crate::cache::{self, CacheIdentity, CacheLoad};
 use crate::database::{EngineDatabase, ExecutionLog};
+use crate::pass_record::{PassRecord, inputs_digest};
 use crate::queries::{
     FileFacts, FileInput, PackageInput, RepositoryInput, UnitInput, Workspace, WorkspaceFacts,
     file_facts, package_key, workspace_facts,
@@ -41,6 +43,8 @@ pub enum EngineError {
     },
     #[error(transparent)]
     CacheWrite(#[from] cache::CacheWriteError),
+    #[error("could not record what the published pass was computed from: {0}")]
+    RecordWrite(String),
 }
 
 /// A progress event: a phase, optionally per repository, with a count.
@@ -58,6 +62,10 @@ pub struct PassOptions {
     pub cache_directory: PathBuf,
     pub identity: CacheIdentity,
     pub analyzers: AnalyzerOptions,
+    /// The generation the store serves, if any. With the fact cache `on`, a pass whose
+    /// inputs are exactly those that generation was computed from answers with it instead
+    /// of recomputing it (`PassGraph::Unchanged`).
+    pub published_generation: Option<u64>,
 }
 
 /// The exact analyzers a pass runs, as the caller located them. `None` is an absence the
@@ -79,7 +87,7 @@ pub struct AnalyzerOptions {
     pub absent: Vec<(Language, String)>,
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RepositoryReport {
     pub name: String,
     pub root: String,
@@ -123,7 +131,7 @@ enum Unit {
 }
 
 /// An exact analyzer's work on one repository's files of one language.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AnalyzerRun {
     pub language: Language,
     /// `name version`; `None` when the analyzer is absent on this machine.
@@ -136,9 +144,21 @@ pub struct AnalyzerRun {
     pub absent: Option<String>,
 }
 
+/// What a pass produced.
+#[derive(Debug, Clone)]
+pub enum PassGraph {
+    /// A graph to publish.
+    Computed(FactSet),
+    /// The pass's inputs are exactly those this published generation was computed from:
+    /// it is the answer, to be republished as it is.
+    Unchanged { generation: u64 },
+}
+
 #[derive(Debug, Clone)]
 pub struct PassOutcome {
-    pub facts: FactSet,
+    pub graph: PassGraph,
+    /// The digest of everything the pass computed from (`pass_record`).
+    pub inputs_digest: String,
     pub repositories: Vec<RepositoryReport>,
     pub cache: CacheLoad,
     /// How many file extractions ran (the rest were served by the fact cache).
@@ -604,8 +624,16 @@ impl Engine {
     /// Runs the analyzer units that need it, heaviest first, each language within its own
     /// budget (TypeScript/JavaScript and Python `maximum_workers`, Rust and Go their loads at
     /// once); merging then reads their memos in unit order.
-    fn analyze_units(&self, workspace: Workspace, progress: &(dyn Fn(Progress) + Sync)) {
+    /// Runs every analyzer unit, each budget on its own threads, and `meanwhile` on this
+    /// thread while they run.
+    fn analyze_units(
+        &self,
+        workspace: Workspace,
+        progress: &(dyn Fn(Progress) + Sync),
+        meanwhile: impl FnOnce(),
+    ) {
         let Some(settings) = AnalyzerSettings::try_get(&self.db) else {
+            meanwhile();
             return;
         };
         let typescript = settings.typescript(&self.db).is_some();
@@ -706,6 +734,7 @@ impl Engine {
                     }
                 });
             }
+            meanwhile();
         });
     }
 
@@ -715,32 +744,35 @@ impl Engine {
         let Some(workspace) = Workspace::try_get(&self.db) else {
             return Arc::default();
         };
-        for repository in workspace.repositories(&self.db) {
-            let files = self.repository_files(*repository);
-            let name = repository.name(&self.db).clone();
-            let completed = AtomicUsize::new(0);
-            let total = files.len();
-            let step = (total / 20).max(256);
-            files.par_iter().for_each_with(self.db.clone(), |db, file| {
-                file_facts(db, *file);
-                let done = completed.fetch_add(1, Ordering::Relaxed) + 1;
-                if done.is_multiple_of(step) {
-                    progress(Progress {
-                        phase: "parse",
-                        repository: Some(name.clone()),
-                        completed: done,
-                        total,
-                    });
-                }
-            });
-            progress(Progress {
-                phase: "parse",
-                repository: Some(name),
-                completed: total,
-                total,
-            });
-        }
-        self.analyze_units(workspace, progress);
+        // The analyzers read the files' texts, not their syntax facts: they run while the
+        // syntax layer parses, and the merge waits for both.
+        self.analyze_units(workspace, progress, || {
+            for repository in workspace.repositories(&self.db) {
+                let files = self.repository_files(*repository);
+                let name = repository.name(&self.db).clone();
+                let completed = AtomicUsize::new(0);
+                let total = files.len();
+                let step = (total / 20).max(256);
+                files.par_iter().for_each_with(self.db.clone(), |db, file| {
+                    file_facts(db, *file);
+                    let done = completed.fetch_add(1, Ordering::Relaxed) + 1;
+                    if done.is_multiple_of(step) {
+                        progress(Progress {
+                            phase: "parse",
+                            repository: Some(name.clone()),
+                            completed: done,
+                            total,
+                        });
+                    }
+                });
+                progress(Progress {
+                    phase: "parse",
+                    repository: Some(name),
+                    completed: total,
+                    total,
+                });
+            }
+        });
         progress(Progress {
             phase: "merge",
             repository: None,
@@ -846,6 +878,35 @@ pub fn run_pass(
         }
     }
     timings.lap("discover_and_read");
+    let inputs_digest = inputs_digest(
+        &options.identity.0,
+        &options.analyzers,
+        entries,
+        &loaded,
+        &unavailable,
+    );
+    if options.fact_cache == FactCacheMode::On
+        && let Some(record) = PassRecord::read(&options.cache_directory)
+        && record.inputs_digest == inputs_digest
+        && options.published_generation == Some(record.generation)
+    {
+        timings.lap("compare_inputs");
+        return Ok(PassOutcome {
+            graph: PassGraph::Unchanged {
+                generation: record.generation,
+            },
+            inputs_digest,
+            repositories: record.repositories,
+            cache: CacheLoad::NotNeeded,
+            files_analyzed: 0,
+            files_total: record.files_total,
+            cache_bytes: std::fs::metadata(crate::cache::cache_file(&options.cache_directory))
+                .ok()
+                .map(|m| m.len()),
+            timings,
+        });
+    }
+    timings.lap("compare_inputs");
     let (mut engine, cache_load) = match options.fact_cache {
         FactCacheMode::Off => (Engine::new(), CacheLoad::Absent),
         FactCacheMode::On | FactCacheMode::Verify => {
@@ -860,6 +921,12 @@ pub fn run_pass(
     let mut facts = engine.facts(progress).to_fact_set();
     timings.lap("analyse_and_merge");
     let files_analyzed = engine.execution_log().count("file_facts");
+    // Every persisted memo: a unit re-runs with no file changed when its analyzer did.
+    let memos_recomputed = files_analyzed
+        + ["typescript_unit", "python_unit", "rust_unit", "go_unit"]
+            .iter()
+            .map(|query| engine.execution_log().count(query))
+            .sum::<usize>();
     if options.fact_cache == FactCacheMode::Verify {
         let mut fresh = Engine::new();
         fresh.update(&loaded);
@@ -942,10 +1009,10 @@ pub fn run_pass(
     let files_total = facts.files.len();
     let cache_bytes = match options.fact_cache {
         FactCacheMode::Off => None,
-        // Nothing was analysed: the file memos on disk already hold every fact of this pass
+        // Nothing was recomputed: the memos on disk already hold every fact of this pass
         // (inputs the pass dropped are reconciled again by the next load), so the cache is
         // not rewritten.
-        _ if matches!(cache_load, CacheLoad::Loaded) && files_analyzed == 0 => {
+        _ if matches!(cache_load, CacheLoad::Loaded) && memos_recomputed == 0 => {
             std::fs::metadata(crate::cache::cache_file(&options.cache_directory))
                 .ok()
                 .map(|m| m.len())
@@ -954,7 +1021,8 @@ pub fn run_pass(
     };
     timings.lap("cache_save");
     Ok(PassOutcome {
-        facts,
+        graph: PassGraph::Computed(facts),
+        inputs_digest,
         repositories: reports,
         cache: cache_load,
         files_analyzed,
@@ -962,4 +1030,35 @@ pub fn run_pass(
         cache_bytes,
         timings,
     })
+}
+
+impl PassOutcome {
+    /// The graph the pass computed; `None` when it answered with the published generation.
+    pub fn computed(&self) -> Option<&FactSet> {
+        match &self.graph {
+            PassGraph::Computed(facts) => Some(facts),
+            PassGraph::Unchanged { .. } => None,
+        }
+    }
+
+    /// Remembers, once `generation` is published from this pass, what it was computed
+    /// from: the next pass with the same inputs republishes it. With the fact cache `off`
+    /// nothing is remembered.
+    pub fn record_published(
+        &self,
+        options: &PassOptions,
+        generation: u64,
+    ) -> Result<(), EngineError> {
+        if options.fact_cache == FactCacheMode::Off {
+            return Ok(());
+        }
+        PassRecord {
+            inputs_digest: self.inputs_digest.clone(),
+            generation,
+            repositories: self.repositories.clone(),
+            files_total: self.files_total,
+        }
+        .write(&options.cache_directory)
+        .map_err(|error| EngineError::RecordWrite(error.to_string()))
+    }
 }

@@ -545,6 +545,7 @@ fn verify_names_the_analyzer_unit_whose_cached_answer_lies() {
         cache_directory: dir.path().join("cache"),
         identity: CacheIdentity("test-build".into()),
         analyzers: analyzers(scratch.path()),
+        published_generation: None,
     };
     run_pass(&entries, &options(FactCacheMode::On), &|_| {}).unwrap();
     run_pass(&entries, &options(FactCacheMode::Verify), &|_| {}).unwrap();

@@ -5,8 +5,10 @@ use std::path::Path;
 
 use kivgraph_config::{FactCacheMode, LanguageToken, RepositoryEntry};
 use kivgraph_engine::{
-    AnalyzerOptions, CacheIdentity, CacheLoad, EngineError, PassOptions, run_pass,
+    AnalyzerOptions, CacheIdentity, CacheLoad, EngineError, PassGraph, PassOptions, PassOutcome,
+    run_pass,
 };
+use kivgraph_facts::FactSet;
 
 fn write(root: &Path, path: &str, text: &str) {
     let full = root.join(path);
@@ -47,7 +49,12 @@ fn options(dir: &Path, mode: FactCacheMode, identity: &str) -> PassOptions {
         cache_directory: dir.join("cache"),
         identity: CacheIdentity(identity.into()),
         analyzers: AnalyzerOptions::default(),
+        published_generation: None,
     }
+}
+
+fn facts(outcome: &PassOutcome) -> &FactSet {
+    outcome.computed().expect("the pass computed its graph")
 }
 
 #[test]
@@ -58,14 +65,12 @@ fn warm_pass_reexecutes_only_the_edited_file() {
     assert_eq!(cold.cache, CacheLoad::Absent);
     assert_eq!(cold.files_analyzed, 4);
     // The receiver declared in another file of the package is linked.
-    let start = cold
-        .facts
+    let start = facts(&cold)
         .symbols
         .iter()
         .find(|s| s.qualified_name == "Server.Start")
         .unwrap();
-    let server = cold
-        .facts
+    let server = facts(&cold)
         .symbols
         .iter()
         .find(|s| s.qualified_name == "Server")
@@ -75,7 +80,7 @@ fn warm_pass_reexecutes_only_the_edited_file() {
     let unchanged = run_pass(&entries, &on, &|_| {}).unwrap();
     assert_eq!(unchanged.cache, CacheLoad::Loaded);
     assert_eq!(unchanged.files_analyzed, 0);
-    assert_eq!(unchanged.facts, cold.facts);
+    assert_eq!(facts(&unchanged), facts(&cold));
 
     write(
         &entries[0].path,
@@ -90,9 +95,9 @@ fn warm_pass_reexecutes_only_the_edited_file() {
         &|_| {},
     )
     .unwrap();
-    assert_eq!(warm.facts, fresh.facts);
+    assert_eq!(facts(&warm), facts(&fresh));
     assert!(
-        warm.facts
+        facts(&warm)
             .symbols
             .iter()
             .any(|s| s.qualified_name == "added")
@@ -105,7 +110,7 @@ fn warm_pass_reexecutes_only_the_edited_file() {
         &|_| {},
     )
     .unwrap();
-    assert_eq!(verified.facts, fresh.facts);
+    assert_eq!(facts(&verified), facts(&fresh));
 
     // Another build never trusts this cache.
     let foreign = run_pass(
@@ -116,6 +121,80 @@ fn warm_pass_reexecutes_only_the_edited_file() {
     .unwrap();
     assert_eq!(foreign.cache, CacheLoad::Foreign);
     assert_eq!(foreign.files_analyzed, 4);
+}
+
+#[test]
+fn unchanged_inputs_answer_with_the_generation_they_were_published_as() {
+    let (dir, entries) = fixture();
+    let served = |generation| PassOptions {
+        published_generation: generation,
+        ..options(dir.path(), FactCacheMode::On, "test-build")
+    };
+    let cold = run_pass(&entries, &served(None), &|_| {}).unwrap();
+    assert!(cold.computed().is_some());
+    cold.record_published(&served(None), 7).unwrap();
+
+    let again = run_pass(&entries, &served(Some(7)), &|_| {}).unwrap();
+    assert!(matches!(
+        again.graph,
+        PassGraph::Unchanged { generation: 7 }
+    ));
+    assert_eq!(again.cache, CacheLoad::NotNeeded);
+    assert_eq!(again.inputs_digest, cold.inputs_digest);
+    assert_eq!(again.repositories, cold.repositories);
+    assert_eq!(again.files_total, cold.files_total);
+
+    // Another generation is served (a rollback, a pass with the cache off): recompute.
+    let rolled_back = run_pass(&entries, &served(Some(6)), &|_| {}).unwrap();
+    assert!(rolled_back.computed().is_some());
+    // `verify` and `off` never take the shortcut.
+    for mode in [FactCacheMode::Verify, FactCacheMode::Off] {
+        let pass = PassOptions {
+            fact_cache: mode,
+            ..served(Some(7))
+        };
+        assert!(
+            run_pass(&entries, &pass, &|_| {})
+                .unwrap()
+                .computed()
+                .is_some()
+        );
+    }
+    // Another build, or another analyzer configuration, is another input.
+    let other_build = PassOptions {
+        identity: CacheIdentity("other-build".into()),
+        ..served(Some(7))
+    };
+    assert!(
+        run_pass(&entries, &other_build, &|_| {})
+            .unwrap()
+            .computed()
+            .is_some()
+    );
+    let other_analyzers = PassOptions {
+        analyzers: AnalyzerOptions {
+            maximum_workers: 9,
+            ..AnalyzerOptions::default()
+        },
+        ..served(Some(7))
+    };
+    assert!(
+        run_pass(&entries, &other_analyzers, &|_| {})
+            .unwrap()
+            .computed()
+            .is_some()
+    );
+
+    // One byte of one file changes the inputs.
+    write(
+        &entries[0].path,
+        "lib/util.py",
+        "def helper():\n    pass\n# edited\n",
+    );
+    let edited = run_pass(&entries, &served(Some(7)), &|_| {}).unwrap();
+    assert_ne!(edited.inputs_digest, cold.inputs_digest);
+    assert_eq!(edited.files_analyzed, 1);
+    assert!(edited.computed().is_some());
 }
 
 #[test]

@@ -20,4 +20,4 @@ pub use reader::{
     SnapshotError, SymbolView, UnresolvedView,
 };
 pub use terms::{TERM_IN_NAME, terms};
-pub use writer::{WriteError, write_snapshot};
+pub use writer::{WriteError, restamp_generation, write_snapshot};

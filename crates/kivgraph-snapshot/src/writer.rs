@@ -15,6 +15,8 @@ pub enum WriteError {
     OrphanSymbol(StableKey),
     #[error("the fact set is too large for 32-bit offsets ({0})")]
     TooLarge(&'static str),
+    #[error("not a snapshot of this format: its header cannot be restamped")]
+    NotASnapshot,
 }
 
 /// Deduplicating string arena, borrowing from the facts; insertion order is deterministic.
@@ -713,4 +715,21 @@ pub fn write_snapshot(facts: &FactSet, generation: u64) -> Result<Vec<u8>, Write
         .bytes(blake3::hash(&payload).as_bytes());
     out.bytes(&payload);
     Ok(out.0)
+}
+
+/// Where the generation id sits in the header: after the magic, the format version and the
+/// section count.
+const GENERATION_OFFSET: usize = 16;
+
+/// Gives the snapshot of one generation the id of another that republishes the same facts.
+/// Only the header changes: the payload, and so its digest, stays byte-identical.
+pub fn restamp_generation(snapshot: &mut [u8], generation: u64) -> Result<(), WriteError> {
+    if snapshot.len() < HEADER_LEN
+        || &snapshot[..MAGIC.len()] != MAGIC
+        || snapshot[MAGIC.len()..MAGIC.len() + 4] != FORMAT_VERSION.to_le_bytes()
+    {
+        return Err(WriteError::NotASnapshot);
+    }
+    snapshot[GENERATION_OFFSET..GENERATION_OFFSET + 8].copy_from_slice(&generation.to_le_bytes());
+    Ok(())
 }

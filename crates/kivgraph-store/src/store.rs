@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use kivgraph_facts::{FactSet, FactSetError};
-use kivgraph_snapshot::{Snapshot, SnapshotError, write_snapshot};
+use kivgraph_snapshot::{Snapshot, SnapshotError, restamp_generation, write_snapshot};
 
 use crate::manifest::{Counts, Digests, MANIFEST_FORMAT, Manifest, RepositoryState};
 use crate::{GenerationId, rfc3339_utc};
@@ -211,9 +211,63 @@ impl GenerationStore {
     /// Writes `facts` as a new generation, validates it, and only then points `CURRENT` at it.
     pub fn publish(
         &self,
-        _lock: &PublishLock,
+        lock: &PublishLock,
         facts: &FactSet,
         repositories: Vec<RepositoryState>,
+    ) -> Result<Published, StoreError> {
+        self.publish_candidate(lock, |store, directory, id, lap| {
+            facts.validate()?;
+            lap("validate_invariants");
+            store.write_candidate(directory, id, facts, repositories, lap)
+        })
+    }
+
+    /// Publishes the facts of generation `from` again as a new generation, for a pass that
+    /// proved its inputs unchanged: `facts.bin` is linked (or copied), the snapshot's
+    /// header takes the new id, its payload stays byte-identical, the manifest carries the
+    /// repositories' new states. Validated from disk like any candidate.
+    pub fn republish(
+        &self,
+        lock: &PublishLock,
+        from: GenerationId,
+        repositories: Vec<RepositoryState>,
+    ) -> Result<Published, StoreError> {
+        self.publish_candidate(lock, |store, directory, id, lap| {
+            let source = store.generation_dir(from);
+            let previous = read_manifest(&source, from)?;
+            let facts_path = source.join(FACTS_FILE);
+            let facts_copy = directory.join(FACTS_FILE);
+            if std::fs::hard_link(&facts_path, &facts_copy).is_err() {
+                std::fs::copy(&facts_path, &facts_copy).map_err(io("copy", &facts_path))?;
+            }
+            let snapshot_path = source.join(SNAPSHOT_FILE);
+            let mut snapshot = std::fs::read(&snapshot_path).map_err(io("read", &snapshot_path))?;
+            restamp_generation(&mut snapshot, id.0).map_err(|e| StoreError::Invalid {
+                id: from,
+                reason: format!("{SNAPSHOT_FILE}: {e}"),
+            })?;
+            lap("copy_generation");
+            write_synced(&directory.join(SNAPSHOT_FILE), &snapshot)?;
+            lap("write_and_sync");
+            let manifest = Manifest {
+                repositories,
+                ..fresh_manifest(id, previous.counts, previous.digests)
+            };
+            store.write_manifest_and_verify(directory, id, manifest, lap)
+        })
+    }
+
+    /// Builds a candidate in a temporary directory with `write`, and only once it is
+    /// written and verified renames it into place and points `CURRENT` at it.
+    fn publish_candidate(
+        &self,
+        _lock: &PublishLock,
+        write: impl FnOnce(
+            &Self,
+            &Path,
+            GenerationId,
+            &mut dyn FnMut(&'static str),
+        ) -> Result<Manifest, StoreError>,
     ) -> Result<Published, StoreError> {
         let mut timings = Vec::new();
         let mut last = std::time::Instant::now();
@@ -222,8 +276,6 @@ impl GenerationStore {
             timings.push((phase, now - last));
             last = now;
         };
-        facts.validate()?;
-        lap("validate_invariants");
         self.remove_temporaries()?;
         let id = self.next_id()?;
         let generations = self.generations_dir();
@@ -231,8 +283,7 @@ impl GenerationStore {
         let temporary = generations.join(format!("{TEMPORARY_PREFIX}{id}-{}", std::process::id()));
         std::fs::create_dir_all(&temporary).map_err(io("create", &temporary))?;
 
-        let result = self.write_candidate(&temporary, id, facts, repositories, &mut lap);
-        let manifest = match result {
+        let manifest = match write(self, &temporary, id, &mut lap) {
             Ok(manifest) => manifest,
             Err(err) => {
                 let _ = std::fs::remove_dir_all(&temporary);
@@ -274,29 +325,34 @@ impl GenerationStore {
         write_synced(&directory.join(FACTS_FILE), &facts_bytes)?;
         write_synced(&directory.join(SNAPSHOT_FILE), &snapshot_bytes)?;
         lap("write_and_sync");
-        let now = SystemTime::now();
         let manifest = Manifest {
-            generation_id: id,
-            format: MANIFEST_FORMAT,
-            kivgraph_version: env!("CARGO_PKG_VERSION").to_string(),
-            built_at: rfc3339_utc(now),
-            built_at_unix_ms: now
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_millis() as u64)
-                .unwrap_or(0),
-            counts: counts(facts),
-            digests: Digests {
-                facts: blake3::hash(&facts_bytes).to_hex().to_string(),
-                snapshot_payload: blake3::hash(&snapshot_bytes[64..]).to_hex().to_string(),
-            },
             repositories,
+            ..fresh_manifest(
+                id,
+                counts(facts),
+                Digests {
+                    facts: blake3::hash(&facts_bytes).to_hex().to_string(),
+                    snapshot_payload: blake3::hash(&snapshot_bytes[64..]).to_hex().to_string(),
+                },
+            )
         };
+        self.write_manifest_and_verify(directory, id, manifest, lap)
+    }
+
+    fn write_manifest_and_verify(
+        &self,
+        directory: &Path,
+        id: GenerationId,
+        manifest: Manifest,
+        lap: &mut dyn FnMut(&'static str),
+    ) -> Result<Manifest, StoreError> {
         let manifest_bytes = serde_json::to_vec_pretty(&manifest)
             .map_err(|e| StoreError::Snapshot(e.to_string()))?;
         write_synced(&directory.join(MANIFEST_FILE), &manifest_bytes)?;
         sync_dir(directory)?;
         // Validate exactly what a server will map, from disk. The facts were validated in
-        // memory; their file is checked against its digest.
+        // memory (or, republished, when they were first published); their file is checked
+        // against its digest.
         verify_files(directory, id, &manifest)?;
         lap("verify_from_disk");
         Ok(manifest)
@@ -487,6 +543,24 @@ fn verify_files(directory: &Path, id: GenerationId, manifest: &Manifest) -> Resu
         )));
     }
     Ok(())
+}
+
+/// A manifest built now, by this build, for facts with these counts and digests.
+fn fresh_manifest(id: GenerationId, counts: Counts, digests: Digests) -> Manifest {
+    let now = SystemTime::now();
+    Manifest {
+        generation_id: id,
+        format: MANIFEST_FORMAT,
+        kivgraph_version: env!("CARGO_PKG_VERSION").to_string(),
+        built_at: rfc3339_utc(now),
+        built_at_unix_ms: now
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0),
+        counts,
+        digests,
+        repositories: Vec::new(),
+    }
 }
 
 fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {

@@ -11,6 +11,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::ExitCode;
 
+use kivgraph_analyzers::Analyzer;
 use kivgraph_config::{LanguageToken, LoadedConfig, Registry, RepositoryEntry};
 use kivgraph_discovery::{DiscoveredRepository, discover_repository};
 use kivgraph_facts::Language;
@@ -51,7 +52,7 @@ fn orphans(discovered: &DiscoveredRepository, languages: &[Language]) -> BTreeMa
     directories
 }
 
-fn audit(entry: &RepositoryEntry, located: &Located) -> (Vec<Finding>, Value) {
+fn audit(entry: &RepositoryEntry, located: &Located<'_>) -> (Vec<Finding>, Value) {
     let mut findings = Vec::new();
     let discovered = match discover_repository(entry) {
         Ok(discovered) => discovered,
@@ -147,12 +148,16 @@ fn audit(entry: &RepositoryEntry, located: &Located) -> (Vec<Finding>, Value) {
     for (languages, found, name) in [
         (
             &[Language::TypeScript, Language::JavaScript][..],
-            &located.typescript,
+            located.get(Analyzer::Typescript),
             "TypeScript/JavaScript",
         ),
-        (&[Language::Python][..], &located.python, "Python"),
-        (&[Language::Rust][..], &located.rust, "Rust"),
-        (&[Language::Go][..], &located.go, "Go"),
+        (
+            &[Language::Python][..],
+            located.get(Analyzer::Python),
+            "Python",
+        ),
+        (&[Language::Rust][..], located.get(Analyzer::Rust), "Rust"),
+        (&[Language::Go][..], located.get(Analyzer::Go), "Go"),
     ] {
         let files = discovered
             .files

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::anyhow;
+use kivgraph_analyzers::Analyzer;
 use kivgraph_config::{LoadedConfig, Registry};
 use kivgraph_snapshot::Snapshot;
 use kivgraph_store::{GenerationId, GenerationStore};
@@ -175,12 +176,16 @@ fn check_toolchains(report: &mut Report, config: &LoadedConfig) {
     for (check, found, languages) in [
         (
             "toolchain.typescript",
-            &located.typescript,
+            located.get(Analyzer::Typescript),
             "TypeScript and JavaScript keep",
         ),
-        ("toolchain.python", &located.python, "Python keeps"),
-        ("toolchain.rust", &located.rust, "Rust keeps"),
-        ("toolchain.go", &located.go, "Go keeps"),
+        (
+            "toolchain.python",
+            located.get(Analyzer::Python),
+            "Python keeps",
+        ),
+        ("toolchain.rust", located.get(Analyzer::Rust), "Rust keeps"),
+        ("toolchain.go", located.get(Analyzer::Go), "Go keeps"),
     ] {
         match found {
             Ok(toolchain) => report.pass(
@@ -198,7 +203,7 @@ fn check_toolchains(report: &mut Report, config: &LoadedConfig) {
             ),
         }
     }
-    if let Ok(rust) = &located.rust {
+    if let Ok(rust) = located.get(Analyzer::Rust) {
         match crate::analyzers::toolchain_sysroot(&rust.program) {
             Some(sysroot) => report.pass(
                 "toolchain.rust_src",
@@ -210,7 +215,7 @@ fn check_toolchains(report: &mut Report, config: &LoadedConfig) {
             ),
         }
     }
-    if let Ok(go) = &located.go {
+    if let Ok(go) = located.get(Analyzer::Go) {
         check_go_ceiling(report, config, &go.version);
     }
     // rust-analyzer reads each workspace through `cargo metadata`.

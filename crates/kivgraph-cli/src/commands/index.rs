@@ -7,9 +7,9 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::bail;
-use kivgraph_engine::{CacheIdentity, CacheLoad, PassOptions, Progress, run_pass};
+use kivgraph_engine::{CacheIdentity, CacheLoad, PassGraph, PassOptions, Progress, run_pass};
 use kivgraph_facts::Language;
-use kivgraph_store::{AnalyzerState, RepositoryState, read_git_position};
+use kivgraph_store::{AnalyzerState, GenerationId, RepositoryState, read_git_position};
 use serde_json::json;
 
 use crate::context::ConfigArg;
@@ -32,6 +32,7 @@ fn cache_word(load: &CacheLoad) -> String {
         CacheLoad::Absent => "absent".into(),
         CacheLoad::Foreign => "foreign (another build; ignored)".into(),
         CacheLoad::Corrupt(reason) => format!("corrupt ({reason}; ignored)"),
+        CacheLoad::NotNeeded => "unchanged (the published generation's inputs; republished)".into(),
     }
 }
 
@@ -76,10 +77,18 @@ fn index(args: &IndexArgs) -> anyhow::Result<serde_json::Value> {
     // Taken before any work: the loser of a race is told at once.
     let lock = store.lock()?;
     let options = PassOptions {
+        published_generation: store.current()?.map(|id| id.0),
         fact_cache: loaded.config.config.indexing.fact_cache,
         cache_directory: loaded.config.fact_cache_path.clone(),
         identity: CacheIdentity::of_this_build(),
-        analyzers: crate::analyzers::locate(&loaded.config).into_options(&loaded.config),
+        analyzers: crate::analyzers::locate(&loaded.config).into_options(
+            &loaded
+                .registry
+                .repositories
+                .iter()
+                .flat_map(|entry| kivgraph_discovery::enabled_languages(&entry.languages))
+                .collect(),
+        ),
     };
     let terminal = !args.json && std::io::stderr().is_terminal();
     let last_line = Mutex::new(String::new());
@@ -175,7 +184,13 @@ fn index(args: &IndexArgs) -> anyhow::Result<serde_json::Value> {
             }
         })
         .collect();
-    let published = store.publish(&lock, &outcome.facts, states)?;
+    let published = match &outcome.graph {
+        PassGraph::Computed(facts) => store.publish(&lock, facts, states)?,
+        PassGraph::Unchanged { generation } => {
+            store.republish(&lock, GenerationId(*generation), states)?
+        }
+    };
+    outcome.record_published(&options, published.id.0)?;
     let phases: serde_json::Map<String, serde_json::Value> = outcome
         .timings
         .phases

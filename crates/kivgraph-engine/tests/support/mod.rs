@@ -33,8 +33,13 @@ pub fn index_at(
         cache_directory: cache.path().join("cache"),
         identity: CacheIdentity("test".into()),
         analyzers,
+        published_generation: None,
     };
-    run_pass(&entries, &options, &|_| {}).unwrap().facts
+    let outcome = run_pass(&entries, &options, &|_| {}).unwrap();
+    outcome
+        .computed()
+        .expect("a pass with the cache off computes")
+        .clone()
 }
 
 pub fn relations(facts: &FactSet, kind: EdgeKind) -> Vec<String> {
