@@ -1,8 +1,9 @@
 // Command kivgraph-go-worker type-checks one Go module with go/types and prints, as JSON,
 // every identifier the checker resolved: where it is, and where the object it denotes is
-// declared. Standard library only: packages come from `go list`, the module's own packages
-// are checked from source, and everything they import is read from the export data
-// `go list -export` compiled.
+// declared. Standard library only: packages come from `go list`, the packages of the build
+// (the module's, the other workspace modules') are checked from source, and what they import
+// from outside it is read from the export data `go list -export` compiles for those packages
+// alone.
 //
 //	kivgraph-go-worker -dir MODULE_DIR [-tags a,b] [-tests]
 //
@@ -29,18 +30,20 @@ import (
 )
 
 type listedPackage struct {
-	ImportPath string
-	Dir        string
-	Name       string
-	Export     string
-	GoFiles    []string
-	CgoFiles   []string
-	TestGoFiles []string
-	ImportMap  map[string]string
-	Standard   bool
-	DepOnly    bool
-	Incomplete bool
-	Module     *struct {
+	ImportPath  string
+	Dir         string
+	Name        string
+	GoFiles     []string
+	CgoFiles    []string
+	TestGoFiles  []string
+	TestImports  []string
+	XTestGoFiles []string
+	XTestImports []string
+	ImportMap   map[string]string
+	Standard    bool
+	DepOnly     bool
+	Incomplete  bool
+	Module      *struct {
 		Path string
 		Main bool
 		Dir  string
@@ -93,11 +96,11 @@ type Scope struct {
 func main() {
 	dir := flag.String("dir", ".", "the module's directory")
 	tags := flag.String("tags", "", "build tags, comma-separated")
-	tests := flag.Bool("tests", false, "include _test.go files of each package")
+	tests := flag.Bool("tests", false, "check each package's _test.go files, its external tests included")
 	version := flag.Bool("version", false, "print the Go version this worker checks with")
 	flag.Parse()
 	if *version {
-		fmt.Println("kivgraph-go-worker 1 " + goVersion())
+		fmt.Println("kivgraph-go-worker 3 " + goVersion())
 		return
 	}
 	out := run(*dir, *tags, *tests)
@@ -133,18 +136,9 @@ func goVersion() string {
 
 func run(dir, tags string, tests bool) Output {
 	out := Output{GoVersion: goVersion(), Documents: []Document{}, LoadErrors: []string{}, NotLoaded: []Scope{}, NotBuildable: []Scope{}, TypeErrors: []string{}}
-	args := []string{"list", "-e", "-deps", "-export", "-json"}
-	if tags != "" {
-		args = append(args, "-tags", tags)
-	}
-	args = append(args, "./...")
-	command := exec.Command(goCommand(), args...)
-	command.Dir = dir
-	var stderr bytes.Buffer
-	command.Stderr = &stderr
-	stdout, err := command.Output()
+	stdout, err := goList(dir, tags, []string{"-deps", "-json"}, []string{"./..."})
 	if err != nil {
-		out.LoadErrors = append(out.LoadErrors, strings.TrimSpace(stderr.String()+" "+err.Error()))
+		out.LoadErrors = append(out.LoadErrors, err.Error())
 		return out
 	}
 	var packages []listedPackage
@@ -160,22 +154,48 @@ func run(dir, tags string, tests bool) Output {
 		packages = append(packages, p)
 	}
 	failed := map[string]*listedPackage{}
-	exports := map[string]string{}
 	listed := map[string]bool{}
+	inBuild := map[string]bool{}
 	for i := range packages {
 		p := &packages[i]
 		if p.Error != nil {
 			failed[p.Error.Err] = p
 		}
-		if p.Export != "" {
-			exports[p.ImportPath] = p.Export
+		if ofTheBuild(p) {
+			inBuild[p.ImportPath] = true
+			if !p.DepOnly {
+				listed[p.Dir] = true
+			}
 		}
-		if ofTheBuild(p) && !p.DepOnly {
-			listed[p.Dir] = true
+	}
+	var outside []string
+	needed := map[string]bool{}
+	need := func(path string) {
+		if !inBuild[path] && !needed[path] {
+			needed[path] = true
+			outside = append(outside, path)
 		}
+	}
+	for _, p := range packages {
+		if !ofTheBuild(&p) && p.Error == nil {
+			need(p.ImportPath)
+		}
+		// What only the tests import ("testing", "net/http/httptest"…) is compiled too;
+		// `go list -export` adds what those import.
+		if tests && ofTheBuild(&p) && !p.DepOnly {
+			for _, path := range append(append([]string{}, p.TestImports...), p.XTestImports...) {
+				need(path)
+			}
+		}
+	}
+	exports, err := exportData(dir, tags, outside)
+	if err != nil {
+		out.LoadErrors = append(out.LoadErrors, err.Error())
+		return out
 	}
 	out.NotBuildable = unbuildable(dir, tags, listed)
 	load := newLoader(exports)
+	var xtests []listedPackage
 	// `go list -deps` lists dependencies first: every package is checked after what it
 	// imports.
 	for _, p := range packages {
@@ -193,11 +213,9 @@ func run(dir, tags string, tests bool) Output {
 			}
 			continue
 		}
-		// Another workspace module's package is read from its export data, or checked from
-		// source when it does not compile; the module's own packages are always checked.
-		if p.DepOnly && p.Export != "" {
-			continue
-		}
+		// The packages of the build (the module's and the other workspace modules') are
+		// checked from source: compiling them for export data would cost more than
+		// checking them.
 		files := append([]string{}, p.GoFiles...)
 		files = append(files, p.CgoFiles...)
 		if tests && !p.DepOnly {
@@ -212,9 +230,59 @@ func run(dir, tags string, tests bool) Output {
 		if detail := unavailableModules(p, failed); detail != "" {
 			out.NotLoaded = append(out.NotLoaded, Scope{Package: p.ImportPath, Detail: detail})
 		}
+		if tests && len(p.XTestGoFiles) > 0 {
+			xtests = append(xtests, p)
+		}
+	}
+	// A package's external tests (`package p_test`) import it like any client, and may
+	// import packages that import it: they are checked once every package is.
+	for _, p := range xtests {
+		external := listedPackage{ImportPath: p.ImportPath + "_test", Dir: p.Dir, ImportMap: p.ImportMap}
+		documents, problems := load.check(external, p.XTestGoFiles)
+		out.Documents = append(out.Documents, documents...)
+		out.TypeErrors = append(out.TypeErrors, problems...)
 	}
 	sort.Slice(out.Documents, func(i, j int) bool { return out.Documents[i].Path < out.Documents[j].Path })
 	return out
+}
+
+// goList runs the go command's list in dir with the build tags.
+func goList(dir, tags string, flags, patterns []string) ([]byte, error) {
+	args := append([]string{"list", "-e"}, flags...)
+	if tags != "" {
+		args = append(args, "-tags", tags)
+	}
+	args = append(args, patterns...)
+	command := exec.Command(goCommand(), args...)
+	command.Dir = dir
+	var stderr bytes.Buffer
+	command.Stderr = &stderr
+	stdout, err := command.Output()
+	if err != nil {
+		return nil, fmt.Errorf("%s", strings.TrimSpace(stderr.String()+" "+err.Error()))
+	}
+	return stdout, nil
+}
+
+// exportData compiles the packages outside the build (the standard library, the module
+// cache's) for their export data: the importer reads what the module's packages import
+// from there. By import path, the file the compiler wrote.
+func exportData(dir, tags string, paths []string) (map[string]string, error) {
+	exports := map[string]string{}
+	if len(paths) == 0 {
+		return exports, nil
+	}
+	stdout, err := goList(dir, tags, []string{"-export", "-f", "{{.ImportPath}}\t{{.Export}}"}, paths)
+	if err != nil {
+		return nil, err
+	}
+	for _, line := range strings.Split(string(stdout), "\n") {
+		path, export, found := strings.Cut(line, "\t")
+		if found && export != "" {
+			exports[path] = export
+		}
+	}
+	return exports, nil
 }
 
 // ofTheBuild says whether a package belongs to a module of the build (the module, or another
@@ -243,7 +311,7 @@ func unavailableModules(p listedPackage, failed map[string]*listedPackage) strin
 }
 
 // loader checks packages from source; what they import comes from export data, or, for a
-// package of the build that did not compile, from its own check from source.
+// package of the build, from its own check from source.
 type loader struct {
 	fset    *token.FileSet
 	exports map[string]string

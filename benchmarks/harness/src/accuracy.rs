@@ -10,11 +10,13 @@
 //! Two graphs are scored side by side in one run: the one the installed exact analyzers
 //! produce (`exact`) and the syntax layer alone (`syntax`). `--languages` keeps the questions
 //! of some languages; `--work DIR` keeps both configurations (fact cache on) so a second run
-//! reuses every memo and analyzer unit.
+//! reuses every memo and analyzer unit; `--extra-config YAML` adds sections to both
+//! configurations.
 //!
 //! ```text
 //! $CARGO_TARGET_DIR/release/kivgraph-bench accuracy --kivgraph $CARGO_TARGET_DIR/release/kivgraph
 //! $CARGO_TARGET_DIR/release/kivgraph-bench accuracy --kivgraph … --languages typescript,javascript,python
+//! $CARGO_TARGET_DIR/release/kivgraph-bench accuracy --kivgraph … --languages go --extra-config $'go:\n  include_tests: true'
 //! $CARGO_TARGET_DIR/release/kivgraph-bench accuracy --kivgraph … --explore ID|all   # grep hits to label
 //! ```
 
@@ -207,6 +209,9 @@ pub fn accuracy_benchmark(args: &[String]) -> anyhow::Result<()> {
         });
     }
     let kept = flag(args, "--work").map(PathBuf::from);
+    // Configuration sections added to both graphs' `config.yaml` (`--extra-config
+    // $'go:\n  include_tests: true'`).
+    let extra_config = flag(args, "--extra-config");
     let work = kept.clone().unwrap_or_else(|| {
         std::env::temp_dir().join(format!("kivgraph-accuracy-{}", std::process::id()))
     });
@@ -218,6 +223,12 @@ pub fn accuracy_benchmark(args: &[String]) -> anyhow::Result<()> {
         let dir = work.join(label);
         std::fs::create_dir_all(&dir)?;
         let config = write_config(&dir, &entries, "on")?;
+        if let Some(extra) = &extra_config {
+            let mut text = std::fs::read_to_string(&config)?;
+            text.push_str(extra);
+            text.push('\n');
+            std::fs::write(&config, text)?;
+        }
         let (seconds, _) = run_index(&kivgraph, &config, analyzers)?;
         eprintln!("accuracy: {label} graph indexed in {seconds:.1} s");
         let mut client = McpClient::start(&kivgraph, &config)?;

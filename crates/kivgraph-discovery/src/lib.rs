@@ -16,8 +16,8 @@ mod walk;
 pub use manifests::FileUnit;
 pub use manifests::PackageAssigner;
 pub use module_maps::{
-    CrateDependency, CrateManifest, GoModuleManifest, ModuleMaps, PackageEntries, PathMapping,
-    join_inside,
+    CrateDependency, CrateManifest, GoModuleManifest, GoReplace, GoReplacement, ModuleMaps,
+    PackageEntries, PathMapping, join_inside,
 };
 pub use walk::{
     DiscoveredFile, DiscoveredRepository, DiscoveryError, discover_repository, enabled_languages,

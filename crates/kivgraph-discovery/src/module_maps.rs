@@ -22,14 +22,32 @@ pub struct ModuleMaps {
     pub go_modules: BTreeMap<String, GoModuleManifest>,
 }
 
-/// A `go.mod`: the module path, its `go` directive, the modules it requires, and a
-/// fingerprint of it and its `go.sum` (what the type checker's loader read).
+/// A `go.mod`: the module path, its `go` directive, the modules it requires and replaces,
+/// and a fingerprint of it and its `go.sum` (what the type checker's loader read).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct GoModuleManifest {
     pub path: String,
     pub go_version: Option<String>,
     pub requires: Vec<String>,
     pub digest: Option<Fingerprint>,
+    #[serde(default)]
+    pub replaces: Vec<GoReplace>,
+}
+
+/// A `replace` directive: the module path it replaces (at every version, or at the one
+/// named) and what the go command uses instead.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct GoReplace {
+    pub path: String,
+    pub with: GoReplacement,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum GoReplacement {
+    /// A directory, as written (relative to the `go.mod`'s, or absolute).
+    Directory(String),
+    /// Another module at a version, from the module cache.
+    Module { path: String, version: String },
 }
 
 impl GoModuleManifest {
@@ -37,21 +55,45 @@ impl GoModuleManifest {
     /// one-line and the block form).
     pub fn of(text: &str) -> Option<Self> {
         let mut manifest = GoModuleManifest::default();
-        let mut in_require = false;
+        let mut block = "";
         for line in text.lines() {
             let line = line.split("//").next().unwrap_or("").trim();
             let words: Vec<&str> = line.split_whitespace().collect();
             match words.as_slice() {
                 ["module", path, ..] => manifest.path = path.trim_matches('"').to_string(),
                 ["go", version, ..] => manifest.go_version = Some(version.to_string()),
-                ["require", "("] => in_require = true,
+                [directive @ ("require" | "replace"), "("] => block = directive,
+                [")"] => block = "",
                 ["require", path, ..] => manifest.requires.push(path.to_string()),
-                [")"] => in_require = false,
-                [path, _version, ..] if in_require => manifest.requires.push(path.to_string()),
+                ["replace", rest @ ..] => manifest.replaces.extend(GoReplace::of(rest)),
+                [path, _version, ..] if block == "require" => {
+                    manifest.requires.push(path.to_string())
+                }
+                rest if block == "replace" => manifest.replaces.extend(GoReplace::of(rest)),
                 _ => {}
             }
         }
         (!manifest.path.is_empty()).then_some(manifest)
+    }
+}
+
+impl GoReplace {
+    /// `old [version] => new [version]`: a replacement without a version is a directory.
+    fn of(words: &[&str]) -> Option<GoReplace> {
+        let arrow = words.iter().position(|w| *w == "=>")?;
+        let path = words.first().filter(|_| arrow > 0)?.trim_matches('"');
+        let with = match &words[arrow + 1..] {
+            [directory] => GoReplacement::Directory(directory.trim_matches('"').to_string()),
+            [module, version] => GoReplacement::Module {
+                path: module.trim_matches('"').to_string(),
+                version: version.to_string(),
+            },
+            _ => return None,
+        };
+        Some(GoReplace {
+            path: path.to_string(),
+            with,
+        })
     }
 }
 
@@ -431,7 +473,34 @@ mod tests {
             manifest.requires,
             ["example.com/b", "example.com/c", "example.com/d"]
         );
+        assert_eq!(
+            manifest.replaces,
+            [GoReplace {
+                path: "example.com/b".into(),
+                with: GoReplacement::Directory("../b".into())
+            }]
+        );
         assert!(GoModuleManifest::of("go 1.21\n").is_none());
+        let block = GoModuleManifest::of(
+            "module a\nreplace (\n\texample.com/c v0.1.0 => example.com/fork v0.2.0\n\t\"example.com/d\" => /src/d\n)\n",
+        )
+        .unwrap();
+        assert_eq!(
+            block.replaces,
+            [
+                GoReplace {
+                    path: "example.com/c".into(),
+                    with: GoReplacement::Module {
+                        path: "example.com/fork".into(),
+                        version: "v0.2.0".into()
+                    }
+                },
+                GoReplace {
+                    path: "example.com/d".into(),
+                    with: GoReplacement::Directory("/src/d".into())
+                }
+            ]
+        );
     }
 
     #[test]

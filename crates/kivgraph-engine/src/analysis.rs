@@ -31,9 +31,9 @@ use std::sync::Arc;
 
 use crate::database::Db;
 use crate::queries::{
-    FileInput, PackageInput, RepositoryInput, Workspace, evidence_key, file_facts, go_files,
-    go_providers, module_index, npm_providers, package_facts, package_symbols, rust_providers,
-    site_files,
+    FileInput, PackageInput, RepositoryInput, Workspace, evidence_key, file_facts, go_claimants,
+    go_files, go_providers, go_replaces, module_index, npm_providers, package_facts,
+    package_symbols, rust_providers, site_files,
 };
 use crate::resolve::typescript::{ModuleSite, NpmProvider, npm_provider};
 
@@ -656,6 +656,11 @@ pub fn go_unit(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysis> {
 fn reached_go_modules(db: &dyn Db, members: &[PackageInput]) -> Vec<PathBuf> {
     let providers = go_providers(db, Workspace::get(db));
     let mut pending: Vec<PackageInput> = members.to_vec();
+    // Every member shares the unit's go.mod.
+    let replaces = members
+        .first()
+        .map(|member| go_replaces(db, *member))
+        .unwrap_or_default();
     let mut seen: std::collections::HashSet<PackageInput> = pending.iter().copied().collect();
     let mut reached: BTreeSet<PathBuf> = BTreeSet::new();
     while let Some(package) = pending.pop() {
@@ -664,8 +669,10 @@ fn reached_go_modules(db: &dyn Db, members: &[PackageInput]) -> Vec<PathBuf> {
                 continue;
             }
             for import in &file_facts(db, *file).go_sites.imports {
-                // An import path two packages claim is not decided here.
-                let Some([provider]) = providers.get(&import.path).map(Vec::as_slice) else {
+                // An import path two packages claim is not decided here, nor one a `replace`
+                // of the unit's go.mod takes elsewhere.
+                let claimants = go_claimants(db, &providers, &replaces, &import.path);
+                let Ok([provider]) = claimants.as_deref() else {
                     continue;
                 };
                 if seen.insert(*provider) {
@@ -990,7 +997,7 @@ fn is_declaration_file(path: &str) -> bool {
 }
 
 /// The registered repository a package belongs to.
-fn repository_of(db: &dyn Db, package: PackageInput) -> Option<RepositoryInput> {
+pub(crate) fn repository_of(db: &dyn Db, package: PackageInput) -> Option<RepositoryInput> {
     let name = package.files(db).first()?.repository(db);
     Workspace::get(db)
         .repositories(db)

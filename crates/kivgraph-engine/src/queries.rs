@@ -3,9 +3,10 @@
 //! one-file edit costs one parse and one package merge.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use kivgraph_discovery::ModuleMaps;
+use kivgraph_discovery::{GoReplacement, ModuleMaps};
 use kivgraph_facts::{
     Confidence, Edge, EdgeKind, FactSet, FileFact, Fingerprint, Language, LineSpan, PackageFact,
     ParseIssue, Provenance, RepositoryFact, StableKey, StableKeyIdentity, SymbolFact, SymbolKind,
@@ -14,7 +15,7 @@ use kivgraph_facts::{
 use kivgraph_syntax::{Declaration, WHOLE_MODULE};
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::analyzed_package_facts;
+use crate::analysis::{analyzed_package_facts, repository_of};
 use crate::database::Db;
 use crate::resolve::go::{
     self, GoFile, GoPackageNames, GoProvider, GoSites, go_sites, is_go_standard_path, resolve_go,
@@ -601,21 +602,150 @@ fn resolve_package(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
     }
     let own = go_package_names(db, package);
     let providers = go_providers(db, Workspace::get(db));
-    resolve_go(&mut facts, &files, &own, &go_provider(db, &providers));
+    let replaces = go_replaces(db, package);
+    resolve_go(
+        &mut facts,
+        &files,
+        &own,
+        &go_provider(db, &providers, &replaces),
+    );
     Arc::new(facts)
 }
 
-/// What provides a Go import path, as the workspace's registered packages say.
+/// What provides a Go import path to a package, as the workspace's registered packages and
+/// the package's `go.mod` say.
 fn go_provider<'db>(
     db: &'db dyn Db,
     providers: &'db BTreeMap<String, Vec<PackageInput>>,
+    replaces: &'db [GoReplaced],
 ) -> impl Fn(&str) -> GoProvider + 'db {
-    move |path: &str| match providers.get(path).map(Vec::as_slice) {
-        _ if is_go_standard_path(path) => GoProvider::Standard,
-        None | Some([]) => GoProvider::Missing,
-        Some([only]) => GoProvider::Found(only.key(db), go_package_names(db, *only)),
-        Some(several) => GoProvider::Ambiguous(several.len()),
+    move |path: &str| {
+        if is_go_standard_path(path) {
+            return GoProvider::Standard;
+        }
+        match go_claimants(db, providers, replaces, path).as_deref() {
+            Err(conflict) => GoProvider::ReplaceConflict(conflict.clone()),
+            Ok([]) => GoProvider::Missing,
+            Ok([only]) => GoProvider::Found(only.key(db), go_package_names(db, *only)),
+            Ok(several) => GoProvider::Ambiguous(several.len()),
+        }
     }
+}
+
+/// A `replace` directive of the `go.mod` that governs a package, its directory made
+/// absolute.
+pub(crate) struct GoReplaced {
+    module: String,
+    with: Replacement,
+}
+
+enum Replacement {
+    Directory(PathBuf),
+    Module(String),
+}
+
+/// The `replace` directives of the `go.mod` nearest a Go package.
+pub(crate) fn go_replaces(db: &dyn Db, package: PackageInput) -> Vec<GoReplaced> {
+    let Some(first) = package.files(db).first() else {
+        return Vec::new();
+    };
+    let Some(repository) = repository_of(db, package) else {
+        return Vec::new();
+    };
+    let maps = repository.module_maps(db);
+    let Some(root) = maps.go_module_root(&first.unit(db).package_path) else {
+        return Vec::new();
+    };
+    let directory = Path::new(repository.root(db)).join(root);
+    maps.go_modules[root]
+        .replaces
+        .iter()
+        .map(|replace| GoReplaced {
+            module: replace.path.clone(),
+            with: match &replace.with {
+                GoReplacement::Directory(target) => {
+                    Replacement::Directory(lexically_normal(&directory.join(target)))
+                }
+                GoReplacement::Module { path, version } => {
+                    Replacement::Module(format!("{path}@{version}"))
+                }
+            },
+        })
+        .collect()
+}
+
+/// The registered packages that provide an import path to an importer with these
+/// `replace` directives. A replaced module is what its replacement holds: of the
+/// registered claimants, only the one in the replacement directory; none, when the
+/// replacement is a module from the module cache. A registered claimant the replacement
+/// passes over is a conflict, never bound by its import path.
+pub(crate) fn go_claimants(
+    db: &dyn Db,
+    providers: &BTreeMap<String, Vec<PackageInput>>,
+    replaces: &[GoReplaced],
+    path: &str,
+) -> Result<Vec<PackageInput>, String> {
+    let claimants = providers.get(path).cloned().unwrap_or_default();
+    let Some(replace) = replaces.iter().find(|r| {
+        path.strip_prefix(r.module.as_str())
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    }) else {
+        return Ok(claimants);
+    };
+    if claimants.is_empty() {
+        return Ok(claimants);
+    }
+    let registered: Vec<String> = claimants
+        .iter()
+        .filter_map(|p| go_package_directory(db, *p))
+        .map(|d| d.display().to_string())
+        .collect();
+    let with = match &replace.with {
+        Replacement::Directory(directory) => {
+            let within = path[replace.module.len()..].trim_start_matches('/');
+            let expected = directory.join(within);
+            let at: Vec<PackageInput> = claimants
+                .into_iter()
+                .filter(|p| go_package_directory(db, *p).as_deref() == Some(expected.as_path()))
+                .collect();
+            if !at.is_empty() {
+                return Ok(at);
+            }
+            directory.display().to_string()
+        }
+        Replacement::Module(module) => module.clone(),
+    };
+    Err(format!(
+        "go.mod replaces {} with {with}, so the build does not use the registered {} ({})",
+        replace.module,
+        path,
+        registered.join(", ")
+    ))
+}
+
+/// Where a registered Go package's files are.
+fn go_package_directory(db: &dyn Db, package: PackageInput) -> Option<PathBuf> {
+    let first = package.files(db).first()?;
+    let repository = repository_of(db, package)?;
+    Some(lexically_normal(
+        &Path::new(repository.root(db)).join(&first.unit(db).package_path),
+    ))
+}
+
+/// `a/./b/../c` as `a/c`, without asking the file system (a replacement directory need not
+/// exist).
+fn lexically_normal(path: &Path) -> PathBuf {
+    let mut normal = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                normal.pop();
+            }
+            other => normal.push(other),
+        }
+    }
+    normal
 }
 
 /// A Go package's interfaces and method-carrying types with resolved signatures: what
@@ -630,12 +760,13 @@ pub fn go_method_sets(db: &dyn Db, package: PackageInput) -> Arc<GoMethodSets> {
     let import_path = package_import_path(&first.file.package, &declared);
     let own = go_package_names(db, package);
     let providers = go_providers(db, Workspace::get(db));
+    let replaces = go_replaces(db, package);
     Arc::new(go_implements::go_method_sets(
         &files,
         &declared.symbols,
         &own,
         &import_path,
-        &go_provider(db, &providers),
+        &go_provider(db, &providers, &replaces),
     ))
 }
 

@@ -265,6 +265,51 @@ fn rust_references_are_resolved_by_rust_analyzer_across_repositories() {
     );
 }
 
+/// The relations `go.include_tests` decides: those from the fixture's `_test.go` files.
+fn go_test_relations(include_tests: bool) -> Vec<String> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/exact");
+    let scratch = tempfile::tempdir().unwrap();
+    let mut options = analyzers(scratch.path());
+    if let Some(go) = &mut options.go {
+        go.settings.include_tests = include_tests;
+    }
+    let facts = index_at(&root, &["gotests"], LanguageToken::Go, options);
+    facts.validate().unwrap();
+    all_relations(&facts)
+        .into_iter()
+        .filter(|row| row.contains("_test.go#"))
+        .collect()
+}
+
+#[test]
+fn go_tests_are_type_checked_when_include_tests_is_on() {
+    // In-package and external tests, uses the syntax layer cannot bind (a method called on
+    // a map's element and on a slice's): go/types binds them once the tests are checked.
+    assert_eq!(
+        go_test_relations(true),
+        vec![
+            "REFERENCES counter/counter_test.go#TestAdd -> counter/counter.go#Counter.n EXACT_TYPECHECKED counter/counter_test.go:9",
+            "CALLS_DIRECT counter/counter_test.go#TestAdd -> counter/counter.go#Counter.Add EXACT_TYPECHECKED counter/counter_test.go:8",
+            "CALLS_DIRECT counter/counter_test.go#TestAdd -> counter/counter.go#New EXACT_TYPECHECKED counter/counter_test.go:7",
+            "CALLS_DIRECT counter/external_test.go#TestExternal -> counter/counter.go#Counter.Add EXACT_TYPECHECKED counter/external_test.go:12",
+            "CALLS_DIRECT counter/external_test.go#TestExternal -> counter/counter.go#New EXACT_TYPECHECKED counter/external_test.go:11",
+            "TYPE_USES counter/counter_test.go#TestAdd -> counter/counter.go#Counter EXACT_TYPECHECKED counter/counter_test.go:7",
+            "TYPE_USES counter/external_test.go#TestExternal -> counter/counter.go#Counter EXACT_TYPECHECKED counter/external_test.go:11",
+        ]
+    );
+    // Without them, the syntax layer's: what the grammar proves, and no method call on an
+    // element it cannot type.
+    assert_eq!(
+        go_test_relations(false),
+        vec![
+            "CALLS_DIRECT counter/counter_test.go#TestAdd -> counter/counter.go#New STRUCTURAL_CERTAIN counter/counter_test.go:7",
+            "CALLS_DIRECT counter/external_test.go#TestExternal -> counter/counter.go#New STRUCTURAL_CERTAIN counter/external_test.go:11",
+            "TYPE_USES counter/counter_test.go#TestAdd -> counter/counter.go#Counter STRUCTURAL_CERTAIN counter/counter_test.go:7",
+            "TYPE_USES counter/external_test.go#TestExternal -> counter/counter.go#Counter STRUCTURAL_CERTAIN counter/external_test.go:11",
+        ]
+    );
+}
+
 #[test]
 fn go_references_are_resolved_by_go_types_across_modules() {
     let facts = index(
@@ -336,6 +381,46 @@ fn go_references_are_resolved_by_go_types_across_modules() {
             "PACKAGE_NOT_BUILDABLE - example.com/goprovider example.com/goprovider/legacy -:0",
         ]
     );
+}
+
+/// A module whose `go.mod` replaces a registered module with a fork nobody registered: the
+/// build uses the fork, so the import is a `REPLACE_CONFLICT`, never bound to the registered
+/// module by its import path — by the syntax layer, and by go/types, whose load the missing
+/// fork stops.
+#[test]
+fn a_go_import_a_replace_takes_elsewhere_is_a_conflict() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/exact");
+    let scratch = tempfile::tempdir().unwrap();
+    for analyzers in [AnalyzerOptions::default(), analyzers(scratch.path())] {
+        let facts = index_at(
+            &root,
+            &["goprovider", "goforked"],
+            LanguageToken::Go,
+            analyzers,
+        );
+        facts.validate().unwrap();
+        assert!(
+            all_relations(&facts)
+                .iter()
+                .all(|row| !row.contains("forked.go#")),
+            "{:?}",
+            all_relations(&facts)
+        );
+        let conflicts: Vec<&str> = facts
+            .unresolved
+            .iter()
+            .filter(|u| u.reason == "REPLACE_CONFLICT")
+            .map(|u| u.detail.as_str())
+            .collect();
+        assert_eq!(conflicts.len(), 1, "{:?}", unresolved_rows(&facts));
+        assert!(
+            conflicts[0].starts_with("go.mod replaces example.com/goprovider with ")
+                && conflicts[0].contains("/testdata/exact/goprovider-fork, so the build does not use the registered example.com/goprovider/shapes (")
+                && conflicts[0].ends_with("/testdata/exact/goprovider/shapes)"),
+            "{}",
+            conflicts[0]
+        );
+    }
 }
 
 /// A registered crate named like a crates.io dependency, at another release: cargo resolves

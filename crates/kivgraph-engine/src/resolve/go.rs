@@ -57,6 +57,11 @@ pub struct GoSites {
     /// interface methods; see `Declaration::method_shape`).
     #[serde(default)]
     pub method_shapes: Vec<(u32, String)>,
+    /// Calls and names used as values through an operand the syntax layer cannot type
+    /// (`m[k].Add()`, `s.mu.Lock()`, `f().Close()`): no rule binds them, but they class an
+    /// analyzer's use at the same place.
+    #[serde(default)]
+    pub through_values: Vec<(EdgeKind, Call)>,
 }
 
 impl GoSites {
@@ -92,6 +97,10 @@ impl GoSites {
         sites.extend(self.type_uses.iter().map(|c| site(EdgeKind::TypeUses, c)));
         sites.extend(self.embeds.iter().map(|c| site(EdgeKind::Embeds, c)));
         sites.extend(self.value_uses.iter().map(|(kind, c)| site(*kind, c)));
+        sites.extend(self.through_values.iter().map(|(kind, c)| ModuleSite {
+            through_value: true,
+            ..site(*kind, c)
+        }));
         sites
     }
 }
@@ -112,18 +121,22 @@ pub fn go_sites(sites: Vec<ReferenceSite>) -> GoSites {
             | EdgeKind::PassesAsCallback
             | EdgeKind::AssignsFunction
             | EdgeKind::ReturnsFunction => {
-                let Some(locally_bound) = site.locally_bound else {
-                    continue;
-                };
                 let call = Call {
                     operand: site.qualifier,
                     name: site.name,
                     span: site.span,
                     enclosing: site.enclosing,
-                    locally_bound,
+                    locally_bound: site.locally_bound.unwrap_or(false),
                     through_receiver: site.through_receiver,
                     operand_type: site.operand_type,
                 };
+                // No scope could be read for the operand: only an analyzer decides it.
+                if site.locally_bound.is_none() {
+                    if !matches!(site.kind, EdgeKind::TypeUses | EdgeKind::Embeds) {
+                        kept.through_values.push((site.kind, call));
+                    }
+                    continue;
+                }
                 match site.kind {
                     EdgeKind::CallsDirect => kept.calls.push(call),
                     EdgeKind::TypeUses => kept.type_uses.push(call),
@@ -306,6 +319,9 @@ pub enum GoProvider {
     Ambiguous(usize),
     /// The one registered package of that path: its key and its names.
     Found(StableKey, Arc<GoPackageNames>),
+    /// The importer's `go.mod` replaces the module with something no registered package
+    /// is: why.
+    ReplaceConflict(String),
 }
 
 /// Go's predeclared functions and types (a conversion `int(x)` is spelled as a call): one
@@ -955,6 +971,14 @@ pub(crate) fn file_imports(
                     "no registered repository provides the Go package {}",
                     import.path
                 ),
+            ),
+            GoProvider::ReplaceConflict(detail) => out.hole(
+                file.file,
+                "REPLACE_CONFLICT",
+                import.span,
+                None,
+                Some(&import.path),
+                detail.clone(),
             ),
             GoProvider::Ambiguous(count) => out.hole(
                 file.file,

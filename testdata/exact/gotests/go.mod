@@ -1,0 +1,3 @@
+module example.com/gotests
+
+go 1.21
