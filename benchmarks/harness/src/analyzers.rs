@@ -20,7 +20,7 @@ use kivgraph_analyzers::{
     Analyzer, GoSettings, GoUnit, PythonUnit, RustSettings, RustUnit, Toolchain, TypescriptUnit,
     nearest_tsconfig,
 };
-use kivgraph_config::{LanguageToken, RepositoryEntry, analyzers_dir};
+use kivgraph_config::{GoSection, LanguageToken, RepositoryEntry, analyzers_dir};
 use kivgraph_discovery::discover_repository;
 use kivgraph_engine::python_import_root;
 use kivgraph_facts::Language;
@@ -176,11 +176,7 @@ fn analyzers_alone(
                         module_path,
                         workspace: &workspace,
                     };
-                    let settings = GoSettings {
-                        build_tags: Vec::new(),
-                        include_tests: false,
-                        allow_network: false,
-                    };
+                    let settings = GoSettings::of(&GoSection::default());
                     toolchain
                         .index_go(&unit, &settings, scratch)
                         .err()

@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use kivgraph_config::GoSection;
 use serde::{Deserialize, Serialize};
 
 use crate::runner::{AnalyzerError, Configured, Toolchain, scratch_directory};
@@ -15,6 +16,17 @@ pub struct GoSettings {
     pub build_tags: Vec<String>,
     pub include_tests: bool,
     pub allow_network: bool,
+}
+
+impl GoSettings {
+    /// The configuration's `go` section as the worker runs under it.
+    pub fn of(section: &GoSection) -> Self {
+        GoSettings {
+            build_tags: section.build_tags.clone(),
+            include_tests: section.include_tests,
+            allow_network: section.allow_network,
+        }
+    }
 }
 
 /// The worker with the settings it runs under.

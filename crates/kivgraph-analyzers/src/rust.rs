@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use kivgraph_config::RustSection;
 use serde::{Deserialize, Serialize};
 
 use crate::runner::{AnalyzerError, Configured, Toolchain, scratch_directory};
@@ -28,20 +29,28 @@ pub struct RustSettings {
 }
 
 impl RustSettings {
-    /// The configuration's defaults (`rust` section), artifacts under `target_directory`.
-    pub fn standard(target_directory: PathBuf) -> Self {
+    /// The configuration's `rust` section as the analyzer runs under it: artifacts under
+    /// `target_directory`, the standard library at `sysroot` (`discover`, `none` or a path,
+    /// as the caller resolved the section's).
+    pub fn of(section: &RustSection, target_directory: PathBuf, sysroot: String) -> Self {
         RustSettings {
-            features: Vec::new(),
-            all_features: false,
-            no_default_features: false,
-            cfgs: Vec::new(),
-            build_scripts: true,
-            proc_macros: true,
-            include_tests: true,
-            allow_network: false,
+            features: section.features.clone(),
+            all_features: section.all_features,
+            no_default_features: section.no_default_features,
+            cfgs: section.cfgs.clone(),
+            build_scripts: section.build_scripts,
+            proc_macros: section.proc_macros,
+            include_tests: section.include_tests,
+            allow_network: section.allow_network,
             target_directory,
-            sysroot: "discover".into(),
+            sysroot,
         }
+    }
+
+    /// The configuration's defaults, artifacts under `target_directory`.
+    pub fn standard(target_directory: PathBuf) -> Self {
+        let defaults = RustSection::default();
+        RustSettings::of(&defaults, target_directory, defaults.sysroot.clone())
     }
 
     /// rust-analyzer's configuration object for these settings.

@@ -80,22 +80,12 @@ fn rust_settings(config: &LoadedConfig, toolchain: &Toolchain) -> RustSettings {
             .map_or_else(|| "discover".to_string(), |p| p.display().to_string()),
         other => other.to_string(),
     };
-    RustSettings {
-        features: rust.features.clone(),
-        all_features: rust.all_features,
-        no_default_features: rust.no_default_features,
-        cfgs: rust.cfgs.clone(),
-        build_scripts: rust.build_scripts,
-        proc_macros: rust.proc_macros,
-        include_tests: rust.include_tests,
-        allow_network: rust.allow_network,
-        target_directory: rust
-            .target_directory
-            .as_deref()
-            .map(PathBuf::from)
-            .unwrap_or_else(|| config.paths.state_dir.join("rust-target")),
-        sysroot,
-    }
+    let target_directory = rust
+        .target_directory
+        .as_deref()
+        .map(PathBuf::from)
+        .unwrap_or_else(|| config.paths.state_dir.join("rust-target"));
+    RustSettings::of(rust, target_directory, sysroot)
 }
 
 /// `<toolchain>` for a program at `<toolchain>/bin/rust-analyzer` whose toolchain carries
@@ -138,14 +128,9 @@ impl Located<'_> {
             settings: rust_settings(config, &toolchain),
             toolchain,
         });
-        let go_section = &config.config.go;
         let go = found(Analyzer::Go, &[Language::Go]).map(|toolchain| GoAnalyzer {
             toolchain,
-            settings: GoSettings {
-                build_tags: go_section.build_tags.clone(),
-                include_tests: go_section.include_tests,
-                allow_network: go_section.allow_network,
-            },
+            settings: GoSettings::of(&config.config.go),
         });
         AnalyzerOptions {
             typescript,

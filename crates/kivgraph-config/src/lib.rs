@@ -16,7 +16,7 @@ pub use duration::parse_duration;
 pub use language::{LanguageToken, parse_language_list};
 pub use paths::{StatePaths, analyzers_dir, default_config_path, expand_tilde};
 pub use registry::{Registry, RepositoryEntry, validate_repository_name};
-pub use schema::{Config, FactCacheMode, LoadedConfig};
+pub use schema::{Config, FactCacheMode, GoSection, LoadedConfig, RustSection};
 
 use std::path::PathBuf;
 

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use kivgraph_analyzers::{Analyzer, GoAnalyzer, GoSettings, RustAnalyzer, RustSettings, Toolchain};
-use kivgraph_config::{FactCacheMode, LanguageToken, RepositoryEntry, analyzers_dir};
+use kivgraph_config::{FactCacheMode, GoSection, LanguageToken, RepositoryEntry, analyzers_dir};
 use kivgraph_engine::{
     AnalyzerOptions, CacheIdentity, Engine, EngineError, LoadsAtOnce, PassOptions, load_repository,
     run_pass,
@@ -28,11 +28,7 @@ fn analyzers(scratch: &std::path::Path) -> AnalyzerOptions {
     AnalyzerOptions {
         go: Some(GoAnalyzer {
             toolchain: go,
-            settings: GoSettings {
-                build_tags: Vec::new(),
-                include_tests: false,
-                allow_network: false,
-            },
+            settings: GoSettings::of(&GoSection::default()),
         }),
         typescript: Some(typescript),
         python: Some(python),

@@ -215,6 +215,14 @@ fn check_toolchains(report: &mut Report, config: &LoadedConfig) {
             ),
         }
     }
+    // Accepted, as the specification documents the key, but not acted on yet: said rather
+    // than silently ignored.
+    if config.config.rust.index_sysroot {
+        report.warn(
+            "rust.index_sysroot",
+            "set, but this build does not publish the standard library as a derived repository yet; uses of core, alloc and std keep no edge",
+        );
+    }
     if let Ok(go) = located.get(Analyzer::Go) {
         check_go_ceiling(report, config, &go.version);
     }
