@@ -7,9 +7,9 @@ use std::sync::OnceLock;
 use kivgraph_analyzers::{
     Analyzer, AnalyzerError, GoAnalyzer, GoSettings, RustAnalyzer, RustSettings, Toolchain,
 };
-use kivgraph_config::{LoadedConfig, analyzers_dir};
+use kivgraph_config::{LanguageToken, LoadedConfig, RepositoryEntry, analyzers_dir};
 use kivgraph_engine::{AnalyzerOptions, LoadsAtOnce};
-use kivgraph_facts::Language;
+use kivgraph_facts::{DERIVED_NAMESPACE, Language};
 
 /// The analyzers this machine has, each found (or found absent) on first use: asking a
 /// Node-based analyzer its version starts `node` (0.4 s), so a pass asks only for the
@@ -73,7 +73,7 @@ fn loads(configured: i64) -> usize {
 /// takes the standard library of the toolchain the analyzer belongs to when it sits in
 /// one (rustup's layout), so the analyzer and the sources it resolves `std` in are pinned
 /// together.
-fn rust_settings(config: &LoadedConfig, toolchain: &Toolchain) -> RustSettings {
+pub fn rust_settings(config: &LoadedConfig, toolchain: &Toolchain) -> RustSettings {
     let rust = &config.config.rust;
     let sysroot = match rust.sysroot.as_str() {
         "discover" => toolchain_sysroot(&toolchain.program)
@@ -86,6 +86,62 @@ fn rust_settings(config: &LoadedConfig, toolchain: &Toolchain) -> RustSettings {
         .map(PathBuf::from)
         .unwrap_or_else(|| config.paths.state_dir.join("rust-target"));
     RustSettings::of(rust, target_directory, sysroot)
+}
+
+/// The standard library as a derived provider, when `rust.index_sysroot` asks for it: the
+/// repository `rust:<release>` over the sources of the sysroot the Rust analyzer loads, or
+/// why there is none (no analyzer, no `rust-src`). Never a failure: the registered
+/// repositories are indexed either way.
+pub fn standard_library(
+    config: &LoadedConfig,
+    rust: Option<&RustAnalyzer>,
+) -> Option<Result<RepositoryEntry, String>> {
+    if !config.config.rust.index_sysroot {
+        return None;
+    }
+    let Some(rust) = rust else {
+        return Some(Err(
+            "no Rust analyzer: the standard library is analysed by rust-analyzer".into(),
+        ));
+    };
+    let library = Path::new(&rust.settings.sysroot).join("lib/rustlib/src/rust/library");
+    if !library.join("Cargo.toml").is_file() {
+        return Some(Err(format!(
+            "no standard library sources at {} (rust.sysroot: {}); install rustup's rust-src component or run scripts/setup-analyzers.sh",
+            library.display(),
+            config.config.rust.sysroot
+        )));
+    }
+    let release = rust
+        .toolchain
+        .version
+        .split_whitespace()
+        .next()
+        .unwrap_or("unknown");
+    // `core`, `alloc` and `std`: what code calls. The library's other crates (its tests,
+    // `stdarch`, the panic runtimes…) are loaded by the analyzer with the workspace, not
+    // published.
+    let published = ["core", "alloc", "std"];
+    let exclusions = std::fs::read_dir(&library)
+        .map(|entries| {
+            let mut excluded: Vec<String> = entries
+                .filter_map(|e| e.ok())
+                .filter(|e| e.path().is_dir())
+                .map(|e| e.file_name().to_string_lossy().to_string())
+                .filter(|name| !published.contains(&name.as_str()))
+                .collect();
+            excluded.sort();
+            excluded
+        })
+        .unwrap_or_default();
+    Some(Ok(RepositoryEntry {
+        name: format!("{DERIVED_NAMESPACE}{release}"),
+        path: library,
+        languages: vec![LanguageToken::Rust],
+        manifests: Vec::new(),
+        roots: Vec::new(),
+        exclusions,
+    }))
 }
 
 /// `<toolchain>` for a program at `<toolchain>/bin/rust-analyzer` whose toolchain carries

@@ -45,9 +45,10 @@ pub fn validate_repository_name(name: &str) -> Result<(), String> {
     if name.is_empty() {
         return Err("repository name must not be empty".into());
     }
-    if name.starts_with("rust:") {
+    if kivgraph_facts::is_derived(name) {
         return Err(format!(
-            "repository name {name:?} is in the reserved \"rust:\" namespace"
+            "repository name {name:?} is in the reserved {:?} namespace",
+            kivgraph_facts::DERIVED_NAMESPACE
         ));
     }
     if name == "." || name == ".." {

@@ -19,8 +19,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use kivgraph_analyzers::{
-    GoAnalyzer, GoUnit, LineIndex, PythonUnit, RustAnalyzer, RustUnit, ScipIndex, Toolchain,
-    TypescriptUnit, nearest_tsconfig,
+    GoAnalyzer, GoUnit, LineIndex, PythonUnit, RustAnalyzer, RustSettings, RustUnit, ScipIndex,
+    Toolchain, TypescriptUnit, nearest_tsconfig,
 };
 use kivgraph_facts::{
     Confidence, Edge, EdgeKind, Evidence, FactSet, Fingerprint, Language, LineSpan, Provenance,
@@ -541,9 +541,23 @@ pub fn rust_unit(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysis> {
         repository_root: &checkout,
         workspace_root: root,
     };
+    // The standard library is read as it is shipped: its build scripts, proc macros and
+    // `cfg(test)` would have the analyzer build the library itself (ten minutes, not one).
+    let shipped;
+    let settings = if kivgraph_facts::is_derived(repository.name(db)) {
+        shipped = RustSettings {
+            build_scripts: false,
+            proc_macros: false,
+            include_tests: false,
+            ..analyzer.settings.clone()
+        };
+        &shipped
+    } else {
+        &analyzer.settings
+    };
     let index = analyzer
         .toolchain
-        .index_rust(&unit, &analyzer.settings, &db.analyzer_scratch());
+        .index_rust(&unit, settings, &db.analyzer_scratch());
     let identity = analyzer.toolchain.identity();
     Some(group_analysis(
         db, repository, identity, index, &own, &symbols,

@@ -19,3 +19,13 @@ pub use model::{
     LineSpan, Mention, PackageFact, ParseIssue, RepositoryFact, SymbolFact, UnresolvedReference,
 };
 pub use vocabulary::{Confidence, EdgeKind, Language, Provenance, SymbolKind, UnknownCode};
+
+/// The namespace of providers built from the machine rather than the registry (the Rust
+/// standard library, `rust:1.95.0`): reserved, so the name alone tells a derived repository
+/// from a registered one.
+pub const DERIVED_NAMESPACE: &str = "rust:";
+
+/// Whether a repository is a derived provider.
+pub fn is_derived(repository: &str) -> bool {
+    repository.starts_with(DERIVED_NAMESPACE)
+}

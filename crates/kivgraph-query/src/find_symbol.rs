@@ -90,7 +90,7 @@ pub fn find_symbol(
     }
     // Naming a derived repository in `repo` is a request for it.
     let include_derived =
-        args.include_derived.unwrap_or(false) || repo.is_some_and(|r| r.starts_with("rust:"));
+        args.include_derived.unwrap_or(false) || repo.is_some_and(kivgraph_facts::is_derived);
     let identity = QueryIdentity::new(
         "find_symbol",
         SORTING,
@@ -129,7 +129,7 @@ pub fn find_symbol(
         .filter(|s| {
             let repository = s.file().repository().name();
             repo.is_none_or(|r| repository == r)
-                && (include_derived || !repository.starts_with("rust:"))
+                && (include_derived || !kivgraph_facts::is_derived(repository))
         })
         .filter(|s| path_prefix.is_none_or(|p| s.file().path().starts_with(p)))
         .map(|s| (s.key().to_string(), s))

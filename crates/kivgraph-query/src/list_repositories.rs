@@ -93,6 +93,15 @@ pub(crate) fn row(state: &kivgraph_store::RepositoryState) -> Value {
             .collect();
         row.insert("analyzers".into(), Value::Array(analyzers));
     }
+    if kivgraph_facts::is_derived(&state.name) {
+        row.insert("derived".into(), json!(true));
+        row.insert("moved".into(), json!(false));
+        row.insert(
+            "moved_detail".into(),
+            json!("a derived provider has no commit to compare: nothing clones it and nothing moves it"),
+        );
+        return Value::Object(row);
+    }
     if let Some(commit) = &state.indexed_commit {
         row.insert("indexed_commit".into(), json!(commit));
     }

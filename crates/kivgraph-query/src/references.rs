@@ -381,7 +381,7 @@ pub fn find_references(
         return Err(QueryError::repository_not_found(repo));
     }
     let include_derived =
-        args.include_derived.unwrap_or(false) || repo.is_some_and(|r| r.starts_with("rust:"));
+        args.include_derived.unwrap_or(false) || repo.is_some_and(kivgraph_facts::is_derived);
     let subject = subject(
         published,
         args.name.as_deref(),
@@ -448,7 +448,8 @@ pub fn find_references(
         .filter(|row| language.is_none_or(|l| row.holder.file().language() == l))
         .filter(|row| {
             let owner = row.holder.repository();
-            repo.is_none_or(|r| owner == r) && (include_derived || !owner.starts_with("rust:"))
+            repo.is_none_or(|r| owner == r)
+                && (include_derived || !kivgraph_facts::is_derived(owner))
         })
         .collect();
     let total = rows.len();

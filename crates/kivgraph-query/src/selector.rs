@@ -192,7 +192,7 @@ pub fn resolve_name<'a>(
             let owner = s.file().repository().name();
             match repository {
                 Some(r) => owner == r,
-                None => !owner.starts_with("rust:"),
+                None => !kivgraph_facts::is_derived(owner),
             }
         })
         .filter(|s| path.is_none_or(|p| under_path(s.file().path(), p)))

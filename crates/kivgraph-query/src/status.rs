@@ -3,7 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use kivgraph_facts::EdgeKind;
+use kivgraph_facts::{EdgeKind, is_derived};
+use kivgraph_snapshot::{NodeRef, Snapshot};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -24,6 +25,62 @@ fn breakdown(counts: BTreeMap<&str, usize>) -> Value {
             .map(|(key, count)| json!({"key": key, "count": count}))
             .collect(),
     )
+}
+
+/// What the derived providers (the standard library) contribute, apart from the registered
+/// repositories' counts; `None` when the graph holds none. An edge belongs to the repository
+/// of its source, the side that observed it.
+fn derived_breakdown(snapshot: &Snapshot) -> Option<Value> {
+    let names: Vec<&str> = snapshot
+        .repositories()
+        .map(|r| r.name())
+        .filter(|name| is_derived(name))
+        .collect();
+    if names.is_empty() {
+        return None;
+    }
+    let derived_node = |node: NodeRef| {
+        let repository = match node {
+            NodeRef::Repository(i) => snapshot.repository(i),
+            NodeRef::Package(i) => snapshot.package(i).map(|p| p.repository()),
+            NodeRef::File(i) => snapshot.file(i).map(|f| f.repository()),
+            NodeRef::Symbol(i) => snapshot.symbol(i).map(|s| s.file().repository()),
+            NodeRef::Evidence(_) => None,
+        };
+        repository.is_some_and(|r| is_derived(r.name()))
+    };
+    let packages = (0..snapshot.package_count())
+        .filter(|i| derived_node(NodeRef::Package(*i)))
+        .count();
+    let files = snapshot
+        .files()
+        .filter(|f| is_derived(f.repository().name()))
+        .count();
+    let symbols = snapshot
+        .symbols()
+        .filter(|s| is_derived(s.file().repository().name()))
+        .count();
+    let (mut within, mut inbound) = (0, 0);
+    for edge in snapshot.edges() {
+        match (derived_node(edge.source()), derived_node(edge.target())) {
+            (true, _) => within += 1,
+            (false, true) => inbound += 1,
+            (false, false) => {}
+        }
+    }
+    let unresolved = snapshot
+        .unresolved()
+        .filter(|u| u.repository().is_some_and(|r| is_derived(r.name())))
+        .count();
+    Some(json!({
+        "repositories": names,
+        "packages": packages,
+        "files": files,
+        "symbols": symbols,
+        "edges_within": within,
+        "edges_inbound": inbound,
+        "unresolved": unresolved,
+    }))
 }
 
 /// `published` is `None` when nothing is published: reporting that is this tool's job, never
@@ -76,6 +133,7 @@ pub fn graph_status(
                 )
             };
             let moved = freshness.iter().filter(|r| r["moved"] == true).count();
+            let derived = derived_breakdown(snapshot);
             let mut status = json!({
                 "status": "ready",
                 "snapshot_id": published.snapshot_id(),
@@ -97,6 +155,9 @@ pub fn graph_status(
                 "repository_freshness": freshness,
                 "repositories_moved": moved,
             });
+            if let Some(derived) = derived {
+                status["derived"] = derived;
+            }
             status
                 .as_object_mut()
                 .expect("object")

@@ -310,7 +310,7 @@ fn expanded_languages(published: &Published, walk: &Walk) -> BTreeSet<(String, S
 }
 
 fn derived(holder: &Holder) -> bool {
-    holder.repository().starts_with("rust:")
+    kivgraph_facts::is_derived(holder.repository())
 }
 
 /// The columns a reached row carries, in the surface's fixed order.
@@ -545,7 +545,7 @@ pub fn trace_dependencies(
         return Err(QueryError::repository_not_found(repo));
     }
     let include_derived =
-        args.include_derived.unwrap_or(false) || repo.is_some_and(|r| r.starts_with("rust:"));
+        args.include_derived.unwrap_or(false) || repo.is_some_and(kivgraph_facts::is_derived);
     let root = common.root;
     let walk = walk(
         published,

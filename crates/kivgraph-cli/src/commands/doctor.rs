@@ -215,12 +215,27 @@ fn check_toolchains(report: &mut Report, config: &LoadedConfig) {
             ),
         }
     }
-    // Accepted, as the specification documents the key, but not acted on yet: said rather
-    // than silently ignored.
-    if config.config.rust.index_sysroot {
+    if let Ok(toolchain) = located.get(Analyzer::Rust) {
+        let rust = kivgraph_analyzers::RustAnalyzer {
+            settings: crate::analyzers::rust_settings(config, toolchain),
+            toolchain: toolchain.clone(),
+        };
+        match crate::analyzers::standard_library(config, Some(&rust)) {
+            Some(Ok(entry)) => report.pass(
+                "rust.index_sysroot",
+                format!(
+                    "publishes {} from {} (withheld by the read tools unless asked)",
+                    entry.name,
+                    entry.path.display()
+                ),
+            ),
+            Some(Err(why)) => report.warn("rust.index_sysroot", why),
+            None => {}
+        }
+    } else if config.config.rust.index_sysroot {
         report.warn(
             "rust.index_sysroot",
-            "set, but this build does not publish the standard library as a derived repository yet; uses of core, alloc and std keep no edge",
+            "set, but no Rust analyzer: the standard library is not indexed",
         );
     }
     if let Ok(go) = located.get(Analyzer::Go) {

@@ -7,9 +7,12 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::bail;
+use kivgraph_config::LanguageToken;
 use kivgraph_engine::{CacheIdentity, CacheLoad, PassGraph, PassOptions, Progress, run_pass};
 use kivgraph_facts::Language;
-use kivgraph_store::{AnalyzerState, GenerationId, RepositoryState, read_git_position};
+use kivgraph_store::{
+    AnalyzerState, GenerationId, GitPosition, RepositoryState, read_git_position,
+};
 use serde_json::json;
 
 use crate::context::ConfigArg;
@@ -76,19 +79,33 @@ fn index(args: &IndexArgs) -> anyhow::Result<serde_json::Value> {
     let store = loaded.store(None);
     // Taken before any work: the loser of a race is told at once.
     let lock = store.lock()?;
+    let analyzers = crate::analyzers::locate(&loaded.config).into_options(
+        &loaded
+            .registry
+            .repositories
+            .iter()
+            .flat_map(|entry| kivgraph_discovery::enabled_languages(&entry.languages))
+            .collect(),
+    );
+    let standard_library = loaded
+        .registry
+        .repositories
+        .iter()
+        .any(|entry| entry.languages.contains(&LanguageToken::Rust))
+        .then(|| crate::analyzers::standard_library(&loaded.config, analyzers.rust.as_ref()))
+        .flatten();
+    let mut entries = loaded.registry.repositories.clone();
+    match &standard_library {
+        Some(Ok(derived)) => entries.push(derived.clone()),
+        Some(Err(why)) => tracing::warn!(why, "the standard library is not indexed"),
+        None => {}
+    }
     let options = PassOptions {
         published_generation: store.current()?.map(|id| id.0),
         fact_cache: loaded.config.config.indexing.fact_cache,
         cache_directory: loaded.config.fact_cache_path.clone(),
         identity: CacheIdentity::of_this_build(),
-        analyzers: crate::analyzers::locate(&loaded.config).into_options(
-            &loaded
-                .registry
-                .repositories
-                .iter()
-                .flat_map(|entry| kivgraph_discovery::enabled_languages(&entry.languages))
-                .collect(),
-        ),
+        analyzers,
     };
     let terminal = !args.json && std::io::stderr().is_terminal();
     let last_line = Mutex::new(String::new());
@@ -116,7 +133,7 @@ fn index(args: &IndexArgs) -> anyhow::Result<serde_json::Value> {
             *last = line;
         }
     };
-    let outcome = run_pass(&loaded.registry.repositories, &options, &progress)?;
+    let outcome = run_pass(&entries, &options, &progress)?;
     if terminal {
         eprintln!();
     }
@@ -130,8 +147,13 @@ fn index(args: &IndexArgs) -> anyhow::Result<serde_json::Value> {
         .repositories
         .iter()
         .map(|report| {
-            let entry = loaded.registry.get(&report.name);
-            let git = read_git_position(std::path::Path::new(&report.root));
+            let entry = entries.iter().find(|e| e.name == report.name);
+            // A derived provider has no commit: nothing clones it, nothing moves it.
+            let git = if kivgraph_facts::is_derived(&report.name) {
+                GitPosition::default()
+            } else {
+                read_git_position(std::path::Path::new(&report.root))
+            };
             let analyzers: Vec<AnalyzerState> = report
                 .analyzers
                 .iter()
@@ -236,6 +258,10 @@ fn index(args: &IndexArgs) -> anyhow::Result<serde_json::Value> {
             "phases_ms": phases,
         },
         "repositories": repositories,
+        "standard_library": standard_library.map(|found| match found {
+            Ok(entry) => json!({"repository": entry.name, "path": entry.path}),
+            Err(why) => json!({"absent": why}),
+        }),
     }))
 }
 
@@ -282,6 +308,12 @@ fn print_report(report: &serde_json::Value, seconds: f64) {
                 failure["issues"]
             );
         }
+    }
+    let library = &report["standard_library"];
+    if let Some(name) = library["repository"].as_str() {
+        println!("  standard library: {name} (derived; read tools withhold it unless asked)");
+    } else if let Some(why) = library["absent"].as_str() {
+        println!("  standard library: not indexed ({why})");
     }
     let index = &report["index"];
     println!(
