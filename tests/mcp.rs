@@ -1899,3 +1899,121 @@ fn calls_through_an_interface_reach_its_one_implementation_and_no_other() {
         json!({"CALLS_DIRECT": 2, "EMBEDS": 1, "IMPLEMENTS": 5, "TYPE_USES": 2})
     );
 }
+
+/// `rust.index_sysroot`: the standard library of the analyzer's toolchain is published as
+/// the derived repository `rust:<release>`, so a registered crate's `Vec::new()` and
+/// `Box::new()` are exact edges into it. Read tools withhold it unless asked; `graph_status`
+/// breaks it out; `list_repositories` marks its row, which has no commit.
+#[test]
+fn the_standard_library_is_a_derived_provider_withheld_unless_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let exact = fixtures().join("../exact");
+    for name in ["rsprovider", "rsconsumer"] {
+        copy_tree(&exact.join(name), &dir.path().join(name));
+    }
+    let init = Command::new(binary())
+        .args(["init", "--languages=rust", "--config"])
+        .arg(dir.path().join("config.yaml"))
+        .arg(format!(
+            "--repository=rsprovider={}",
+            dir.path().join("rsprovider").display()
+        ))
+        .arg(format!(
+            "--repository=rsconsumer={}",
+            dir.path().join("rsconsumer").display()
+        ))
+        .output()
+        .unwrap();
+    assert!(init.status.success());
+    let config = dir.path().join("config.yaml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("{text}rust:\n  index_sysroot: true\n")).unwrap();
+    let out = Command::new(binary())
+        .args(["index", "--full", "--json", "--config"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let result: Value =
+        serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().last().unwrap()).unwrap();
+    let derived = result["result"]["standard_library"]["repository"]
+        .as_str()
+        .expect("the standard library is published")
+        .to_string();
+    assert!(derived.starts_with("rust:1."), "{derived}");
+
+    let mut client = Client::start(dir.path());
+    let callees = |client: &mut Client, arguments: Value| -> Vec<String> {
+        let page = client.ok("trace_dependencies", arguments);
+        page["results"]["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|file| {
+                let repo = file["repo"].as_str().unwrap_or("").to_string();
+                let path = file["file"].as_str().unwrap().to_string();
+                file["at"].as_array().unwrap().iter().map(move |at| {
+                    let label = at.as_str().or(at[0].as_str()).unwrap_or("");
+                    format!("{repo} {path} {label}")
+                })
+            })
+            .collect()
+    };
+    let subject = json!({"repository": "rsconsumer", "path": "src/lib.rs", "qualified_name": "summary", "depth": 1});
+    let own = callees(&mut client, subject.clone());
+    assert!(own.iter().all(|row| !row.contains("rust:")), "{own:?}");
+    let mut asked = subject;
+    asked["include_derived"] = json!(true);
+    let all = callees(&mut client, asked);
+    for expected in [
+        format!("{derived} alloc/src/vec/mod.rs vec::Vec::new@463-465"),
+        format!("{derived} alloc/src/boxed.rs boxed::Box::new@284-292"),
+    ] {
+        let line = expected.rsplit_once('@').unwrap().0.to_string();
+        assert!(
+            all.iter().any(|row| row.starts_with(&line)),
+            "{line} in {all:?}"
+        );
+    }
+    assert_eq!(all.len(), own.len() + 5, "{all:?}");
+
+    // Naming the provider in `repo` is a request for it.
+    let named = client.ok(
+        "find_symbol",
+        json!({"name": "Vec", "kind": "struct", "repo": derived}),
+    );
+    assert_eq!(
+        named["results"]["symbols"][0]["at"], "alloc/src/vec/mod.rs:438",
+        "{named}"
+    );
+    let withheld = client.ok("find_symbol", json!({"name": "Vec", "kind": "struct"}));
+    assert_eq!(withheld["total"], 0, "{withheld}");
+
+    let status = client.ok("graph_status", json!({}));
+    let breakdown = &status["results"]["derived"];
+    assert_eq!(breakdown["repositories"], json!([derived]));
+    assert_eq!(breakdown["packages"], 36, "{breakdown}");
+    assert!(
+        breakdown["edges_inbound"].as_u64().unwrap() >= 5,
+        "{breakdown}"
+    );
+    assert!(
+        breakdown["symbols"].as_u64().unwrap() > 10_000,
+        "{breakdown}"
+    );
+
+    let repositories = client.ok("list_repositories", json!({}));
+    let row = repositories["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == derived.as_str())
+        .unwrap()
+        .clone();
+    assert_eq!(row["derived"], true);
+    assert!(row.get("indexed_commit").is_none() && row.get("current_commit").is_none());
+}
