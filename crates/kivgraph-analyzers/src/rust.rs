@@ -251,7 +251,7 @@ As a reminder, you're using offline mode (--offline).
         );
         assert_eq!(
             config["cargo"]["cfgs"],
-            serde_json::json!(["debug_assertions", "tokio_unstable"])
+            serde_json::json!(["debug_assertions", "miri", "tokio_unstable"])
         );
         assert_eq!(config["cargo"]["sysroot"], serde_json::Value::Null);
         assert_eq!(config["cfg"]["setTest"], false);
