@@ -47,13 +47,24 @@ fn init_and_index(dir: &Path, name: &str, repository: &Path) {
 }
 
 fn init_go(dir: &Path, name: &str, repository: &Path) {
-    let out = Command::new(binary())
-        .args(["init", "--languages=go", "--config"])
-        .arg(dir.join("config.yaml"))
-        .arg(format!("--repository={name}={}", repository.display()))
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    init(dir, "go", &[(name, repository)]);
+}
+
+/// `kivgraph init` of a configuration in `dir` registering `repositories` with `languages`.
+fn init(dir: &Path, languages: &str, repositories: &[(&str, &Path)]) {
+    let mut command = Command::new(binary());
+    command
+        .args(["init", &format!("--languages={languages}"), "--config"])
+        .arg(dir.join("config.yaml"));
+    for (name, path) in repositories {
+        command.arg(format!("--repository={name}={}", path.display()));
+    }
+    let out = command.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 fn reindex(dir: &Path) {
@@ -1636,13 +1647,13 @@ fn trace_and_blast_radius_walk_the_resolved_graph() {
 /// with the syntax layer alone (see `init_and_index`).
 fn index_resolution_fixtures(dir: &Path, names: &[&str]) {
     let root = fixtures().join("../resolution");
-    let mut init = Command::new(binary());
-    init.args(["init", "--languages=go", "--config"])
-        .arg(dir.join("config.yaml"));
-    for name in names {
-        init.arg(format!("--repository={name}={}", root.join(name).display()));
-    }
-    assert!(init.output().unwrap().status.success());
+    let paths: Vec<_> = names.iter().map(|name| root.join(name)).collect();
+    let repositories: Vec<(&str, &Path)> = names
+        .iter()
+        .zip(&paths)
+        .map(|(name, path)| (*name, path.as_path()))
+        .collect();
+    init(dir, "go", &repositories);
     index_with(dir, false);
 }
 
@@ -1653,20 +1664,13 @@ fn index_resolution_fixtures(dir: &Path, names: &[&str]) {
 fn go_types_decides_what_the_syntax_layer_could_not() {
     let dir = tempfile::tempdir().unwrap();
     let root = fixtures().join("../resolution");
-    init_go(dir.path(), "gocalls", &root.join("gocalls"));
-    let add = Command::new(binary())
-        .args(["init", "--languages=go", "--config"])
-        .arg(dir.path().join("config.yaml"))
-        .arg(format!(
-            "--repository=goconsumer={}",
-            root.join("goconsumer").display()
-        ))
-        .output()
-        .unwrap();
-    assert!(
-        add.status.success(),
-        "{}",
-        String::from_utf8_lossy(&add.stderr)
+    init(
+        dir.path(),
+        "go",
+        &[
+            ("gocalls", &root.join("gocalls")),
+            ("goconsumer", &root.join("goconsumer")),
+        ],
     );
     index_with(dir.path(), true);
     let mut client = Client::start(dir.path());
@@ -1911,20 +1915,14 @@ fn the_standard_library_is_a_derived_provider_withheld_unless_asked() {
     for name in ["rsprovider", "rsconsumer"] {
         copy_tree(&exact.join(name), &dir.path().join(name));
     }
-    let init = Command::new(binary())
-        .args(["init", "--languages=rust", "--config"])
-        .arg(dir.path().join("config.yaml"))
-        .arg(format!(
-            "--repository=rsprovider={}",
-            dir.path().join("rsprovider").display()
-        ))
-        .arg(format!(
-            "--repository=rsconsumer={}",
-            dir.path().join("rsconsumer").display()
-        ))
-        .output()
-        .unwrap();
-    assert!(init.status.success());
+    init(
+        dir.path(),
+        "rust",
+        &[
+            ("rsprovider", &dir.path().join("rsprovider")),
+            ("rsconsumer", &dir.path().join("rsconsumer")),
+        ],
+    );
     let config = dir.path().join("config.yaml");
     let text = std::fs::read_to_string(&config).unwrap();
     std::fs::write(&config, format!("{text}rust:\n  index_sysroot: true\n")).unwrap();

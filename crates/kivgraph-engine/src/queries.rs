@@ -695,18 +695,19 @@ pub(crate) fn go_claimants(
     if claimants.is_empty() {
         return Ok(claimants);
     }
-    let registered: Vec<String> = claimants
+    let directories: Vec<Option<PathBuf>> = claimants
         .iter()
-        .filter_map(|p| go_package_directory(db, *p))
-        .map(|d| d.display().to_string())
+        .map(|p| go_package_directory(db, *p))
         .collect();
     let with = match &replace.with {
         Replacement::Directory(directory) => {
             let within = path[replace.module.len()..].trim_start_matches('/');
             let expected = directory.join(within);
             let at: Vec<PackageInput> = claimants
-                .into_iter()
-                .filter(|p| go_package_directory(db, *p).as_deref() == Some(expected.as_path()))
+                .iter()
+                .zip(&directories)
+                .filter(|(_, at)| at.as_deref() == Some(expected.as_path()))
+                .map(|(package, _)| *package)
                 .collect();
             if !at.is_empty() {
                 return Ok(at);
@@ -715,6 +716,11 @@ pub(crate) fn go_claimants(
         }
         Replacement::Module(module) => module.clone(),
     };
+    let registered: Vec<String> = directories
+        .iter()
+        .flatten()
+        .map(|d| d.display().to_string())
+        .collect();
     Err(format!(
         "go.mod replaces {} with {with}, so the build does not use the registered {} ({})",
         replace.module,

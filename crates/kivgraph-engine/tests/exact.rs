@@ -16,6 +16,11 @@ use kivgraph_engine::{
 use kivgraph_facts::{Confidence, EdgeKind, FactSet, Provenance};
 use support::{copy_tree, index_at, relations, unresolved_rows};
 
+/// `testdata/exact`: the fixtures the exact analyzers are asserted on.
+fn exact_fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/exact")
+}
+
 fn analyzers(scratch: &std::path::Path) -> AnalyzerOptions {
     let typescript = Toolchain::locate(Analyzer::Typescript, None, &analyzers_dir())
         .expect("scip-typescript is installed by scripts/setup-analyzers.sh");
@@ -47,7 +52,7 @@ fn analyzers(scratch: &std::path::Path) -> AnalyzerOptions {
 }
 
 fn index(fixtures: &[&str], language: LanguageToken) -> FactSet {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/exact");
+    let root = exact_fixtures();
     let scratch = tempfile::tempdir().unwrap();
     index_at(&root, fixtures, language, analyzers(scratch.path()))
 }
@@ -263,7 +268,7 @@ fn rust_references_are_resolved_by_rust_analyzer_across_repositories() {
 
 /// The relations `go.include_tests` decides: those from the fixture's `_test.go` files.
 fn go_test_relations(include_tests: bool) -> Vec<String> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/exact");
+    let root = exact_fixtures();
     let scratch = tempfile::tempdir().unwrap();
     let mut options = analyzers(scratch.path());
     if let Some(go) = &mut options.go {
@@ -385,7 +390,7 @@ fn go_references_are_resolved_by_go_types_across_modules() {
 /// fork stops.
 #[test]
 fn a_go_import_a_replace_takes_elsewhere_is_a_conflict() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/exact");
+    let root = exact_fixtures();
     let scratch = tempfile::tempdir().unwrap();
     for analyzers in [AnalyzerOptions::default(), analyzers(scratch.path())] {
         let facts = index_at(
@@ -466,7 +471,7 @@ fn editable_fixtures(
     names: &[&str],
     language: LanguageToken,
 ) -> (tempfile::TempDir, Vec<RepositoryEntry>) {
-    let from = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/exact");
+    let from = exact_fixtures();
     let dir = tempfile::tempdir().unwrap();
     let entries = names
         .iter()
@@ -549,7 +554,7 @@ impl Edited {
         cold.set_analyzers(&analyzers(self.scratch.path()));
         cold.update(&self.load());
         assert_eq!(cold.facts(&|_| {}).to_fact_set(), after);
-        let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/exact");
+        let fixtures = exact_fixtures();
         for entry in &self.entries {
             assert_eq!(
                 files_under(&entry.path),

@@ -144,46 +144,33 @@ fn unchanged_inputs_answer_with_the_generation_they_were_published_as() {
     assert_eq!(again.repositories, cold.repositories);
     assert_eq!(again.files_total, cold.files_total);
 
-    // Another generation is served (a rollback, a pass with the cache off): recompute.
-    let rolled_back = run_pass(&entries, &served(Some(6)), &|_| {}).unwrap();
-    assert!(rolled_back.computed().is_some());
-    // `verify` and `off` never take the shortcut.
-    for mode in [FactCacheMode::Verify, FactCacheMode::Off] {
-        let pass = PassOptions {
-            fact_cache: mode,
-            ..served(Some(7))
-        };
-        assert!(
-            run_pass(&entries, &pass, &|_| {})
-                .unwrap()
-                .computed()
-                .is_some()
-        );
-    }
-    // Another build, or another analyzer configuration, is another input.
-    let other_build = PassOptions {
-        identity: CacheIdentity("other-build".into()),
-        ..served(Some(7))
-    };
-    assert!(
-        run_pass(&entries, &other_build, &|_| {})
+    let computes = |options: &PassOptions| {
+        run_pass(&entries, options, &|_| {})
             .unwrap()
             .computed()
             .is_some()
-    );
-    let other_analyzers = PassOptions {
+    };
+    // Another generation is served (a rollback, a pass with the cache off): recompute.
+    assert!(computes(&served(Some(6))));
+    // `verify` and `off` never take the shortcut.
+    for mode in [FactCacheMode::Verify, FactCacheMode::Off] {
+        assert!(computes(&PassOptions {
+            fact_cache: mode,
+            ..served(Some(7))
+        }));
+    }
+    // Another build, or another analyzer configuration, is another input.
+    assert!(computes(&PassOptions {
+        identity: CacheIdentity("other-build".into()),
+        ..served(Some(7))
+    }));
+    assert!(computes(&PassOptions {
         analyzers: AnalyzerOptions {
             maximum_workers: 9,
             ..AnalyzerOptions::default()
         },
         ..served(Some(7))
-    };
-    assert!(
-        run_pass(&entries, &other_analyzers, &|_| {})
-            .unwrap()
-            .computed()
-            .is_some()
-    );
+    }));
 
     // One byte of one file changes the inputs.
     write(
