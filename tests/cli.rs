@@ -4,6 +4,9 @@
 #[path = "common/mod.rs"]
 mod common;
 
+#[path = "../crates/kivgraph-engine/tests/support/cache_lie.rs"]
+mod cache_lie;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -592,16 +595,10 @@ fn fact_cache_modes_from_the_configuration() {
     let second = json(index());
     assert_eq!(second["result"]["passed"], true, "{second}");
     assert_eq!(second["result"]["index"]["fact_cache"], "verify");
-    // A cache that lies about a file is caught by verify, naming the file.
+    // A cache that lies about a file (with a digest that matches) is caught by verify,
+    // naming the file.
     let cache = workspace.state().join("factcache/engine.cache");
-    let mut bytes = read(cache.clone());
-    let needle = b"Handler";
-    let at = bytes
-        .windows(needle.len())
-        .position(|w| w == needle)
-        .unwrap();
-    bytes[at] = b'X';
-    std::fs::write(&cache, bytes).unwrap();
+    cache_lie::make_cache_lie(&cache, b"Handler", b"Handlex");
     let out = index();
     assert_eq!(out.status.code(), Some(1));
     let failed = json(out);

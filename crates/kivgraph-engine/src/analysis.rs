@@ -36,6 +36,7 @@ use crate::queries::{
     package_symbols, rust_providers, site_files,
 };
 use crate::resolve::typescript::{ModuleSite, NpmProvider, npm_provider};
+use crate::stored::Stored;
 
 /// Which exact analyzers a pass may run. An absent analyzer leaves the syntax layer's
 /// facts standing; a present one's version is part of every unit's identity.
@@ -192,7 +193,7 @@ fn is_module_language(language: Language) -> bool {
 
 /// A TypeScript/JavaScript package checked as one program. `None` when the package is not
 /// one, or when no TypeScript analyzer is installed.
-#[salsa::tracked(returns(ref), persist)]
+#[salsa::tracked(returns(ref), persist, lru = 0)]
 pub fn typescript_unit(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysis> {
     let settings = AnalyzerSettings::try_get(db)?;
     let toolchain = settings.typescript(db).as_ref()?;
@@ -264,21 +265,24 @@ pub fn typescript_unit(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysi
     Some(unit_analysis(db, analyzer, &index, &own, &locate, &symbols))
 }
 
+/// Where a package's module files sit: their repository, their `package.json` directory and
+/// their language.
+fn module_place(db: &dyn Db, package: PackageInput) -> Option<(String, String, Language)> {
+    let file = package
+        .files(db)
+        .iter()
+        .find(|f| is_module_language(f.language(db)))?;
+    Some((
+        file.repository(db).clone(),
+        file.unit(db).package_path.clone(),
+        file.language(db),
+    ))
+}
+
 /// The packages of one `package.json` directory that one program checks: its TypeScript
 /// and its JavaScript package, TypeScript first. The first owns the unit.
 fn module_siblings(db: &dyn Db, package: PackageInput) -> Vec<PackageInput> {
-    let place = |p: PackageInput| {
-        let file = p
-            .files(db)
-            .iter()
-            .find(|f| is_module_language(f.language(db)))?;
-        Some((
-            file.repository(db).clone(),
-            file.unit(db).package_path.clone(),
-            file.language(db),
-        ))
-    };
-    let Some((repository, directory, _)) = place(package) else {
+    let Some((repository, directory, _)) = module_place(db, package) else {
         return Vec::new();
     };
     let Some(input) = Workspace::get(db)
@@ -288,16 +292,39 @@ fn module_siblings(db: &dyn Db, package: PackageInput) -> Vec<PackageInput> {
     else {
         return vec![package];
     };
-    let mut siblings: Vec<(bool, PackageInput)> = input
-        .packages(db)
-        .iter()
-        .filter_map(|p| {
-            let (r, d, language) = place(*p)?;
-            (r == repository && d == directory).then_some((language != Language::TypeScript, *p))
-        })
-        .collect();
-    siblings.sort_by_key(|(javascript, _)| *javascript);
-    siblings.into_iter().map(|(_, p)| p).collect()
+    module_directories(db, *input)
+        .get(&directory)
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// A repository's module packages by `package.json` directory, TypeScript first. One query
+/// per repository, so that a package's memo depends on this table and not on every file of
+/// its repository (which, persisted per package, made the fact cache grow with the square
+/// of the repository).
+#[salsa::tracked(returns(clone), persist, lru = 0)]
+fn module_directories(
+    db: &dyn Db,
+    repository: RepositoryInput,
+) -> Stored<BTreeMap<String, Vec<PackageInput>>> {
+    let mut directories: BTreeMap<String, Vec<(bool, PackageInput)>> = BTreeMap::new();
+    for package in repository.packages(db) {
+        if let Some((_, directory, language)) = module_place(db, *package) {
+            directories
+                .entry(directory)
+                .or_default()
+                .push((language != Language::TypeScript, *package));
+        }
+    }
+    Stored::new(
+        directories
+            .into_iter()
+            .map(|(directory, mut siblings)| {
+                siblings.sort_by_key(|(javascript, _)| *javascript);
+                (directory, siblings.into_iter().map(|(_, p)| p).collect())
+            })
+            .collect(),
+    )
 }
 
 /// Reads the fingerprints of every file of the registered packages a package's imports name,
@@ -338,7 +365,7 @@ fn read_imported_packages(db: &dyn Db, workspace: Workspace, package: PackageInp
 /// repository with Python is importable. `None` when the repository has no Python, or when
 /// no Python analyzer is installed. A crash of the analyzer costs this repository's unit
 /// only.
-#[salsa::tracked(returns(ref), persist)]
+#[salsa::tracked(returns(ref), persist, lru = 0)]
 pub fn python_unit(db: &dyn Db, repository: RepositoryInput) -> Option<UnitAnalysis> {
     let settings = AnalyzerSettings::try_get(db)?;
     let toolchain = settings.python(db).as_ref()?;
@@ -369,7 +396,7 @@ pub fn python_unit(db: &dyn Db, repository: RepositoryInput) -> Option<UnitAnaly
                 }
             }
             if package_has_python && input == &repository {
-                declared.push(package_symbols(db, *package));
+                declared.push(package_symbols(db, *package).arc());
             }
             has_python |= package_has_python;
         }
@@ -436,7 +463,7 @@ pub fn python_import_root(path: &str, module: &str) -> Option<String> {
 /// A repository's packages grouped the way an analyzer loads them: Rust packages by Cargo
 /// workspace root, Go packages by module directory. The first package of a group, in
 /// repository order, owns the group's unit.
-#[derive(Default, PartialEq, Eq)]
+#[derive(Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LoadGroups {
     /// `(language, root)` → the group's packages.
     pub groups: BTreeMap<(Language, String), Vec<PackageInput>>,
@@ -470,8 +497,8 @@ impl LoadGroups {
     }
 }
 
-#[salsa::tracked(returns(clone))]
-pub fn load_groups(db: &dyn Db, repository: RepositoryInput) -> Arc<LoadGroups> {
+#[salsa::tracked(returns(clone), persist, lru = 0)]
+pub fn load_groups(db: &dyn Db, repository: RepositoryInput) -> Stored<LoadGroups> {
     let maps = repository.module_maps(db);
     let mut groups = LoadGroups::default();
     for package in repository.packages(db) {
@@ -497,7 +524,7 @@ pub fn load_groups(db: &dyn Db, repository: RepositoryInput) -> Arc<LoadGroups> 
             }
         }
     }
-    Arc::new(groups)
+    Stored::new(groups)
 }
 
 /// The files of `language` and the declarations of a group's packages.
@@ -527,7 +554,7 @@ fn group_contents(
 /// installed. The unit depends on the workspace's `.rs` files, the repository's manifests
 /// and lockfiles, and the files of the registered crates its manifests depend on (a path
 /// dependency on another repository is loaded with it).
-#[salsa::tracked(returns(ref), persist)]
+#[salsa::tracked(returns(ref), persist, lru = 0)]
 pub fn rust_unit(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysis> {
     let settings = AnalyzerSettings::try_get(db)?;
     let analyzer = settings.rust(db).as_ref()?;
@@ -637,7 +664,7 @@ fn path_dependencies(manifest: &kivgraph_discovery::CrateManifest) -> impl Itera
 /// depends on the module's `.go` files, the repository's `go.mod`/`go.sum` files, and the
 /// files of the registered packages its imports reach, transitively: their modules are
 /// loaded with it, through a synthetic `go.work`.
-#[salsa::tracked(returns(ref), persist)]
+#[salsa::tracked(returns(ref), persist, lru = 0)]
 pub fn go_unit(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysis> {
     let settings = AnalyzerSettings::try_get(db)?;
     let analyzer = settings.go(db).as_ref()?;
@@ -716,13 +743,13 @@ fn reached_go_modules(db: &dyn Db, members: &[PackageInput]) -> Vec<PathBuf> {
 
 /// The registered library crates by the name code spells them, without their versions: a
 /// manifest's version bump elsewhere leaves this unchanged, so it re-runs no Rust unit.
-#[salsa::tracked(returns(clone))]
+#[salsa::tracked(returns(clone), persist, lru = 0)]
 fn registered_crates(
     db: &dyn Db,
     workspace: Workspace,
-) -> Arc<BTreeMap<String, Vec<PackageInput>>> {
+) -> Stored<BTreeMap<String, Vec<PackageInput>>> {
     let providers = rust_providers(db, workspace);
-    Arc::new(
+    Stored::new(
         providers
             .iter()
             .map(|(name, crates)| (name.clone(), crates.iter().map(|(p, _)| *p).collect()))
@@ -969,7 +996,7 @@ fn units_of(db: &dyn Db, package: PackageInput) -> Vec<&UnitAnalysis> {
 }
 
 /// The analyzer symbols of the workspace's units that name declarations of the graph.
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AnalyzerDefinitions {
     /// Symbol → the declarations it names (several for merged declarations and overloads).
     pub keys: BTreeMap<String, Vec<StableKey>>,
@@ -1021,8 +1048,8 @@ pub(crate) fn repository_of(db: &dyn Db, package: PackageInput) -> Option<Reposi
 }
 
 /// Every analyzer symbol the workspace's units define, with the declarations it names.
-#[salsa::tracked(returns(clone))]
-pub fn analyzer_definitions(db: &dyn Db, workspace: Workspace) -> Arc<AnalyzerDefinitions> {
+#[salsa::tracked(returns(clone), persist, lru = 0)]
+pub fn analyzer_definitions(db: &dyn Db, workspace: Workspace) -> Stored<AnalyzerDefinitions> {
     // Per symbol: the files defining it, and the declarations it names.
     type Places<'a> = BTreeMap<&'a str, (BTreeSet<(&'a str, &'a str)>, Vec<StableKey>)>;
     let mut places: Places = BTreeMap::new();
@@ -1072,7 +1099,21 @@ pub fn analyzer_definitions(db: &dyn Db, workspace: Workspace) -> Arc<AnalyzerDe
             definitions.ambiguous.insert(symbol.to_string());
         }
     }
-    Arc::new(definitions)
+    Stored::new(definitions)
+}
+
+/// This module's share of [`crate::queries::attach_restored_queries`].
+pub(crate) fn attach_restored_queries(db: &mut dyn Db) {
+    typescript_unit::set_lru_capacity(db, 0);
+    module_directories::set_lru_capacity(db, 0);
+    python_unit::set_lru_capacity(db, 0);
+    load_groups::set_lru_capacity(db, 0);
+    rust_unit::set_lru_capacity(db, 0);
+    go_unit::set_lru_capacity(db, 0);
+    registered_crates::set_lru_capacity(db, 0);
+    analyzer_definitions::set_lru_capacity(db, 0);
+    analyzed_package_facts::set_lru_capacity(db, 0);
+    member_holders::set_lru_capacity(db, 0);
 }
 
 /// The provenance of an analyzer's edges.
@@ -1086,8 +1127,8 @@ fn provenance_of(language: Language) -> Provenance {
 }
 
 /// A package's facts with its analyzers' answers layered over the syntax layer's.
-#[salsa::tracked(returns(clone))]
-pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
+#[salsa::tracked(returns(clone), persist, lru = 0)]
+pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Stored<FactSet> {
     let syntax = package_facts(db, package);
     let units = units_of(db, package);
     if units.is_empty() {
@@ -1245,7 +1286,7 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet
     }
     let mut facts = layer.over(&syntax);
     facts.unresolved.extend(not_loaded);
-    Arc::new(facts)
+    Stored::new(facts)
 }
 
 /// A Rust use rust-analyzer resolved into a crate the graph registers, but at a version no
@@ -1376,8 +1417,8 @@ fn holder_kind(db: &dyn Db, member: StableKey) -> Option<SymbolKind> {
 
 /// Each member's holder kind (a class or an interface), for every package an analyzer
 /// covers: what decides `IMPLEMENTS` from `OVERRIDES`.
-#[salsa::tracked(returns(clone))]
-fn member_holders(db: &dyn Db, workspace: Workspace) -> Arc<BTreeMap<StableKey, SymbolKind>> {
+#[salsa::tracked(returns(clone), persist, lru = 0)]
+fn member_holders(db: &dyn Db, workspace: Workspace) -> Stored<BTreeMap<StableKey, SymbolKind>> {
     let mut holders = BTreeMap::new();
     for repository in workspace.repositories(db) {
         for package in repository.packages(db) {
@@ -1391,7 +1432,7 @@ fn member_holders(db: &dyn Db, workspace: Workspace) -> Arc<BTreeMap<StableKey, 
             }
         }
     }
-    Arc::new(holders)
+    Stored::new(holders)
 }
 
 /// Exact edges found for one package, and the sites they decide.

@@ -1,15 +1,17 @@
 //! The fact cache: salsa's memo tables persisted between processes.
 //!
 //! The file starts with a header line naming the cache identity — the kivgraph release, a
-//! digest of the running executable (its build id) and the grammar versions — so a new binary never trusts
-//! an old cache; the body is the serialized database.
+//! digest of the running executable (its build id) and the grammar versions — so a new binary
+//! never trusts an old cache; a second line holds the BLAKE3 of the body, the serialized
+//! database. A body that does not match it is `Corrupt` and ignored: the file is written
+//! without `fsync` (a cache, rebuilt when lost), so a crash may leave it torn, never trusted.
 
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, BufReader, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use crate::database::EngineDatabase;
 
-const FORMAT: &str = "kivgraph-fact-cache/1";
+const FORMAT: &str = "kivgraph-fact-cache/2";
 const FILE_NAME: &str = "engine.cache";
 
 /// What a cache entry must match to be served.
@@ -130,14 +132,31 @@ pub fn load(db: &mut EngineDatabase, directory: &Path, identity: &CacheIdentity)
     if header.trim_end() != identity.0 {
         return CacheLoad::Foreign;
     }
+    let mut digest = String::new();
+    if let Err(err) = reader.read_line(&mut digest) {
+        return CacheLoad::Corrupt(err.to_string());
+    }
     let mut body = Vec::new();
     if let Err(err) = std::io::Read::read_to_end(&mut reader, &mut body) {
         return CacheLoad::Corrupt(err.to_string());
     }
+    if blake3::Hasher::new()
+        .update_rayon(&body)
+        .finalize()
+        .to_hex()
+        .as_str()
+        != digest.trim_end()
+    {
+        return CacheLoad::Corrupt("the body does not match its digest".into());
+    }
     let mut deserializer = postcard::Deserializer::from_bytes(&body);
     let mut candidate = EngineDatabase::default();
-    match <dyn salsa::Database>::deserialize(&mut candidate, &mut deserializer) {
+    let restored = crate::stored::reading_shared(|| {
+        <dyn salsa::Database>::deserialize(&mut candidate, &mut deserializer)
+    });
+    match restored {
         Ok(()) => {
+            crate::queries::attach_restored_queries(&mut candidate);
             *db = candidate;
             CacheLoad::Loaded
         }
@@ -156,7 +175,8 @@ pub enum CacheWriteError {
     Serialize(String),
 }
 
-/// Writes the database atomically (temporary file, then rename).
+/// Writes the database atomically (temporary file, then rename), streaming the body through
+/// its digest.
 pub fn save(
     db: &mut EngineDatabase,
     directory: &Path,
@@ -167,15 +187,43 @@ pub fn save(
         source,
     };
     std::fs::create_dir_all(directory).map_err(io)?;
-    let body = postcard::to_stdvec(&<dyn salsa::Database>::as_serialize(db))
-        .map_err(|e| CacheWriteError::Serialize(e.to_string()))?;
     let temporary = directory.join(format!("{FILE_NAME}.tmp-{}", std::process::id()));
-    let mut writer = BufWriter::new(std::fs::File::create(&temporary).map_err(io)?);
-    writer.write_all(identity.0.as_bytes()).map_err(io)?;
-    writer.write_all(b"\n").map_err(io)?;
-    writer.write_all(&body).map_err(io)?;
-    let file = writer.into_inner().map_err(|e| io(e.into_error()))?;
-    file.sync_all().map_err(io)?;
+    let mut file = std::fs::File::create(&temporary).map_err(io)?;
+    let header = format!("{}\n", identity.0);
+    file.write_all(header.as_bytes()).map_err(io)?;
+    file.write_all(format!("{}\n", "0".repeat(64)).as_bytes())
+        .map_err(io)?;
+    // Buffered in front of the digest, so that it hashes large blocks.
+    let mut body = BufWriter::with_capacity(
+        1 << 20,
+        Digesting {
+            inner: file,
+            hasher: blake3::Hasher::new(),
+            written: 0,
+            failure: None,
+        },
+    );
+    let written = crate::stored::writing_shared(|| {
+        postcard::to_io(&<dyn salsa::Database>::as_serialize(db), &mut body).map(|_| ())
+    });
+    if let Err(error) = written {
+        // postcard reports any failed write as a full buffer: say what the disk said.
+        return Err(match body.get_mut().failure.take() {
+            Some(source) => io(source),
+            None => CacheWriteError::Serialize(error.to_string()),
+        });
+    }
+    let Digesting {
+        inner: mut file,
+        hasher,
+        written,
+        ..
+    } = body.into_inner().map_err(|e| io(e.into_error()))?;
+    file.seek(SeekFrom::Start(header.len() as u64))
+        .map_err(io)?;
+    file.write_all(hasher.finalize().to_hex().as_bytes())
+        .map_err(io)?;
+    drop(file);
     std::fs::rename(&temporary, cache_file(directory)).map_err(io)?;
     // A writer killed between create and rename leaves its temporary behind.
     if let Ok(entries) = std::fs::read_dir(directory) {
@@ -189,7 +237,32 @@ pub fn save(
             }
         }
     }
-    Ok(body.len() as u64)
+    Ok(written)
+}
+
+/// A writer that hashes what passes through it.
+struct Digesting<W> {
+    inner: W,
+    hasher: blake3::Hasher,
+    written: u64,
+    /// The first write that failed, kept for the error message.
+    failure: Option<std::io::Error>,
+}
+
+impl<W: Write> Write for Digesting<W> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let written = self.inner.write(bytes).inspect_err(|error| {
+            self.failure
+                .get_or_insert_with(|| std::io::Error::new(error.kind(), error.to_string()));
+        })?;
+        self.hasher.update(&bytes[..written]);
+        self.written += written as u64;
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 #[cfg(test)]

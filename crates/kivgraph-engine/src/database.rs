@@ -18,6 +18,20 @@ impl ExecutionLog {
         std::mem::take(&mut *self.0.lock().expect("execution log lock"))
     }
 
+    /// The query of each execution the log holds, in order.
+    pub fn names(&self) -> Vec<String> {
+        self.0
+            .lock()
+            .expect("execution log lock")
+            .iter()
+            .map(|e| {
+                e.split_once('(')
+                    .map_or(e.as_str(), |(name, _)| name)
+                    .to_string()
+            })
+            .collect()
+    }
+
     /// How many executions of `query` the log holds.
     pub fn count(&self, query: &str) -> usize {
         let prefix = format!("{query}(");

@@ -3,7 +3,8 @@
 //!
 //! Owns: the salsa database (source files as inputs keyed by repository and path, fingerprinted
 //! with BLAKE3), the tracked queries (per-file facts, per-repository merge, workspace merge),
-//! the fact cache (salsa's memoization persisted between processes, `off`/`on`/`verify`), and
+//! the fact cache (salsa's memoization persisted between processes, each value kept encoded
+//! until a query reads it, `off`/`on`/`verify`), and
 //! the pass driver that discovers, reads, analyses in parallel and merges in unit order, and
 //! the syntax-level resolution that binds reference sites where the language decides it.
 //!
@@ -17,6 +18,7 @@ mod pass;
 mod pass_record;
 mod queries;
 mod resolve;
+mod stored;
 
 pub use analysis::{
     AnalyzerDefinitions, AnalyzerSettings, Definition, UnitAnalysis, UnitReference,

@@ -429,7 +429,7 @@ impl Engine {
                 out.push((
                     repository.name(&self.db).clone(),
                     file.path(&self.db).clone(),
-                    file_facts(&self.db, file).clone(),
+                    FileFacts::clone(file_facts(&self.db, file)),
                 ));
             }
         }
@@ -921,12 +921,14 @@ pub fn run_pass(
     let mut facts = engine.facts(progress).to_fact_set();
     timings.lap("analyse_and_merge");
     let files_analyzed = engine.execution_log().count("file_facts");
-    // Every persisted memo: a unit re-runs with no file changed when its analyzer did.
-    let memos_recomputed = files_analyzed
-        + ["typescript_unit", "python_unit", "rust_unit", "go_unit"]
-            .iter()
-            .map(|query| engine.execution_log().count(query))
-            .sum::<usize>();
+    // Every memo but the two merges above the packages is persisted; a unit re-runs with no
+    // file changed when its analyzer did.
+    let memos_recomputed = engine
+        .execution_log()
+        .names()
+        .iter()
+        .filter(|query| !["repository_facts", "workspace_facts"].contains(&query.as_str()))
+        .count();
     if options.fact_cache == FactCacheMode::Verify {
         let mut fresh = Engine::new();
         fresh.update(&loaded);

@@ -1,6 +1,8 @@
-//! Inputs and tracked queries. Per-file facts are persisted (they are the fact cache); the
-//! merges are recomputed from them, per package, and shared by `Arc` above that, so that a
-//! one-file edit costs one parse and one package merge.
+//! Inputs and tracked queries. Every memo up to the package merges is persisted (the fact
+//! cache), each value as its own encoding (`Stored`), so that a fresh process verifies the
+//! memos of unchanged packages without decoding them; the repository and workspace merges
+//! above them share the packages by `Arc`. A one-file edit costs one parse, the package
+//! merges that read the file's names, and the merges above.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -31,6 +33,7 @@ use crate::resolve::typescript::{
     resolve_modules,
 };
 use crate::resolve::{Resolved, class_overrides};
+use crate::stored::Stored;
 
 /// Which package a file belongs to, as discovery assigned it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -273,9 +276,40 @@ fn symbol_key(
     })
 }
 
+/// Gives every persisted query of this module its view of the database.
+///
+/// salsa hands a tracked function that view when the function is first called; a memo
+/// restored from the fact cache can be verified through a dependency this process has not
+/// called yet, which salsa cannot do without it. Setting an LRU capacity reaches the
+/// function's ingredient without calling it, which is why every persisted query is
+/// declared `lru = 0` (no eviction: the capacity exists only to be set here).
+pub(crate) fn attach_restored_queries(db: &mut dyn Db) {
+    file_facts::set_lru_capacity(db, 0);
+    package_symbols::set_lru_capacity(db, 0);
+    package_facts::set_lru_capacity(db, 0);
+    go_method_sets::set_lru_capacity(db, 0);
+    go_implementations::set_lru_capacity(db, 0);
+    go_package_implementations::set_lru_capacity(db, 0);
+    package_exports::set_lru_capacity(db, 0);
+    module_index::set_lru_capacity(db, 0);
+    npm_providers::set_lru_capacity(db, 0);
+    rust_crate_names::set_lru_capacity(db, 0);
+    rust_providers::set_lru_capacity(db, 0);
+    package_modules::set_lru_capacity(db, 0);
+    python_module_index::set_lru_capacity(db, 0);
+    python_top_levels::set_lru_capacity(db, 0);
+    go_package_names::set_lru_capacity(db, 0);
+    go_providers::set_lru_capacity(db, 0);
+    crate::analysis::attach_restored_queries(db);
+}
+
 /// Parses one file and keys its declarations. Persisted: this memo is the fact cache.
-#[salsa::tracked(returns(ref), persist)]
-pub fn file_facts(db: &dyn Db, file: FileInput) -> FileFacts {
+#[salsa::tracked(returns(ref), persist, lru = 0)]
+pub fn file_facts(db: &dyn Db, file: FileInput) -> Stored<FileFacts> {
+    Stored::new(extract_file_facts(db, file))
+}
+
+fn extract_file_facts(db: &dyn Db, file: FileInput) -> FileFacts {
     let repository = file.repository(db);
     let path = file.path(db);
     let language = file.language(db);
@@ -395,8 +429,8 @@ pub fn file_facts(db: &dyn Db, file: FileInput) -> FileFacts {
 
 /// Merges one package's files in path order: receivers declared in another file of the
 /// package, keys two files of the package both claim, containment edges, parse failures.
-#[salsa::tracked(returns(clone))]
-pub fn package_symbols(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
+#[salsa::tracked(returns(clone), persist, lru = 0)]
+pub fn package_symbols(db: &dyn Db, package: PackageInput) -> Stored<FactSet> {
     let mut facts = FactSet::default();
     let mut pending: Vec<(usize, String)> = Vec::new();
     for file in package.files(db) {
@@ -446,15 +480,15 @@ pub fn package_symbols(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
     rekey_package_duplicates(&mut facts);
     link_receivers(&mut facts, &pending);
     symbol_edges(&mut facts);
-    Arc::new(facts)
+    Stored::new(facts)
 }
 
 /// A package's facts: its declarations merged, and its reference sites resolved against
 /// its own names and those of the packages it imports. Depends on another package only
 /// through that package's name table, so an edit to a function body elsewhere reaches no
 /// importer.
-#[salsa::tracked(returns(clone))]
-pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
+#[salsa::tracked(returns(clone), persist, lru = 0)]
+pub fn package_facts(db: &dyn Db, package: PackageInput) -> Stored<FactSet> {
     let resolved = resolve_package(db, package);
     let is_go = package
         .files(db)
@@ -470,13 +504,13 @@ pub fn package_facts(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
             facts
                 .evidence
                 .extend(implementations.evidence.iter().cloned());
-            Arc::new(facts)
+            Stored::new(facts)
         }
         None => resolved,
     }
 }
 
-fn resolve_package(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
+fn resolve_package(db: &dyn Db, package: PackageInput) -> Stored<FactSet> {
     let declared = package_symbols(db, package);
     let files = go_files(db, package, &declared);
     let modules = module_files(db, package, &declared);
@@ -526,7 +560,7 @@ fn resolve_package(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
                     repository: within.to_string(),
                     path,
                     package: package.key(db),
-                    exports: package_exports(db, package),
+                    exports: package_exports(db, package).arc(),
                     directory,
                     certain,
                 })
@@ -579,7 +613,7 @@ fn resolve_package(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
                     _ => return None,
                 },
             };
-            Some((package.key(db), package_modules(db, package)))
+            Some((package.key(db), package_modules(db, package).arc()))
         };
         let tops = python_top_levels(db, Workspace::get(db));
         let provider = |top: &str| python::python_provider(top, &repository, tops.get(top));
@@ -598,7 +632,7 @@ fn resolve_package(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
         overrides.append_to(&mut facts);
     }
     if files.iter().all(|f| f.sites.binds_nothing()) {
-        return Arc::new(facts);
+        return Stored::new(facts);
     }
     let own = go_package_names(db, package);
     let providers = go_providers(db, Workspace::get(db));
@@ -609,7 +643,7 @@ fn resolve_package(db: &dyn Db, package: PackageInput) -> Arc<FactSet> {
         &own,
         &go_provider(db, &providers, &replaces),
     );
-    Arc::new(facts)
+    Stored::new(facts)
 }
 
 /// What provides a Go import path to a package, as the workspace's registered packages and
@@ -626,7 +660,7 @@ fn go_provider<'db>(
         match go_claimants(db, providers, replaces, path).as_deref() {
             Err(conflict) => GoProvider::ReplaceConflict(conflict.clone()),
             Ok([]) => GoProvider::Missing,
-            Ok([only]) => GoProvider::Found(only.key(db), go_package_names(db, *only)),
+            Ok([only]) => GoProvider::Found(only.key(db), go_package_names(db, *only).arc()),
             Ok(several) => GoProvider::Ambiguous(several.len()),
         }
     }
@@ -756,18 +790,18 @@ fn lexically_normal(path: &Path) -> PathBuf {
 
 /// A Go package's interfaces and method-carrying types with resolved signatures: what
 /// interface satisfaction compares. Unchanged by edits inside function bodies.
-#[salsa::tracked(returns(clone))]
-pub fn go_method_sets(db: &dyn Db, package: PackageInput) -> Arc<GoMethodSets> {
+#[salsa::tracked(returns(clone), persist, lru = 0)]
+pub fn go_method_sets(db: &dyn Db, package: PackageInput) -> Stored<GoMethodSets> {
     let declared = package_symbols(db, package);
     let files = go_files(db, package, &declared);
     let Some(first) = files.first() else {
-        return Arc::default();
+        return Stored::default();
     };
     let import_path = package_import_path(&first.file.package, &declared);
     let own = go_package_names(db, package);
     let providers = go_providers(db, Workspace::get(db));
     let replaces = go_replaces(db, package);
-    Arc::new(go_implements::go_method_sets(
+    Stored::new(go_implements::go_method_sets(
         &files,
         &declared.symbols,
         &own,
@@ -793,29 +827,29 @@ fn package_import_path(package: &StableKey, declared: &FactSet) -> String {
 
 /// Every implicit interface satisfaction of the workspace's Go code, by implementing
 /// package (rule G13).
-#[salsa::tracked(returns(clone))]
+#[salsa::tracked(returns(clone), persist, lru = 0)]
 pub fn go_implementations(
     db: &dyn Db,
     workspace: Workspace,
-) -> Arc<BTreeMap<StableKey, Arc<FactSet>>> {
+) -> Stored<BTreeMap<StableKey, Stored<FactSet>>> {
     let providers = go_providers(db, workspace);
     let mut packages: Vec<PackageInput> = providers.values().flatten().copied().collect();
     packages.sort_by_key(|p| p.key(db));
     packages.dedup();
-    let sets: Vec<Arc<GoMethodSets>> = packages.iter().map(|p| go_method_sets(db, *p)).collect();
-    let sets: Vec<&GoMethodSets> = sets.iter().map(Arc::as_ref).collect();
-    Arc::new(
+    let sets: Vec<Stored<GoMethodSets>> = packages.iter().map(|p| go_method_sets(db, *p)).collect();
+    let sets: Vec<&GoMethodSets> = sets.iter().map(|set| &**set).collect();
+    Stored::new(
         go_implements::go_implementations(&sets)
             .into_iter()
-            .map(|(package, facts)| (package, Arc::new(facts)))
+            .map(|(package, facts)| (package, Stored::new(facts)))
             .collect(),
     )
 }
 
 /// One package's share of [`go_implementations`]: its importers' facts depend on this
 /// alone, so a change elsewhere that leaves it equal re-resolves nothing here.
-#[salsa::tracked(returns(clone))]
-pub fn go_package_implementations(db: &dyn Db, package: PackageInput) -> Option<Arc<FactSet>> {
+#[salsa::tracked(returns(clone), persist, lru = 0)]
+pub fn go_package_implementations(db: &dyn Db, package: PackageInput) -> Option<Stored<FactSet>> {
     go_implementations(db, Workspace::get(db))
         .get(&package.key(db))
         .cloned()
@@ -874,20 +908,20 @@ fn module_file<'db>(
 
 /// A package's module export tables: all an importer reads of it, so an edit inside a
 /// function body stops here.
-#[salsa::tracked(returns(clone))]
-pub fn package_exports(db: &dyn Db, package: PackageInput) -> Arc<PackageExports> {
+#[salsa::tracked(returns(clone), persist, lru = 0)]
+pub fn package_exports(db: &dyn Db, package: PackageInput) -> Stored<PackageExports> {
     let declared = package_symbols(db, package);
     let modules = module_files(db, package, &declared);
-    Arc::new(typescript::package_exports(&modules, &declared.symbols))
+    Stored::new(typescript::package_exports(&modules, &declared.symbols))
 }
 
 /// Which package holds each TypeScript/JavaScript file, by (repository, path): where a
 /// relative specifier can land.
-#[salsa::tracked(returns(clone))]
+#[salsa::tracked(returns(clone), persist, lru = 0)]
 pub fn module_index(
     db: &dyn Db,
     workspace: Workspace,
-) -> Arc<BTreeMap<(String, String), PackageInput>> {
+) -> Stored<BTreeMap<(String, String), PackageInput>> {
     let modules = [Language::TypeScript, Language::JavaScript];
     let index = workspace_files(db, workspace, &modules)
         .map(|(_, package, file)| {
@@ -897,16 +931,16 @@ pub fn module_index(
             )
         })
         .collect();
-    Arc::new(index)
+    Stored::new(index)
 }
 
 /// Which registered directories carry each `package.json` name, with their repositories:
 /// the providers of package specifiers. Two claimants make a name ambiguous.
-#[salsa::tracked(returns(clone))]
+#[salsa::tracked(returns(clone), persist, lru = 0)]
 pub fn npm_providers(
     db: &dyn Db,
     workspace: Workspace,
-) -> Arc<BTreeMap<String, Vec<(String, String)>>> {
+) -> Stored<BTreeMap<String, Vec<(String, String)>>> {
     let modules = [Language::TypeScript, Language::JavaScript];
     let mut providers: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
     for (repository, _, file) in workspace_files(db, workspace, &modules) {
@@ -921,7 +955,7 @@ pub fn npm_providers(
             claimants.push(claim);
         }
     }
-    Arc::new(providers)
+    Stored::new(providers)
 }
 
 /// Every file of the given languages in the workspace, with its repository and package.
@@ -957,7 +991,7 @@ fn placed_files<'db>(
         .iter()
         .zip(&declared.files)
         .map(move |(file, merged)| {
-            let file_facts = file_facts(db, *file);
+            let file_facts: &FileFacts = file_facts(db, *file);
             let placed = (file_facts, merged, first_symbol);
             first_symbol += file_facts.symbols.len();
             placed
@@ -1001,11 +1035,11 @@ fn rust_files<'db>(
 
 /// What another crate's paths read of a Rust crate (rule R4): its items and its modules'
 /// `use` bindings. Unchanged by edits inside function bodies.
-#[salsa::tracked(returns(clone))]
-pub fn rust_crate_names(db: &dyn Db, package: PackageInput) -> Arc<CrateNames> {
+#[salsa::tracked(returns(clone), persist, lru = 0)]
+pub fn rust_crate_names(db: &dyn Db, package: PackageInput) -> Stored<CrateNames> {
     let declared = package_symbols(db, package);
     let rusts = rust_files(db, package, &declared);
-    Arc::new(rust::crate_names(&rusts, &declared.symbols))
+    Stored::new(rust::crate_names(&rusts, &declared.symbols))
 }
 
 /// Registered library crates by the name code spells them, each with its version.
@@ -1013,8 +1047,8 @@ pub type RustProviders = BTreeMap<String, Vec<(PackageInput, Option<String>)>>;
 
 /// The registered library crates, by the name code spells them (`-` read as `_`), each with
 /// its version.
-#[salsa::tracked(returns(clone))]
-pub fn rust_providers(db: &dyn Db, workspace: Workspace) -> Arc<RustProviders> {
+#[salsa::tracked(returns(clone), persist, lru = 0)]
+pub fn rust_providers(db: &dyn Db, workspace: Workspace) -> Stored<RustProviders> {
     let mut providers = RustProviders::new();
     for repository in workspace.repositories(db) {
         let maps = repository.module_maps(db);
@@ -1041,7 +1075,7 @@ pub fn rust_providers(db: &dyn Db, workspace: Workspace) -> Arc<RustProviders> {
                 .push((*package, version));
         }
     }
-    Arc::new(providers)
+    Stored::new(providers)
 }
 
 /// What the first segment of a path names for a crate, when the crate does not declare it:
@@ -1093,26 +1127,26 @@ fn rust_externs<'db>(db: &'db dyn Db, package: PackageInput) -> impl Fn(&str) ->
             .collect();
         match (candidates, accepted.as_slice()) {
             ([], _) => Extern::Missing(package_name),
-            (_, [(only, _)]) => Extern::Found(rust_crate_names(db, *only)),
+            (_, [(only, _)]) => Extern::Found(rust_crate_names(db, *only).arc()),
             (several, _) => Extern::Ambiguous(package_name, several.len()),
         }
     }
 }
 
 /// A package's Python module tables: all an importer reads of it.
-#[salsa::tracked(returns(clone))]
-pub fn package_modules(db: &dyn Db, package: PackageInput) -> Arc<PackageModules> {
+#[salsa::tracked(returns(clone), persist, lru = 0)]
+pub fn package_modules(db: &dyn Db, package: PackageInput) -> Stored<PackageModules> {
     let declared = package_symbols(db, package);
     let files = python_files(db, package, &declared);
-    Arc::new(python::package_modules(&files, &declared.symbols))
+    Stored::new(python::package_modules(&files, &declared.symbols))
 }
 
 /// Which packages hold each dotted Python module, with their repositories.
-#[salsa::tracked(returns(clone))]
+#[salsa::tracked(returns(clone), persist, lru = 0)]
 pub fn python_module_index(
     db: &dyn Db,
     workspace: Workspace,
-) -> Arc<BTreeMap<String, Vec<(String, PackageInput)>>> {
+) -> Stored<BTreeMap<String, Vec<(String, PackageInput)>>> {
     let mut index: BTreeMap<String, Vec<(String, PackageInput)>> = BTreeMap::new();
     for (repository, package, file) in workspace_files(db, workspace, &[Language::Python]) {
         index
@@ -1120,23 +1154,23 @@ pub fn python_module_index(
             .or_default()
             .push((repository.clone(), package));
     }
-    Arc::new(index)
+    Stored::new(index)
 }
 
 /// The repositories holding each top-level Python package (the first segment of every
 /// indexed module): the provider registry of absolute imports.
-#[salsa::tracked(returns(clone))]
+#[salsa::tracked(returns(clone), persist, lru = 0)]
 pub fn python_top_levels(
     db: &dyn Db,
     workspace: Workspace,
-) -> Arc<BTreeMap<String, BTreeSet<String>>> {
+) -> Stored<BTreeMap<String, BTreeSet<String>>> {
     let mut tops: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for (module, holders) in python_module_index(db, workspace).iter() {
         let top = module.split('.').next().unwrap_or(module);
         let entry = tops.entry(top.to_string()).or_default();
         entry.extend(holders.iter().map(|(repository, _)| repository.clone()));
     }
-    Arc::new(tops)
+    Stored::new(tops)
 }
 
 /// The Go files of a package with where their symbols sit in `declared`, in merge order.
@@ -1159,17 +1193,20 @@ pub(crate) fn go_files<'db>(
 
 /// A Go package's package-level names: what an importer, or the package's own bare calls,
 /// can reach. Unchanged by edits inside function bodies, so salsa stops there.
-#[salsa::tracked(returns(clone))]
-pub fn go_package_names(db: &dyn Db, package: PackageInput) -> Arc<GoPackageNames> {
+#[salsa::tracked(returns(clone), persist, lru = 0)]
+pub fn go_package_names(db: &dyn Db, package: PackageInput) -> Stored<GoPackageNames> {
     let declared = package_symbols(db, package);
     let files = go_files(db, package, &declared);
-    Arc::new(go::go_package_names(&files, &declared.symbols))
+    Stored::new(go::go_package_names(&files, &declared.symbols))
 }
 
 /// Which registered packages provide each Go import path. Two claimants make the path
 /// ambiguous; none is chosen.
-#[salsa::tracked(returns(clone))]
-pub fn go_providers(db: &dyn Db, workspace: Workspace) -> Arc<BTreeMap<String, Vec<PackageInput>>> {
+#[salsa::tracked(returns(clone), persist, lru = 0)]
+pub fn go_providers(
+    db: &dyn Db,
+    workspace: Workspace,
+) -> Stored<BTreeMap<String, Vec<PackageInput>>> {
     let mut providers: BTreeMap<String, Vec<PackageInput>> = BTreeMap::new();
     for repository in workspace.repositories(db) {
         for package in repository.packages(db) {
@@ -1189,7 +1226,7 @@ pub fn go_providers(db: &dyn Db, workspace: Workspace) -> Arc<BTreeMap<String, V
             }
         }
     }
-    Arc::new(providers)
+    Stored::new(providers)
 }
 
 /// What a file tree-sitter had to recover leaves unread, declared rather than hidden: one row
@@ -1249,7 +1286,7 @@ pub fn repository_facts(db: &dyn Db, repository: RepositoryInput) -> Arc<Reposit
     let packages: Vec<Arc<FactSet>> = repository
         .packages(db)
         .iter()
-        .map(|p| analyzed_package_facts(db, *p))
+        .map(|p| analyzed_package_facts(db, *p).arc())
         .collect();
     let contains_package = packages
         .iter()

@@ -14,6 +14,7 @@ use kivgraph_engine::{
     run_pass,
 };
 use kivgraph_facts::{Confidence, EdgeKind, FactSet, Provenance};
+use support::cache_lie::make_cache_lie;
 use support::{copy_tree, index_at, relations, unresolved_rows};
 
 /// `testdata/exact`: the fixtures the exact analyzers are asserted on.
@@ -660,16 +661,14 @@ fn verify_names_the_analyzer_unit_whose_cached_answer_lies() {
     };
     run_pass(&entries, &options(FactCacheMode::On), &|_| {}).unwrap();
     run_pass(&entries, &options(FactCacheMode::Verify), &|_| {}).unwrap();
-    // Only the consumer unit's memo spells the consumer's symbols.
+    // The consumer unit's memo spells the consumer's symbols (so do the memos derived
+    // from it): make every one of them lie.
     let cache = dir.path().join("cache/engine.cache");
-    let mut bytes = std::fs::read(&cache).unwrap();
-    let needle = b"npm exact-consumer 1.0.0 src/`report.ts`/total().";
-    let position = bytes
-        .windows(needle.len())
-        .position(|w| w == needle)
-        .expect("the consumer's symbol in its unit's memo");
-    bytes[position + needle.len() - 4] = b'X';
-    std::fs::write(&cache, bytes).unwrap();
+    make_cache_lie(
+        &cache,
+        b"npm exact-consumer 1.0.0 src/`report.ts`/total().",
+        b"X().",
+    );
     let err = run_pass(&entries, &options(FactCacheMode::Verify), &|_| {}).unwrap_err();
     match err {
         EngineError::VerifyMismatch {

@@ -10,6 +10,8 @@ use kivgraph_engine::{
 };
 use kivgraph_facts::FactSet;
 
+mod support;
+
 fn write(root: &Path, path: &str, text: &str) {
     let full = root.join(path);
     std::fs::create_dir_all(full.parent().unwrap()).unwrap();
@@ -192,15 +194,20 @@ fn verify_names_the_first_disagreement() {
     // Rewrite the cache so that it lies: restore the memos, then swap a file's content behind
     // the fingerprint's back (same fingerprint recorded, different text analysed now).
     let cache = dir.path().join("cache/engine.cache");
-    let bytes = std::fs::read(&cache).unwrap();
-    let needle = b"Server";
-    let position = bytes
-        .windows(needle.len())
-        .position(|w| w == needle)
-        .expect("symbol name in the cache");
-    let mut corrupted = bytes.clone();
-    corrupted[position] = b'Z';
-    std::fs::write(&cache, corrupted).unwrap();
+    let original = std::fs::read(&cache).unwrap();
+    // A damaged file is refused whole: its body no longer matches its digest.
+    let mut damaged = original.clone();
+    let last = damaged.len() - 1;
+    damaged[last] ^= 1;
+    std::fs::write(&cache, &damaged).unwrap();
+    let refused = run_pass(&entries, &on, &|_| {}).unwrap();
+    assert!(
+        matches!(refused.cache, CacheLoad::Corrupt(_)),
+        "{:?}",
+        refused.cache
+    );
+    std::fs::write(&cache, &original).unwrap();
+    support::cache_lie::make_cache_lie(&cache, b"Server", b"Z");
     let err = run_pass(
         &entries,
         &options(dir.path(), FactCacheMode::Verify, "test-build"),
@@ -259,4 +266,47 @@ fn in_process_edit_reexecutes_one_file_and_one_package() {
     let mut cold = Engine::new();
     cold.update(&load());
     assert_eq!(cold.facts(&|_| {}).to_fact_set(), after.to_fact_set());
+}
+
+/// A new process after a one-file edit: the engine restored from the fact cache re-executes
+/// the edited file's extraction and the package queries that read it, and no query of any
+/// other package (their memos are verified without being decoded).
+#[test]
+fn a_restored_engine_reexecutes_only_what_the_edit_reaches() {
+    use kivgraph_engine::{Engine, load_repository};
+
+    let (dir, entries) = fixture();
+    let on = options(dir.path(), FactCacheMode::On, "test-build");
+    run_pass(&entries, &on, &|_| {}).unwrap();
+    write(
+        &entries[0].path,
+        "b.go",
+        "package acme\n\nfunc (s *Server) Start() {}\n\nfunc Added() {}\n",
+    );
+    let load = || {
+        vec![load_repository(
+            kivgraph_discovery::discover_repository(&entries[0]).unwrap(),
+        )]
+    };
+    let (mut engine, restored) = Engine::from_cache(&on.cache_directory, &on.identity);
+    assert_eq!(restored, CacheLoad::Loaded);
+    engine.execution_log().take();
+    engine.update(&load());
+    let after = engine.facts(&|_| {}).to_fact_set();
+    let log = engine.execution_log();
+    // One file, its package's queries, and the merges above: the Python and TypeScript
+    // packages are not touched.
+    assert_eq!(log.count("file_facts"), 1);
+    for per_package in ["package_symbols", "package_facts", "analyzed_package_facts"] {
+        assert_eq!(
+            log.count(per_package),
+            1,
+            "{per_package}: {:?}",
+            log.names()
+        );
+    }
+    assert_eq!(log.count("repository_facts"), 1);
+    let mut cold = Engine::new();
+    cold.update(&load());
+    assert_eq!(cold.facts(&|_| {}).to_fact_set(), after);
 }

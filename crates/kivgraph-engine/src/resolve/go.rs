@@ -151,7 +151,7 @@ pub fn go_sites(sites: Vec<ReferenceSite>) -> GoSites {
 }
 
 /// What a package-level name of one package block denotes.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GoName {
     /// The functions of that name (several only across build-constrained files).
     pub functions: Vec<StableKey>,
@@ -164,7 +164,7 @@ pub struct GoName {
 }
 
 /// The package-level names of one Go package directory, per package clause.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct GoPackageNames {
     /// Keyed by (package clause, name).
     pub names: BTreeMap<(String, String), GoName>,
@@ -195,7 +195,7 @@ impl GoPackageNames {
 }
 
 /// A type a struct embeds, as its package's name table records it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum GoEmbedded {
     /// A type of the same package, by name.
     Own(String),

@@ -18,7 +18,7 @@ use super::go::{
 const ERROR_METHOD: &str = "Error ( ) -> ( string , )";
 
 /// A declaration an implementation is observed at.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Declared {
     pub key: StableKey,
     pub package: StableKey,
@@ -40,7 +40,7 @@ impl Declared {
 }
 
 /// What an interface embeds, as far as the syntax binds it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Embedded {
     /// A type declared once in a registered package (an interface, unless the workspace
     /// says otherwise).
@@ -51,7 +51,7 @@ pub enum Embedded {
     Unknown,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct GoInterface {
     pub declared: Declared,
     /// Resolved signature and method symbol of each method it declares itself; `None` when
@@ -60,7 +60,7 @@ pub struct GoInterface {
     pub embeds: Vec<Embedded>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct GoConcrete {
     pub declared: Declared,
     /// The methods declared on the type (value or pointer receiver), by resolved signature.
@@ -72,7 +72,7 @@ pub struct GoConcrete {
 }
 
 /// One Go package's interfaces and method-carrying types, signatures resolved.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GoMethodSets {
     pub interfaces: Vec<GoInterface>,
     pub types: Vec<GoConcrete>,

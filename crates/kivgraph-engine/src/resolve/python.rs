@@ -108,7 +108,7 @@ fn charge_unprovided(
 }
 
 /// The module-level names of one Python module.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ModuleNames {
     /// Declarations by name.
     pub names: BTreeMap<String, Vec<StableKey>>,
@@ -118,7 +118,7 @@ pub struct ModuleNames {
 }
 
 /// The module-level names of a package's Python modules, by dotted module name.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct PackageModules {
     pub modules: BTreeMap<String, ModuleNames>,
 }

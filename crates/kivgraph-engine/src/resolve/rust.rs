@@ -67,7 +67,7 @@ type Items = BTreeMap<(String, String), Vec<(StableKey, SymbolKind)>>;
 
 /// What another crate's paths read of a crate: its items, and the names each of its modules
 /// binds by `use` (a re-export, `pub use ser::Serialize`, is one).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct CrateNames {
     /// The crate's package, which a `use` of it depends on.
     package: Option<StableKey>,

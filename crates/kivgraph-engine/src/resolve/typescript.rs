@@ -329,7 +329,7 @@ fn holder_edges(
 }
 
 /// What a module exports under one name.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Exported {
     /// Declared in the module. `certain` is false when an export clause also renames the
     /// declaration, so the syntax cannot tell whether the original name is exported too.
@@ -344,7 +344,7 @@ pub enum Exported {
 }
 
 /// The exports of one module file.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct FileExports {
     pub names: BTreeMap<String, Exported>,
     /// `export * from "specifier"`.
@@ -356,7 +356,7 @@ pub struct FileExports {
 
 /// The export tables of one package's module files, by repository-relative path: all an
 /// importer's resolution reads of it.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct PackageExports {
     pub files: BTreeMap<String, FileExports>,
 }

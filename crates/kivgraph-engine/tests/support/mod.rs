@@ -2,6 +2,8 @@
 //! the graph's relations as sorted, readable rows.
 #![allow(dead_code)]
 
+pub mod cache_lie;
+
 use std::path::Path;
 
 use kivgraph_config::{FactCacheMode, LanguageToken, RepositoryEntry};
