@@ -42,27 +42,41 @@ fn strip_suffix(word: &str) -> String {
 /// (`parseHTTPRequest` → parse, http, request) and between letters and digits.
 pub fn terms(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for chunk in text.split(|c: char| !c.is_alphanumeric()) {
-        let chars: Vec<char> = chunk.chars().collect();
-        let mut start = 0;
-        for i in 1..=chars.len() {
-            let boundary = i == chars.len() || {
-                let (previous, current) = (chars[i - 1], chars[i]);
-                let next_lower = chars.get(i + 1).is_some_and(|c| c.is_lowercase());
-                (previous.is_lowercase() && current.is_uppercase())
-                    || (previous.is_uppercase() && current.is_uppercase() && next_lower)
-                    || (previous.is_alphabetic() != current.is_alphabetic())
-            };
-            if boundary {
-                let word: String = chars[start..i].iter().collect::<String>().to_lowercase();
-                if word.len() >= 2 && word.chars().any(char::is_alphabetic) {
-                    let word = stem(&word);
-                    if !out.contains(&word) {
-                        out.push(word);
-                    }
-                }
-                start = i;
+    for chunk in chunks(text) {
+        for word in chunk_terms(chunk) {
+            if !out.contains(&word) {
+                out.push(word);
             }
+        }
+    }
+    out
+}
+
+/// The runs of letters and digits `text` is made of, each split by [`chunk_terms`].
+pub fn chunks(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|chunk| !chunk.is_empty())
+}
+
+/// The terms of one run of letters and digits, in order (a term may repeat).
+pub fn chunk_terms(chunk: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let chars: Vec<char> = chunk.chars().collect();
+    let mut start = 0;
+    for i in 1..=chars.len() {
+        let boundary = i == chars.len() || {
+            let (previous, current) = (chars[i - 1], chars[i]);
+            let next_lower = chars.get(i + 1).is_some_and(|c| c.is_lowercase());
+            (previous.is_lowercase() && current.is_uppercase())
+                || (previous.is_uppercase() && current.is_uppercase() && next_lower)
+                || (previous.is_alphabetic() != current.is_alphabetic())
+        };
+        if boundary {
+            let word: String = chars[start..i].iter().collect::<String>().to_lowercase();
+            if word.len() >= 2 && word.chars().any(char::is_alphabetic) {
+                out.push(stem(&word));
+            }
+            start = i;
         }
     }
     out

@@ -5,7 +5,7 @@ use rayon::slice::ParallelSliceMut;
 use rustc_hash::FxHashMap;
 
 use crate::format::*;
-use crate::terms::{TERM_IN_NAME, terms};
+use crate::terms::{TERM_IN_NAME, chunk_terms, chunks};
 
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {
@@ -80,11 +80,26 @@ fn index(value: usize, what: &'static str) -> Result<u32, WriteError> {
 
 /// Table positions ordered by `key`, ties by position.
 fn sorted_index<'a>(len: usize, key: impl Fn(usize) -> (&'a [u8], &'a [u8]) + Sync) -> Record {
-    let mut order: Vec<u32> = (0..len as u32).collect();
+    // The key's first eight bytes (zero-padded, so a prefix sorts first), held beside the
+    // position: most comparisons end there, without chasing the strings.
+    let head = |bytes: &[u8]| {
+        let mut head = [0u8; 8];
+        let n = bytes.len().min(8);
+        head[..n].copy_from_slice(&bytes[..n]);
+        u64::from_be_bytes(head)
+    };
+    let mut order: Vec<(u64, u32)> = (0..len as u32)
+        .map(|i| (head(key(i as usize).0), i))
+        .collect();
     // Ties break by position, so the unstable sort is deterministic.
-    order.par_sort_unstable_by(|a, b| key(*a as usize).cmp(&key(*b as usize)).then(a.cmp(b)));
+    order.par_sort_unstable_by(|(head_a, a), (head_b, b)| {
+        head_a
+            .cmp(head_b)
+            .then_with(|| key(*a as usize).cmp(&key(*b as usize)))
+            .then(a.cmp(b))
+    });
     let mut record = Record::new(len * 4);
-    for i in order {
+    for (_, i) in order {
         record.u32(i);
     }
     record
@@ -143,19 +158,25 @@ fn mention_index<'a>(
     arena: &mut Arena<'a>,
     tables: &Explained<'a>,
 ) -> Result<(Record, Record), WriteError> {
-    let declared: FxHashMap<&str, ()> = facts
+    // Every declared name numbered, so that the counts below are keyed by integers.
+    let mut numbers: FxHashMap<&str, u32> = FxHashMap::default();
+    let symbol_names: Vec<u32> = facts
         .symbols
         .iter()
-        .map(|s| (s.name.as_str(), ()))
+        .map(|s| {
+            let next = numbers.len() as u32;
+            *numbers.entry(s.name.as_str()).or_insert(next)
+        })
         .collect();
-    let mut explained: FxHashMap<(&str, u32), u32> = FxHashMap::default();
-    for (i, symbol) in facts.symbols.iter().enumerate() {
-        *explained
-            .entry((symbol.name.as_str(), tables.symbol_files[i]))
-            .or_default() += 1;
+    let pair = |name: u32, file: u32| (u64::from(name) << 32) | u64::from(file);
+    let mut explained: FxHashMap<u64, u32> = FxHashMap::default();
+    for (name, file) in symbol_names.iter().zip(tables.symbol_files) {
+        *explained.entry(pair(*name, *file)).or_default() += 1;
     }
+    // Each observation's file, looked up once.
+    let mut evidence_files: Vec<Option<Option<u32>>> = vec![None; facts.evidence.len()];
     // One observation explains one occurrence per name, however many homonyms it backs.
-    let mut observed: rustc_hash::FxHashSet<(&str, u32)> = Default::default();
+    let mut observed: rustc_hash::FxHashSet<u64> = Default::default();
     for edge in &facts.edges {
         let (Some(evidence), Some(target)) = (edge.evidence, tables.symbol_index.get(&edge.target))
         else {
@@ -164,43 +185,50 @@ fn mention_index<'a>(
         let Some(seen) = tables.evidence_index.get(&evidence) else {
             continue;
         };
-        let name = facts.symbols[*target as usize].name.as_str();
-        if observed.insert((name, *seen)) {
-            let row = &facts.evidence[*seen as usize];
-            if let Some(file) = tables
-                .file_index
-                .get(&(row.repository.as_str(), row.file_path.as_str()))
-            {
-                *explained.entry((name, *file)).or_default() += 1;
+        let name = symbol_names[*target as usize];
+        if observed.insert(pair(name, *seen)) {
+            let file = *evidence_files[*seen as usize].get_or_insert_with(|| {
+                let row = &facts.evidence[*seen as usize];
+                tables
+                    .file_index
+                    .get(&(row.repository.as_str(), row.file_path.as_str()))
+                    .copied()
+            });
+            if let Some(file) = file {
+                *explained.entry(pair(name, file)).or_default() += 1;
             }
         }
     }
     for row in &facts.unresolved {
         if let (Some(requested), Some(path)) = (&row.requested_symbol, &row.file_path)
+            && let Some(name) = numbers.get(requested_name(requested))
             && let Some(file) = tables
                 .file_index
                 .get(&(row.repository.as_str(), path.as_str()))
         {
-            *explained
-                .entry((requested_name(requested), *file))
-                .or_default() += 1;
+            *explained.entry(pair(*name, *file)).or_default() += 1;
         }
     }
-    let mut pairs: Vec<(&'a str, u32, u32)> = facts
+    // Names in byte order: each number's rank.
+    let mut by_name: Vec<(&'a str, u32)> = numbers.iter().map(|(n, i)| (*n, *i)).collect();
+    by_name.par_sort_unstable();
+    let mut ranks = vec![0u32; by_name.len()];
+    for (rank, (_, number)) in by_name.iter().enumerate() {
+        ranks[*number as usize] = rank as u32;
+    }
+    let mut pairs: Vec<(u32, u32, u32)> = facts
         .files
         .iter()
         .enumerate()
         .flat_map(|(file, f)| {
             let file = file as u32;
-            let explained = &explained;
-            let declared = &declared;
+            let (explained, numbers, ranks) = (&explained, &numbers, &ranks);
             f.mentions.iter().filter_map(move |m| {
-                let name = m.name.as_str();
-                declared.get(name)?;
+                let name = *numbers.get(m.name.as_str())?;
                 let excess = m
                     .count
-                    .saturating_sub(explained.get(&(name, file)).copied().unwrap_or(0));
-                (excess > 0).then_some((name, file, excess))
+                    .saturating_sub(explained.get(&pair(name, file)).copied().unwrap_or(0));
+                (excess > 0).then_some((ranks[name as usize], file, excess))
             })
         })
         .collect();
@@ -209,13 +237,13 @@ fn mention_index<'a>(
     let mut entries = Record::new(pairs.len() * MENTION_ENTRY_LEN);
     let mut start = 0;
     while start < pairs.len() {
-        let name = pairs[start].0;
-        let end = start + pairs[start..].partition_point(|p| p.0 == name);
+        let rank = pairs[start].0;
+        let end = start + pairs[start..].partition_point(|p| p.0 == rank);
         let total = pairs[start..end]
             .iter()
             .fold(0u32, |sum, p| sum.saturating_add(p.2));
         names
-            .str(arena.add(name)?)
+            .str(arena.add(by_name[rank as usize].0)?)
             .u32(index(start, "mention entries")?)
             .u32(total);
         for (_, file, count) in &pairs[start..end] {
@@ -228,46 +256,85 @@ fn mention_index<'a>(
 
 /// The term index `find_by_intent` reads: per term of a symbol's name, qualified name, kind
 /// or file path, the symbols carrying it, ascending, flagged when the symbol's own name does.
-/// Terms in byte order.
-fn term_postings(
-    facts: &FactSet,
-    symbol_files: &[u32],
-) -> std::collections::BTreeMap<String, Vec<u32>> {
-    let mut postings: std::collections::BTreeMap<String, Vec<u32>> = Default::default();
-    let mut path_terms: FxHashMap<u32, Vec<String>> = FxHashMap::default();
-    let mut kind_terms: FxHashMap<&str, Vec<String>> = FxHashMap::default();
+/// Terms in byte order. Terms are numbered as met (a hash lookup by `&str`, no allocation per
+/// occurrence) and sorted once at the end: a map keyed by owned strings cost a third of the
+/// layout of a 550 k-symbol graph.
+fn term_postings(facts: &FactSet, symbol_files: &[u32]) -> Vec<(String, Vec<u32>)> {
+    let mut terms = TermNumbers::default();
+    let mut path_terms: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+    let mut kind_terms: FxHashMap<&str, Vec<u32>> = FxHashMap::default();
+    let mut postings: Vec<Vec<u32>> = Vec::new();
+    let mut carried: Vec<u32> = Vec::new();
     for (position, symbol) in facts.symbols.iter().enumerate() {
-        let mut carried: Vec<(String, bool)> =
-            terms(&symbol.name).into_iter().map(|t| (t, true)).collect();
+        carried.clear();
+        terms.of(&symbol.name, &mut carried);
+        let in_name = carried.len();
+        terms.of(&symbol.qualified_name, &mut carried);
+        let kind = symbol.kind.as_str();
+        if !kind_terms.contains_key(kind) {
+            let mut numbers = Vec::new();
+            terms.of(kind, &mut numbers);
+            kind_terms.insert(kind, numbers);
+        }
         let file = symbol_files[position];
-        let paths = path_terms
-            .entry(file)
-            .or_insert_with(|| terms(&facts.files[file as usize].path));
-        let kind = kind_terms
-            .entry(symbol.kind.as_str())
-            .or_insert_with_key(|k| terms(k));
-        let context = terms(&symbol.qualified_name)
-            .into_iter()
-            .chain(kind.iter().cloned())
-            .chain(paths.iter().cloned());
-        for term in context {
-            if !carried.iter().any(|(t, _)| *t == term) {
-                carried.push((term, false));
+        if let std::collections::hash_map::Entry::Vacant(entry) = path_terms.entry(file) {
+            let mut numbers = Vec::new();
+            terms.of(&facts.files[file as usize].path, &mut numbers);
+            entry.insert(numbers);
+        }
+        for number in kind_terms[kind].iter().chain(&path_terms[&file]) {
+            if !carried.contains(number) {
+                carried.push(*number);
             }
         }
-        for (term, in_name) in carried {
-            let flag = if in_name { TERM_IN_NAME } else { 0 };
-            postings
-                .entry(term)
-                .or_default()
-                .push(position as u32 | flag);
+        postings.resize_with(terms.numbers.len(), Vec::new);
+        for (at, number) in carried.iter().enumerate() {
+            let flag = if at < in_name { TERM_IN_NAME } else { 0 };
+            postings[*number as usize].push(position as u32 | flag);
         }
     }
-    postings
+    let mut table: Vec<(String, Vec<u32>)> = terms
+        .numbers
+        .into_iter()
+        .map(|(term, number)| (term, std::mem::take(&mut postings[number as usize])))
+        .collect();
+    table.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    table
+}
+
+/// Terms numbered as met, and the terms of each run of letters and digits already split:
+/// most names repeat, and a qualified name repeats its container's runs.
+#[derive(Default)]
+struct TermNumbers<'a> {
+    numbers: FxHashMap<String, u32>,
+    chunks: FxHashMap<&'a str, Vec<u32>>,
+}
+
+impl<'a> TermNumbers<'a> {
+    /// Appends to `out` the numbers of `text`'s terms that `out` does not hold yet, in order.
+    fn of(&mut self, text: &'a str, out: &mut Vec<u32>) {
+        for chunk in chunks(text) {
+            if !self.chunks.contains_key(chunk) {
+                let numbers = chunk_terms(chunk)
+                    .into_iter()
+                    .map(|term| {
+                        let next = self.numbers.len() as u32;
+                        *self.numbers.entry(term).or_insert(next)
+                    })
+                    .collect();
+                self.chunks.insert(chunk, numbers);
+            }
+            for number in &self.chunks[chunk] {
+                if !out.contains(number) {
+                    out.push(*number);
+                }
+            }
+        }
+    }
 }
 
 fn term_records<'a>(
-    postings: &'a std::collections::BTreeMap<String, Vec<u32>>,
+    postings: &'a [(String, Vec<u32>)],
     arena: &mut Arena<'a>,
 ) -> Result<(Record, Record), WriteError> {
     let mut names = Record::new(0);
@@ -596,17 +663,23 @@ pub fn write_snapshot(facts: &FactSet, generation: u64) -> Result<Vec<u8>, Write
             scope_index.u32(i as u32);
         }
     }
-    let (mention_names, mention_entries) = mention_index(
-        facts,
-        &mut arena,
-        &Explained {
-            symbol_files: &symbol_files,
-            file_index: &file_index,
-            symbol_index: &symbol_index,
-            evidence_index: &evidence_index,
+    // The two heaviest tables, one per core.
+    let (mentions, term_table) = rayon::join(
+        || {
+            mention_index(
+                facts,
+                &mut arena,
+                &Explained {
+                    symbol_files: &symbol_files,
+                    file_index: &file_index,
+                    symbol_index: &symbol_index,
+                    evidence_index: &evidence_index,
+                },
+            )
         },
-    )?;
-    let term_table = term_postings(facts, &symbol_files);
+        || term_postings(facts, &symbol_files),
+    );
+    let (mention_names, mention_entries) = mentions?;
     let (term_names, term_postings) = term_records(&term_table, &mut arena)?;
     let unresolved_file_index = sorted_index(facts.unresolved.len(), |i| {
         let row = &facts.unresolved[i];

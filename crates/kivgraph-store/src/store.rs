@@ -216,8 +216,6 @@ impl GenerationStore {
         repositories: Vec<RepositoryState>,
     ) -> Result<Published, StoreError> {
         self.publish_candidate(lock, |store, directory, id, lap| {
-            facts.validate()?;
-            lap("validate_invariants");
             store.write_candidate(directory, id, facts, repositories, lap)
         })
     }
@@ -316,14 +314,33 @@ impl GenerationStore {
         repositories: Vec<RepositoryState>,
         lap: &mut dyn FnMut(&'static str),
     ) -> Result<Manifest, StoreError> {
-        let facts_bytes =
-            postcard::to_stdvec(facts).map_err(|e| StoreError::Snapshot(e.to_string()))?;
-        lap("serialize_facts");
-        let snapshot_bytes =
-            write_snapshot(facts, id.0).map_err(|e| StoreError::Snapshot(e.to_string()))?;
-        lap("lay_out_snapshot");
-        write_synced(&directory.join(FACTS_FILE), &facts_bytes)?;
-        write_synced(&directory.join(SNAPSHOT_FILE), &snapshot_bytes)?;
+        // Two cores: the invariants and the facts' encoding beside the snapshot's layout,
+        // then each file written and digested beside the other.
+        let (facts_bytes, snapshot_bytes) = std::thread::scope(|scope| {
+            let layout = scope.spawn(|| {
+                write_snapshot(facts, id.0).map_err(|e| StoreError::Snapshot(e.to_string()))
+            });
+            let encoded = facts.validate().map_err(StoreError::from).and_then(|()| {
+                postcard::to_stdvec(facts).map_err(|e| StoreError::Snapshot(e.to_string()))
+            });
+            let laid_out = layout
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            Ok::<_, StoreError>((encoded?, laid_out?))
+        })?;
+        lap("validate_encode_and_lay_out");
+        let (facts_digest, snapshot_digest) = std::thread::scope(|scope| {
+            let snapshot = scope.spawn(|| {
+                write_synced(&directory.join(SNAPSHOT_FILE), &snapshot_bytes)
+                    .map(|()| blake3::hash(&snapshot_bytes[64..]))
+            });
+            let facts = write_synced(&directory.join(FACTS_FILE), &facts_bytes)
+                .map(|()| blake3::hash(&facts_bytes));
+            let snapshot = snapshot
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            Ok::<_, StoreError>((facts?, snapshot?))
+        })?;
         lap("write_and_sync");
         let manifest = Manifest {
             repositories,
@@ -331,8 +348,8 @@ impl GenerationStore {
                 id,
                 counts(facts),
                 Digests {
-                    facts: blake3::hash(&facts_bytes).to_hex().to_string(),
-                    snapshot_payload: blake3::hash(&snapshot_bytes[64..]).to_hex().to_string(),
+                    facts: facts_digest.to_hex().to_string(),
+                    snapshot_payload: snapshot_digest.to_hex().to_string(),
                 },
             )
         };
@@ -519,9 +536,17 @@ fn verify_directory(directory: &Path, id: GenerationId) -> Result<Manifest, Stor
 /// validated by the reader that servers use.
 fn verify_files(directory: &Path, id: GenerationId, manifest: &Manifest) -> Result<(), StoreError> {
     let invalid = |reason: String| StoreError::Invalid { id, reason };
-    read_facts_bytes(directory, id, manifest)?;
-    let snapshot = Snapshot::open(&directory.join(SNAPSHOT_FILE))
-        .map_err(|e: SnapshotError| invalid(format!("{SNAPSHOT_FILE}: {e}")))?;
+    // The facts' digest is checked beside the snapshot's validation.
+    let (facts, snapshot) = std::thread::scope(|scope| {
+        let facts = scope.spawn(|| read_facts_bytes(directory, id, manifest).map(drop));
+        let snapshot = Snapshot::open(&directory.join(SNAPSHOT_FILE));
+        let facts = facts
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (facts, snapshot)
+    });
+    facts?;
+    let snapshot = snapshot.map_err(|e: SnapshotError| invalid(format!("{SNAPSHOT_FILE}: {e}")))?;
     let digest: String = snapshot
         .payload_digest()
         .iter()
