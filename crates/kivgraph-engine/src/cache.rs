@@ -1,15 +1,19 @@
-//! The fact cache: salsa's memo tables persisted between processes.
+//! The fact cache: salsa's memo tables persisted between processes, in two files.
 //!
-//! The file starts with a header line naming the cache identity — the kivgraph release, a
-//! digest of the running executable (its build id) and the grammar versions — so a new binary
-//! never trusts an old cache; a second line holds the BLAKE3 of the body, the serialized
-//! database. A body that does not match it is `Corrupt` and ignored: the file is written
-//! without `fsync` (a cache, rebuilt when lost), so a crash may leave it torn, never trusted.
+//! `engine.cache`, the database, starts with a header line naming the cache identity — the
+//! kivgraph release, a digest of the running executable (its build id) and the grammar
+//! versions — so a new binary never trusts an old cache; a second line holds the BLAKE3 of
+//! the body, the serialized database, in which each stored memo value is named by digest.
+//! `values.bin` holds those values (`values.rs`), appended and `fsync`ed before the database
+//! that names them is written. A database whose body does not match its digest, or that
+//! names a value the value file lacks, is `Corrupt` and ignored: it is written without
+//! `fsync` (a cache, rebuilt when lost), so a crash may leave it torn, never trusted.
 
 use std::io::{BufRead, BufReader, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use crate::database::EngineDatabase;
+use crate::values::{self, Appender, Values};
 
 const FORMAT: &str = "kivgraph-fact-cache/2";
 const FILE_NAME: &str = "engine.cache";
@@ -116,6 +120,15 @@ pub fn cache_file(directory: &Path) -> PathBuf {
     directory.join(FILE_NAME)
 }
 
+/// The bytes the fact cache in `directory` takes: its database and its value file.
+pub fn size_on_disk(directory: &Path) -> Option<u64> {
+    let database = std::fs::metadata(cache_file(directory)).ok()?.len();
+    let values = std::fs::metadata(directory.join(values::FILE_NAME))
+        .map(|m| m.len())
+        .unwrap_or(0);
+    Some(database + values)
+}
+
 /// Restores `db` from the cache, or leaves it empty and says why.
 pub fn load(db: &mut EngineDatabase, directory: &Path, identity: &CacheIdentity) -> CacheLoad {
     let path = cache_file(directory);
@@ -149,9 +162,14 @@ pub fn load(db: &mut EngineDatabase, directory: &Path, identity: &CacheIdentity)
     {
         return CacheLoad::Corrupt("the body does not match its digest".into());
     }
+    let values = match Values::open(directory) {
+        Ok(Some(values)) => values,
+        Ok(None) => return CacheLoad::Corrupt(format!("{} is missing", values::FILE_NAME)),
+        Err(reason) => return CacheLoad::Corrupt(reason),
+    };
     let mut deserializer = postcard::Deserializer::from_bytes(&body);
     let mut candidate = EngineDatabase::default();
-    let restored = crate::stored::reading_shared(|| {
+    let restored = crate::stored::reading(values, || {
         <dyn salsa::Database>::deserialize(&mut candidate, &mut deserializer)
     });
     match restored {
@@ -175,8 +193,9 @@ pub enum CacheWriteError {
     Serialize(String),
 }
 
-/// Writes the database atomically (temporary file, then rename), streaming the body through
-/// its digest.
+/// Appends the values no save wrote yet to the value file and makes them durable, then
+/// writes the database atomically (temporary file, then rename), streaming its body through
+/// its digest. Returns the bytes the cache takes on disk.
 pub fn save(
     db: &mut EngineDatabase,
     directory: &Path,
@@ -203,16 +222,19 @@ pub fn save(
             failure: None,
         },
     );
-    let written = crate::stored::writing_shared(|| {
+    let appender = Appender::open(directory).map_err(io)?;
+    let (written, mut appender) = crate::stored::writing(appender, || {
         postcard::to_io(&<dyn salsa::Database>::as_serialize(db), &mut body).map(|_| ())
     });
     if let Err(error) = written {
         // postcard reports any failed write as a full buffer: say what the disk said.
-        return Err(match body.get_mut().failure.take() {
+        let failure = body.get_mut().failure.take().or(appender.failure.take());
+        return Err(match failure {
             Some(source) => io(source),
             None => CacheWriteError::Serialize(error.to_string()),
         });
     }
+    let values_bytes = appender.finish().map_err(io)?;
     let Digesting {
         inner: mut file,
         hasher,
@@ -237,7 +259,7 @@ pub fn save(
             }
         }
     }
-    Ok(written)
+    Ok(written + values_bytes)
 }
 
 /// A writer that hashes what passes through it.

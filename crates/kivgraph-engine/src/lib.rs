@@ -19,6 +19,7 @@ mod pass_record;
 mod queries;
 mod resolve;
 mod stored;
+mod values;
 
 pub use analysis::{
     AnalyzerDefinitions, AnalyzerSettings, Definition, UnitAnalysis, UnitReference,

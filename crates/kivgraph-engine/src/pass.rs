@@ -900,9 +900,7 @@ pub fn run_pass(
             cache: CacheLoad::NotNeeded,
             files_analyzed: 0,
             files_total: record.files_total,
-            cache_bytes: std::fs::metadata(crate::cache::cache_file(&options.cache_directory))
-                .ok()
-                .map(|m| m.len()),
+            cache_bytes: crate::cache::size_on_disk(&options.cache_directory),
             timings,
         });
     }
@@ -1015,9 +1013,7 @@ pub fn run_pass(
         // (inputs the pass dropped are reconciled again by the next load), so the cache is
         // not rewritten.
         _ if matches!(cache_load, CacheLoad::Loaded) && memos_recomputed == 0 => {
-            std::fs::metadata(crate::cache::cache_file(&options.cache_directory))
-                .ok()
-                .map(|m| m.len())
+            crate::cache::size_on_disk(&options.cache_directory)
         }
         _ => Some(engine.save_cache(&options.cache_directory, &options.identity)?),
     };

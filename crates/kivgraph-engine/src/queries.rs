@@ -15,6 +15,7 @@ use kivgraph_facts::{
     UnresolvedReference,
 };
 use kivgraph_syntax::{Declaration, WHOLE_MODULE};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::{analyzed_package_facts, repository_of};
@@ -151,26 +152,64 @@ impl WorkspaceFacts {
     /// The canonical fact set: repositories by name, packages by key, files by path,
     /// declarations in source order.
     pub fn to_fact_set(&self) -> FactSet {
-        let mut facts = FactSet::default();
-        let packages = || self.repositories.iter().flat_map(|r| &r.packages);
-        facts
-            .symbols
-            .reserve(packages().map(|p| p.symbols.len()).sum());
-        facts.edges.reserve(packages().map(|p| p.edges.len()).sum());
-        for repository in &self.repositories {
-            facts.repositories.push(repository.repository.clone());
-            facts
-                .edges
-                .extend(repository.contains_package.iter().cloned());
-            for package in &repository.packages {
-                facts.packages.extend(package.packages.iter().cloned());
-                facts.files.extend(package.files.iter().cloned());
-                facts.symbols.extend(package.symbols.iter().cloned());
-                facts.evidence.extend(package.evidence.iter().cloned());
-                facts.edges.extend(package.edges.iter().cloned());
-                facts.unresolved.extend(package.unresolved.iter().cloned());
+        let packages: Vec<&FactSet> = self
+            .repositories
+            .iter()
+            .flat_map(|r| r.packages.iter().map(Arc::as_ref))
+            .collect();
+        // Each table gathered in package order, the large ones on both cores.
+        fn gather<T: Clone + Send>(
+            packages: &[&FactSet],
+            table: impl Fn(&FactSet) -> &Vec<T>,
+        ) -> Vec<T> {
+            let mut out = Vec::with_capacity(packages.iter().map(|p| table(p).len()).sum());
+            for package in packages {
+                out.extend(table(package).iter().cloned());
             }
+            out
         }
+        let ((symbols, evidence), (edges, (files, unresolved))) = rayon::join(
+            || {
+                rayon::join(
+                    || gather(&packages, |p| &p.symbols),
+                    || gather(&packages, |p| &p.evidence),
+                )
+            },
+            || {
+                rayon::join(
+                    || {
+                        let mut edges: Vec<Edge> =
+                            Vec::with_capacity(packages.iter().map(|p| p.edges.len()).sum());
+                        for repository in &self.repositories {
+                            edges.extend(repository.contains_package.iter().cloned());
+                            for package in &repository.packages {
+                                edges.extend(package.edges.iter().cloned());
+                            }
+                        }
+                        edges
+                    },
+                    || {
+                        (
+                            gather(&packages, |p| &p.files),
+                            gather(&packages, |p| &p.unresolved),
+                        )
+                    },
+                )
+            },
+        );
+        let mut facts = FactSet {
+            repositories: self
+                .repositories
+                .iter()
+                .map(|r| r.repository.clone())
+                .collect(),
+            packages: gather(&packages, |p| &p.packages),
+            files,
+            symbols,
+            evidence,
+            edges,
+            unresolved,
+        };
         facts.canonicalize();
         facts
     }
@@ -1283,11 +1322,13 @@ fn parse_failures(file: &FileFact) -> Vec<UnresolvedReference> {
 pub fn repository_facts(db: &dyn Db, repository: RepositoryInput) -> Arc<RepositoryFacts> {
     let name = repository.name(db);
     let key = repository_key(name);
-    let packages: Vec<Arc<FactSet>> = repository
+    let stored: Vec<Stored<FactSet>> = repository
         .packages(db)
         .iter()
-        .map(|p| analyzed_package_facts(db, *p).arc())
+        .map(|p| analyzed_package_facts(db, *p))
         .collect();
+    // Decoding reads no query: the values restored from the cache decode on both cores.
+    let packages: Vec<Arc<FactSet>> = stored.par_iter().map(Stored::arc).collect();
     let contains_package = packages
         .iter()
         .flat_map(|p| p.packages.first())

@@ -2,15 +2,15 @@
 //!
 //! salsa persists a database through `erased_serde`, one dynamic call per field, per element,
 //! per byte: restoring 180 MB of file facts that way took 3.3 s, where `postcard` decodes the
-//! whole published fact set (350 MB) in 0.6 s. A `Stored` value crosses that boundary as one
-//! byte string (its `postcard` encoding), and is decoded only when a query reads it. A fresh
-//! process that re-executes one file's queries therefore decodes that file's memos and the
-//! few that read them, not the corpus.
+//! whole published fact set (350 MB) in 0.6 s. A `Stored` value is its `postcard` encoding
+//! kept in the value file (`values.rs`), and crosses salsa's serialization as the encoding's
+//! digest; it is decoded only when a query reads it. A new process that re-executes one
+//! file's queries therefore decodes that file's memos and the few that read them, and the
+//! save that follows appends only the values it computed.
 
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::collections::hash_map::Entry;
 use std::fmt;
 use std::ops::Deref;
 use std::sync::{Arc, OnceLock};
@@ -18,13 +18,33 @@ use std::sync::{Arc, OnceLock};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::values::{Appender, Digest, Mapped, Values};
+
 /// A memo value, decoded on first use when it was restored from the fact cache.
 pub struct Stored<T>(Arc<Slot<T>>);
 
 struct Slot<T> {
     decoded: OnceLock<Arc<T>>,
     /// The encoding the cache held; `None` for a value computed in this process.
-    encoded: Option<Box<[u8]>>,
+    encoding: Option<Encoding>,
+    /// The BLAKE3 of the encoding, once known.
+    digest: OnceLock<Digest>,
+}
+
+enum Encoding {
+    /// Read from the cache's value file, still mapped.
+    Mapped(Mapped),
+    /// Carried in the serialized bytes themselves (a value written outside a cache).
+    Inline(Box<[u8]>),
+}
+
+impl Encoding {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Encoding::Mapped(mapped) => mapped.bytes(),
+            Encoding::Inline(bytes) => bytes,
+        }
+    }
 }
 
 impl<T> Stored<T> {
@@ -35,7 +55,16 @@ impl<T> Stored<T> {
     pub fn from_arc(value: Arc<T>) -> Self {
         Stored(Arc::new(Slot {
             decoded: OnceLock::from(value),
-            encoded: None,
+            encoding: None,
+            digest: OnceLock::new(),
+        }))
+    }
+
+    fn restored(encoding: Encoding, digest: Option<Digest>) -> Self {
+        Stored(Arc::new(Slot {
+            decoded: OnceLock::new(),
+            encoding: Some(encoding),
+            digest: digest.map(OnceLock::from).unwrap_or_default(),
         }))
     }
 }
@@ -48,14 +77,18 @@ impl<T: DeserializeOwned> Stored<T> {
 
     fn decoded(&self) -> &Arc<T> {
         self.0.decoded.get_or_init(|| {
-            let bytes = self
+            let encoding = self
                 .0
-                .encoded
-                .as_deref()
+                .encoding
+                .as_ref()
                 .expect("a stored value is either decoded or encoded");
-            // The cache file's digest was checked when it was loaded, and these bytes are
-            // what `serialize` wrote: a failure here is a bug, not a damaged file.
-            Arc::new(unshared(|| postcard::from_bytes(bytes)).expect("a stored value decodes"))
+            // Every record of the value file was checked against its digest when the file
+            // was opened, and its bytes are what `serialize` wrote: a failure here is a
+            // bug, not a damaged file.
+            Arc::new(
+                unshared(|| postcard::from_bytes(encoding.bytes()))
+                    .expect("a stored value decodes"),
+            )
         })
     }
 }
@@ -85,8 +118,11 @@ impl<T: PartialEq + DeserializeOwned> PartialEq for Stored<T> {
         if Arc::ptr_eq(&self.0, &other.0) {
             return true;
         }
-        match (&self.0.encoded, &other.0.encoded) {
-            (Some(mine), Some(theirs)) => mine == theirs,
+        if let (Some(mine), Some(theirs)) = (self.0.digest.get(), other.0.digest.get()) {
+            return mine == theirs;
+        }
+        match (&self.0.encoding, &other.0.encoding) {
+            (Some(mine), Some(theirs)) => mine.bytes() == theirs.bytes(),
             _ => **self == **other,
         }
     }
@@ -96,97 +132,132 @@ impl<T: Eq + DeserializeOwned> Eq for Stored<T> {}
 
 impl<T: fmt::Debug> fmt::Debug for Stored<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.0.decoded.get(), &self.0.encoded) {
+        match (self.0.decoded.get(), &self.0.encoding) {
             (Some(value), _) => value.fmt(f),
-            (None, Some(bytes)) => write!(f, "Stored(<{} bytes, not decoded>)", bytes.len()),
+            (None, Some(encoding)) => {
+                write!(f, "Stored(<{} bytes, not decoded>)", encoding.bytes().len())
+            }
             (None, None) => f.write_str("Stored(<empty>)"),
         }
     }
 }
 
 thread_local! {
-    /// While the fact cache is written or read, the values already met: a value two memos
-    /// share (a package's syntax facts, which its analyzed facts are when no analyzer ran)
-    /// crosses once, and is shared again when read.
-    static SHARING: RefCell<Option<Sharing>> = const { RefCell::new(None) };
+    /// The value file a serialization of the database writes to or reads from.
+    static CACHE: RefCell<Option<Cache>> = const { RefCell::new(None) };
 }
 
-enum Sharing {
-    Writing(HashMap<usize, u32>),
-    Reading(Vec<Arc<dyn Any + Send + Sync>>),
+enum Cache {
+    Writing(Appender),
+    Reading {
+        values: Values,
+        /// The values already restored, by digest and type: two memos that named one value
+        /// share it again (a package's syntax facts are its analyzed facts when no analyzer
+        /// ran). The type is part of the name because two empty values of different types
+        /// can encode alike.
+        met: HashMap<(Digest, TypeId), Arc<dyn Any + Send + Sync>>,
+    },
 }
 
-/// Runs `write` (a serialization of the database) sharing the values it meets.
-pub(crate) fn writing_shared<R>(write: impl FnOnce() -> R) -> R {
-    within(Sharing::Writing(HashMap::new()), write)
+/// Runs `write` (a serialization of the database) with every stored value it meets put in
+/// `values`, which it returns.
+pub(crate) fn writing<R>(values: Appender, write: impl FnOnce() -> R) -> (R, Appender) {
+    CACHE.with(|cell| *cell.borrow_mut() = Some(Cache::Writing(values)));
+    let result = write();
+    match CACHE.with(|cell| cell.borrow_mut().take()) {
+        Some(Cache::Writing(values)) => (result, values),
+        _ => unreachable!("the writing cache is restored after every nested encoding"),
+    }
 }
 
-/// Runs `read` (a deserialization of what [`writing_shared`] wrote).
-pub(crate) fn reading_shared<R>(read: impl FnOnce() -> R) -> R {
-    within(Sharing::Reading(Vec::new()), read)
-}
-
-fn within<R>(sharing: Sharing, run: impl FnOnce() -> R) -> R {
-    SHARING.with(|cell| *cell.borrow_mut() = Some(sharing));
-    let result = run();
-    SHARING.with(|cell| *cell.borrow_mut() = None);
+/// Runs `read` (a deserialization of what [`writing`] wrote) with its values in `values`.
+pub(crate) fn reading<R>(values: Values, read: impl FnOnce() -> R) -> R {
+    CACHE.with(|cell| {
+        *cell.borrow_mut() = Some(Cache::Reading {
+            values,
+            met: HashMap::new(),
+        })
+    });
+    let result = read();
+    CACHE.with(|cell| *cell.borrow_mut() = None);
     result
 }
 
-/// Runs `code` (encoding or decoding one value on its own) outside any sharing: a value
-/// nested in another's encoding is written whole, since that encoding is read later, alone.
+/// Runs `code` (encoding or decoding one value on its own) outside the cache: a value nested
+/// in another's encoding is written whole, since that encoding is read later, alone.
 fn unshared<R>(code: impl FnOnce() -> R) -> R {
-    let suspended = SHARING.with(|cell| cell.borrow_mut().take());
+    let suspended = CACHE.with(|cell| cell.borrow_mut().take());
     let result = code();
-    SHARING.with(|cell| *cell.borrow_mut() = suspended);
+    CACHE.with(|cell| *cell.borrow_mut() = suspended);
     result
 }
 
 /// Bytes serialized as one byte string.
-struct Encoding<'a>(&'a [u8]);
+struct Encoded<'a>(&'a [u8]);
 
-impl Serialize for Encoding<'_> {
+impl Serialize for Encoded<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_bytes(self.0)
     }
 }
 
-/// A stored value crosses as a pair: `0` and its encoding the first time, then the ordinal
-/// (from 1) of that first time and no bytes.
+const INLINE: u8 = 0;
+const IN_VALUE_FILE: u8 = 1;
+
+/// A stored value crosses as a pair: `IN_VALUE_FILE` and its digest while the fact cache is
+/// written, else `INLINE` and its encoding.
 impl<T: Serialize> Serialize for Stored<T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeTuple;
-        let address = Arc::as_ptr(&self.0) as *const () as usize;
-        let met = SHARING.with(|cell| match cell.borrow_mut().as_mut() {
-            Some(Sharing::Writing(met)) => {
-                let next = met.len() as u32;
-                match met.entry(address) {
-                    Entry::Occupied(first) => Some(*first.get()),
-                    Entry::Vacant(first) => {
-                        first.insert(next);
-                        None
-                    }
-                }
-            }
-            _ => None,
-        });
+        use serde::ser::{Error, SerializeTuple};
+        let fresh = || match (&self.0.encoding, self.0.decoded.get()) {
+            (Some(encoding), _) => Ok(std::borrow::Cow::Borrowed(encoding.bytes())),
+            (None, Some(value)) => unshared(|| postcard::to_stdvec(&**value))
+                .map(std::borrow::Cow::Owned)
+                .map_err(S::Error::custom),
+            (None, None) => Err(S::Error::custom("an empty stored value")),
+        };
         let mut pair = serializer.serialize_tuple(2)?;
-        match met {
-            Some(ordinal) => {
-                pair.serialize_element(&(ordinal + 1))?;
-                pair.serialize_element(&Encoding(&[]))?;
+        // The cache is borrowed only around its own calls: encoding a value suspends it.
+        let writing = CACHE.with(|cell| matches!(*cell.borrow(), Some(Cache::Writing(_))));
+        let filed = if writing {
+            let held = self.0.digest.get().copied().filter(|digest| {
+                CACHE.with(|cell| match cell.borrow().as_ref() {
+                    Some(Cache::Writing(values)) => values.holds(digest),
+                    _ => false,
+                })
+            });
+            // Held already: named live, nothing encoded or written.
+            let (digest, bytes) = match held {
+                Some(digest) => (digest, None),
+                None => {
+                    let bytes = fresh()?;
+                    let digest = *self
+                        .0
+                        .digest
+                        .get_or_init(|| *blake3::hash(&bytes).as_bytes());
+                    (digest, Some(bytes))
+                }
+            };
+            CACHE
+                .with(|cell| match cell.borrow_mut().as_mut() {
+                    Some(Cache::Writing(values)) => {
+                        values.put(digest, bytes.as_deref().unwrap_or(&[]))
+                    }
+                    _ => unreachable!("still writing"),
+                })
+                .map_err(S::Error::custom)?;
+            Some(digest)
+        } else {
+            None
+        };
+        match filed {
+            Some(digest) => {
+                pair.serialize_element(&IN_VALUE_FILE)?;
+                pair.serialize_element(&Encoded(&digest))?;
             }
             None => {
-                pair.serialize_element(&0u32)?;
-                match (&self.0.encoded, self.0.decoded.get()) {
-                    (Some(bytes), _) => pair.serialize_element(&Encoding(bytes))?,
-                    (None, Some(value)) => {
-                        let bytes = unshared(|| postcard::to_stdvec(&**value))
-                            .map_err(serde::ser::Error::custom)?;
-                        pair.serialize_element(&Encoding(&bytes))?;
-                    }
-                    (None, None) => return Err(serde::ser::Error::custom("an empty stored value")),
-                }
+                pair.serialize_element(&INLINE)?;
+                pair.serialize_element(&Encoded(&fresh()?))?;
             }
         }
         pair.end()
@@ -228,41 +299,33 @@ impl<'de, T: Send + Sync + 'static> Deserialize<'de> for Stored<T> {
                 mut pair: A,
             ) -> Result<Stored<T>, A::Error> {
                 use serde::de::Error;
-                let ordinal: u32 = pair
+                let tag: u8 = pair
                     .next_element()?
                     .ok_or_else(|| A::Error::invalid_length(0, &self))?;
-                let encoded = pair
+                let bytes = pair
                     .next_element_seed(ByteSeed)?
                     .ok_or_else(|| A::Error::invalid_length(1, &self))?;
-                SHARING.with(|cell| {
-                    let mut sharing = cell.borrow_mut();
-                    let met = match sharing.as_mut() {
-                        Some(Sharing::Reading(met)) => Some(met),
-                        _ => None,
-                    };
-                    match (ordinal, met) {
-                        (0, met) => {
-                            let slot = Arc::new(Slot {
-                                decoded: OnceLock::new(),
-                                encoded: Some(encoded),
-                            });
-                            if let Some(met) = met {
-                                met.push(slot.clone());
-                            }
-                            Ok(Stored(slot))
+                if tag == INLINE {
+                    return Ok(Stored::restored(Encoding::Inline(bytes), None));
+                }
+                let digest: Digest = (*bytes)
+                    .try_into()
+                    .map_err(|_| A::Error::custom("a digest of another length"))?;
+                CACHE.with(|cell| match cell.borrow_mut().as_mut() {
+                    Some(Cache::Reading { values, met }) => {
+                        let name = (digest, TypeId::of::<T>());
+                        if let Some(first) = met.get(&name) {
+                            let first = Arc::clone(first).downcast::<Slot<T>>();
+                            return Ok(Stored(first.expect("named with its type")));
                         }
-                        (ordinal, Some(met)) => met
-                            .get(ordinal as usize - 1)
-                            .cloned()
-                            .and_then(|first| first.downcast::<Slot<T>>().ok())
-                            .map(Stored)
-                            .ok_or_else(|| {
-                                A::Error::custom("a shared stored value that was not met")
-                            }),
-                        (_, None) => {
-                            Err(A::Error::custom("a shared stored value outside the cache"))
-                        }
+                        let mapped = values
+                            .get(&digest)
+                            .ok_or_else(|| A::Error::custom("a value the value file lacks"))?;
+                        let stored = Stored::restored(Encoding::Mapped(mapped), Some(digest));
+                        met.insert(name, stored.0.clone());
+                        Ok(stored)
                     }
+                    _ => Err(A::Error::custom("a value named outside the fact cache")),
                 })
             }
         }
@@ -274,59 +337,79 @@ impl<'de, T: Send + Sync + 'static> Deserialize<'de> for Stored<T> {
 mod tests {
     use super::*;
 
+    type Strings = Stored<Vec<String>>;
+
+    fn strings(texts: &[&str]) -> Strings {
+        Stored::new(texts.iter().map(|t| t.to_string()).collect())
+    }
+
     #[test]
-    fn a_stored_value_crosses_the_cache_as_its_encoding_and_decodes_on_use() {
-        let strings = || vec!["a".to_string(), "bc".to_string()];
-        let value = Stored::new(strings());
+    fn outside_a_cache_a_stored_value_carries_its_encoding_and_decodes_on_use() {
+        let value = strings(&["a", "bc"]);
         let bytes = postcard::to_stdvec(&value).unwrap();
-        // `0`, then one byte string: its length and the inner encoding.
-        let inner = postcard::to_stdvec(&strings()).unwrap();
-        assert_eq!(&bytes[..2], &[0, inner.len() as u8]);
+        let inner = postcard::to_stdvec(&*value).unwrap();
+        assert_eq!(&bytes[..2], &[INLINE, inner.len() as u8]);
         assert_eq!(&bytes[2..], &inner[..]);
-        let restored: Stored<Vec<String>> = postcard::from_bytes(&bytes).unwrap();
+        let restored: Strings = postcard::from_bytes(&bytes).unwrap();
         assert!(format!("{restored:?}").contains("not decoded"));
         assert_eq!(restored, value);
         assert_eq!(restored.len(), 2);
         assert_eq!(format!("{restored:?}"), r#"["a", "bc"]"#);
         // Two restored values compare by encoding, without decoding.
-        let again: Stored<Vec<String>> = postcard::from_bytes(&bytes).unwrap();
-        let other: Stored<Vec<String>> = postcard::from_bytes(
-            &postcard::to_stdvec(&Stored::new(vec!["a".to_string()])).unwrap(),
-        )
-        .unwrap();
+        let again: Strings = postcard::from_bytes(&bytes).unwrap();
+        let other: Strings =
+            postcard::from_bytes(&postcard::to_stdvec(&strings(&["a"])).unwrap()).unwrap();
         assert_eq!(again, restored);
         assert_ne!(again, other);
         assert!(format!("{again:?}").contains("not decoded"));
     }
 
     #[test]
-    fn a_value_two_memos_share_crosses_once_and_is_shared_again() {
-        let shared = Stored::new(vec!["x".repeat(100)]);
-        let alone = Stored::new(vec!["y".to_string()]);
-        let memos = vec![shared.clone(), alone, shared];
-        let bytes = writing_shared(|| postcard::to_stdvec(&memos).unwrap());
-        assert!(bytes.len() < 150, "{} bytes", bytes.len());
-        let restored: Vec<Stored<Vec<String>>> =
-            reading_shared(|| postcard::from_bytes(&bytes).unwrap());
-        assert!(Arc::ptr_eq(&restored[0].0, &restored[2].0));
+    fn in_a_cache_values_are_named_by_digest_written_once_and_shared_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let shared = strings(&[&"x".repeat(100)]);
+        let nested = Stored::new(vec![shared.clone()]);
+        let memos = (vec![shared.clone(), strings(&["y"]), shared], nested);
+        let (bytes, values) = writing(Appender::open(dir.path()).unwrap(), || {
+            postcard::to_stdvec(&memos).unwrap()
+        });
+        values.finish().unwrap();
+        // Digests only: the hundred bytes are in the value file, once.
+        assert!(bytes.len() < 4 * 34 + 8, "{} bytes", bytes.len());
+        type Memos = (Vec<Strings>, Stored<Vec<Strings>>);
+        let open = || Values::open(dir.path()).unwrap().unwrap();
+        let restored: Memos = reading(open(), || postcard::from_bytes(&bytes).unwrap());
+        assert!(Arc::ptr_eq(&restored.0[0].0, &restored.0[2].0));
         assert_eq!(restored, memos);
-        // A back-reference read outside a cache, or to a value never met, is refused.
-        assert!(postcard::from_bytes::<Vec<Stored<Vec<String>>>>(&bytes).is_err());
-        let dangling = postcard::to_stdvec(&(5u32, Encoding(&[]))).unwrap();
-        assert!(reading_shared(|| postcard::from_bytes::<Stored<Vec<String>>>(&dangling)).is_err());
-    }
+        // The nested value was written whole inside its container's encoding.
+        assert_eq!(*restored.1[0], *memos.0[0]);
+        // Names read outside the cache, or missing from the value file, are refused.
+        assert!(postcard::from_bytes::<Memos>(&bytes).is_err());
+        let dangling = postcard::to_stdvec(&(IN_VALUE_FILE, Encoded(&[9; 32]))).unwrap();
+        assert!(reading(open(), || postcard::from_bytes::<Strings>(&dangling)).is_err());
 
-    #[test]
-    fn a_value_nested_in_another_is_written_whole() {
-        let inner = Stored::new(vec!["z".to_string()]);
-        let outer = Stored::new(vec![inner.clone()]);
-        // The outer value is encoded after the inner one is met: its encoding, decoded
-        // later on its own, must not point back into the cache's stream.
-        let memos = (inner, outer);
-        let bytes = writing_shared(|| postcard::to_stdvec(&memos).unwrap());
-        type Strings = Stored<Vec<String>>;
-        let (inner, outer): (Strings, Stored<Vec<Strings>>) =
-            reading_shared(|| postcard::from_bytes(&bytes).unwrap());
-        assert_eq!(*outer[0], *inner);
+        // A second save of the restored values appends nothing.
+        let size = std::fs::metadata(dir.path().join(crate::values::FILE_NAME))
+            .unwrap()
+            .len();
+        let (again, values) = writing(Appender::open(dir.path()).unwrap(), || {
+            postcard::to_stdvec(&restored).unwrap()
+        });
+        assert_eq!(values.finish().unwrap(), size);
+        assert_eq!(again, bytes);
+
+        // Two empty values of different types encode alike: each is restored as its own.
+        let empties = (
+            Stored::new(Vec::<String>::new()),
+            Stored::new(Vec::<u32>::new()),
+        );
+        let (bytes_of_empties, values) = writing(Appender::open(dir.path()).unwrap(), || {
+            postcard::to_stdvec(&empties).unwrap()
+        });
+        values.finish().unwrap();
+        type Empties = (Stored<Vec<String>>, Stored<Vec<u32>>);
+        let restored_empties: Empties =
+            reading(open(), || postcard::from_bytes(&bytes_of_empties).unwrap());
+        assert!(restored_empties.0.is_empty() && restored_empties.1.is_empty());
     }
 }
