@@ -165,7 +165,11 @@ pub fn load(db: &mut EngineDatabase, directory: &Path, identity: &CacheIdentity)
     let values = match Values::open(directory) {
         Ok(Some(values)) => values,
         Ok(None) => return CacheLoad::Corrupt(format!("{} is missing", values::FILE_NAME)),
-        Err(reason) => return CacheLoad::Corrupt(reason),
+        Err(reason) => {
+            // Its damaged records would pass for held ones: the next save starts it again.
+            let _ = std::fs::remove_file(directory.join(values::FILE_NAME));
+            return CacheLoad::Corrupt(reason);
+        }
     };
     let mut deserializer = postcard::Deserializer::from_bytes(&body);
     let mut candidate = EngineDatabase::default();

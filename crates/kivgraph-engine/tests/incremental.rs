@@ -207,6 +207,20 @@ fn verify_names_the_first_disagreement() {
         refused.cache
     );
     std::fs::write(&cache, &original).unwrap();
+    // So is a damaged value, and the next save writes the values again.
+    let values = dir.path().join("cache/values.bin");
+    let mut damaged = std::fs::read(&values).unwrap();
+    let last = damaged.len() - 1;
+    damaged[last] ^= 1;
+    std::fs::write(&values, &damaged).unwrap();
+    let refused = run_pass(&entries, &on, &|_| {}).unwrap();
+    assert!(
+        matches!(refused.cache, CacheLoad::Corrupt(_)),
+        "{:?}",
+        refused.cache
+    );
+    let reloaded = run_pass(&entries, &on, &|_| {}).unwrap();
+    assert_eq!(reloaded.cache, CacheLoad::Loaded);
     support::cache_lie::make_cache_lie(&cache, b"Server", b"Z");
     let err = run_pass(
         &entries,

@@ -316,31 +316,26 @@ impl GenerationStore {
     ) -> Result<Manifest, StoreError> {
         // Two cores: the invariants and the facts' encoding beside the snapshot's layout,
         // then each file written and digested beside the other.
-        let (facts_bytes, snapshot_bytes) = std::thread::scope(|scope| {
-            let layout = scope.spawn(|| {
-                write_snapshot(facts, id.0).map_err(|e| StoreError::Snapshot(e.to_string()))
-            });
-            let encoded = facts.validate().map_err(StoreError::from).and_then(|()| {
+        let (encoded, laid_out) = rayon::join(
+            || {
+                facts.validate()?;
                 postcard::to_stdvec(facts).map_err(|e| StoreError::Snapshot(e.to_string()))
-            });
-            let laid_out = layout
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            Ok::<_, StoreError>((encoded?, laid_out?))
-        })?;
+            },
+            || write_snapshot(facts, id.0).map_err(|e| StoreError::Snapshot(e.to_string())),
+        );
+        let (facts_bytes, snapshot_bytes) = (encoded?, laid_out?);
         lap("validate_encode_and_lay_out");
-        let (facts_digest, snapshot_digest) = std::thread::scope(|scope| {
-            let snapshot = scope.spawn(|| {
+        let (facts_digest, snapshot_digest) = rayon::join(
+            || {
+                write_synced(&directory.join(FACTS_FILE), &facts_bytes)
+                    .map(|()| blake3::hash(&facts_bytes))
+            },
+            || {
                 write_synced(&directory.join(SNAPSHOT_FILE), &snapshot_bytes)
                     .map(|()| blake3::hash(&snapshot_bytes[64..]))
-            });
-            let facts = write_synced(&directory.join(FACTS_FILE), &facts_bytes)
-                .map(|()| blake3::hash(&facts_bytes));
-            let snapshot = snapshot
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            Ok::<_, StoreError>((facts?, snapshot?))
-        })?;
+            },
+        );
+        let (facts_digest, snapshot_digest) = (facts_digest?, snapshot_digest?);
         lap("write_and_sync");
         let manifest = Manifest {
             repositories,
@@ -537,14 +532,10 @@ fn verify_directory(directory: &Path, id: GenerationId) -> Result<Manifest, Stor
 fn verify_files(directory: &Path, id: GenerationId, manifest: &Manifest) -> Result<(), StoreError> {
     let invalid = |reason: String| StoreError::Invalid { id, reason };
     // The facts' digest is checked beside the snapshot's validation.
-    let (facts, snapshot) = std::thread::scope(|scope| {
-        let facts = scope.spawn(|| read_facts_bytes(directory, id, manifest).map(drop));
-        let snapshot = Snapshot::open(&directory.join(SNAPSHOT_FILE));
-        let facts = facts
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (facts, snapshot)
-    });
+    let (facts, snapshot) = rayon::join(
+        || read_facts_bytes(directory, id, manifest).map(drop),
+        || Snapshot::open(&directory.join(SNAPSHOT_FILE)),
+    );
     facts?;
     let snapshot = snapshot.map_err(|e: SnapshotError| invalid(format!("{SNAPSHOT_FILE}: {e}")))?;
     let digest: String = snapshot
