@@ -1018,6 +1018,9 @@ pub fn run_pass(
         _ => Some(engine.save_cache(&options.cache_directory, &options.identity)?),
     };
     timings.lap("cache_save");
+    // The memo tables of a large workspace take a quarter of a second to free, which
+    // nobody needs to wait for.
+    std::thread::spawn(move || drop(engine));
     Ok(PassOutcome {
         graph: PassGraph::Computed(facts),
         inputs_digest,
