@@ -194,7 +194,11 @@ fn is_module_language(language: Language) -> bool {
 /// A TypeScript/JavaScript package checked as one program. `None` when the package is not
 /// one, or when no TypeScript analyzer is installed.
 #[salsa::tracked(returns(ref), persist, lru = 0)]
-pub fn typescript_unit(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysis> {
+pub fn typescript_unit(db: &dyn Db, package: PackageInput) -> Option<Stored<UnitAnalysis>> {
+    analyse_typescript(db, package).map(Stored::new)
+}
+
+fn analyse_typescript(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysis> {
     let settings = AnalyzerSettings::try_get(db)?;
     let toolchain = settings.typescript(db).as_ref()?;
     let siblings = module_siblings(db, package);
@@ -366,7 +370,11 @@ fn read_imported_packages(db: &dyn Db, workspace: Workspace, package: PackageInp
 /// no Python analyzer is installed. A crash of the analyzer costs this repository's unit
 /// only.
 #[salsa::tracked(returns(ref), persist, lru = 0)]
-pub fn python_unit(db: &dyn Db, repository: RepositoryInput) -> Option<UnitAnalysis> {
+pub fn python_unit(db: &dyn Db, repository: RepositoryInput) -> Option<Stored<UnitAnalysis>> {
+    analyse_python(db, repository).map(Stored::new)
+}
+
+fn analyse_python(db: &dyn Db, repository: RepositoryInput) -> Option<UnitAnalysis> {
     let settings = AnalyzerSettings::try_get(db)?;
     let toolchain = settings.python(db).as_ref()?;
     let workspace = Workspace::get(db);
@@ -555,7 +563,11 @@ fn group_contents(
 /// and lockfiles, and the files of the registered crates its manifests depend on (a path
 /// dependency on another repository is loaded with it).
 #[salsa::tracked(returns(ref), persist, lru = 0)]
-pub fn rust_unit(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysis> {
+pub fn rust_unit(db: &dyn Db, package: PackageInput) -> Option<Stored<UnitAnalysis>> {
+    analyse_rust(db, package).map(Stored::new)
+}
+
+fn analyse_rust(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysis> {
     let settings = AnalyzerSettings::try_get(db)?;
     let analyzer = settings.rust(db).as_ref()?;
     let repository = repository_of(db, package)?;
@@ -665,7 +677,11 @@ fn path_dependencies(manifest: &kivgraph_discovery::CrateManifest) -> impl Itera
 /// files of the registered packages its imports reach, transitively: their modules are
 /// loaded with it, through a synthetic `go.work`.
 #[salsa::tracked(returns(ref), persist, lru = 0)]
-pub fn go_unit(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysis> {
+pub fn go_unit(db: &dyn Db, package: PackageInput) -> Option<Stored<UnitAnalysis>> {
+    analyse_go(db, package).map(Stored::new)
+}
+
+fn analyse_go(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysis> {
     let settings = AnalyzerSettings::try_get(db)?;
     let analyzer = settings.go(db).as_ref()?;
     let repository = repository_of(db, package)?;
@@ -974,19 +990,19 @@ fn units_of(db: &dyn Db, package: PackageInput) -> Vec<&UnitAnalysis> {
         .iter()
         .any(|f| f.language(db) == Language::Python);
     if has_python
-        && let Some(unit) = repository_of(db, package).and_then(|r| python_unit(db, r).as_ref())
+        && let Some(unit) = repository_of(db, package).and_then(|r| python_unit(db, r).as_deref())
     {
         units.push(unit);
     }
     if let Some(repository) = repository_of(db, package) {
         let groups = load_groups(db, repository);
         if let Some((_, members)) = groups.of(package, Language::Rust)
-            && let Some(unit) = rust_unit(db, members[0]).as_ref()
+            && let Some(unit) = rust_unit(db, members[0]).as_deref()
         {
             units.push(unit);
         }
         if let Some((_, members)) = groups.of(package, Language::Go)
-            && let Some(unit) = go_unit(db, members[0]).as_ref()
+            && let Some(unit) = go_unit(db, members[0]).as_deref()
         {
             units.push(unit);
         }
@@ -1058,21 +1074,21 @@ pub fn analyzer_definitions(db: &dyn Db, workspace: Workspace) -> Stored<Analyze
         .iter()
         .flat_map(|r: &RepositoryInput| r.packages(db).iter().copied());
     let mut units: Vec<&UnitAnalysis> = packages
-        .filter_map(|package| typescript_unit(db, package).as_ref())
+        .filter_map(|package| typescript_unit(db, package).as_deref())
         .collect();
     for repository in workspace.repositories(db) {
         let groups = load_groups(db, *repository);
         units.extend(
             groups
                 .owners(Language::Rust)
-                .filter_map(|(_, owner)| rust_unit(db, owner).as_ref()),
+                .filter_map(|(_, owner)| rust_unit(db, owner).as_deref()),
         );
         units.extend(
             groups
                 .owners(Language::Go)
-                .filter_map(|(_, owner)| go_unit(db, owner).as_ref()),
+                .filter_map(|(_, owner)| go_unit(db, owner).as_deref()),
         );
-        units.extend(python_unit(db, *repository).as_ref());
+        units.extend(python_unit(db, *repository).as_deref());
     }
     let mut kinds = BTreeMap::new();
     for unit in units {

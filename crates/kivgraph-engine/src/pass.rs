@@ -455,13 +455,17 @@ impl Engine {
                     out.push((
                         repository.name(&self.db).clone(),
                         format!("TypeScript unit {directory}"),
-                        unit.clone(),
+                        UnitAnalysis::clone(unit),
                     ));
                 }
             }
             let name = repository.name(&self.db);
             if let Some(unit) = python_unit(&self.db, *repository) {
-                out.push((name.clone(), "Python unit".into(), unit.clone()));
+                out.push((
+                    name.clone(),
+                    "Python unit".into(),
+                    UnitAnalysis::clone(unit),
+                ));
             }
             let groups = load_groups(&self.db, *repository);
             for (language, label) in [(Language::Rust, "Rust unit"), (Language::Go, "Go unit")] {
@@ -472,7 +476,11 @@ impl Engine {
                     };
                     if let Some(unit) = unit {
                         let root = if root.is_empty() { "." } else { root };
-                        out.push((name.clone(), format!("{label} {root}"), unit.clone()));
+                        out.push((
+                            name.clone(),
+                            format!("{label} {root}"),
+                            UnitAnalysis::clone(unit),
+                        ));
                     }
                 }
             }
@@ -575,8 +583,9 @@ impl Engine {
         let owned = |language: Language| -> Vec<(String, &UnitAnalysis)> {
             match language {
                 Language::Python => python_unit(&self.db, *input)
-                    .iter()
+                    .as_deref()
                     .map(|unit| ("Python unit".to_string(), unit))
+                    .into_iter()
                     .collect(),
                 _ => groups
                     .owners(language)
@@ -586,7 +595,7 @@ impl Engine {
                             _ => go_unit(&self.db, owner),
                         };
                         let root = if root.is_empty() { "." } else { root };
-                        unit.as_ref().map(|unit| (root.to_string(), unit))
+                        unit.as_deref().map(|unit| (root.to_string(), unit))
                     })
                     .collect(),
             }
