@@ -314,29 +314,26 @@ impl GenerationStore {
         repositories: Vec<RepositoryState>,
         lap: &mut dyn FnMut(&'static str),
     ) -> Result<Manifest, StoreError> {
-        // Two cores: the invariants and the facts' encoding beside the snapshot's layout,
-        // then each file written and digested beside the other.
-        let (encoded, laid_out) = rayon::join(
-            || {
-                facts.validate()?;
-                postcard::to_stdvec(facts).map_err(|e| StoreError::Snapshot(e.to_string()))
-            },
-            || write_snapshot(facts, id.0).map_err(|e| StoreError::Snapshot(e.to_string())),
-        );
-        let (facts_bytes, snapshot_bytes) = (encoded?, laid_out?);
-        lap("validate_encode_and_lay_out");
+        // Two cores: the invariants, the facts' encoding and their file beside the
+        // snapshot's layout and its file (the facts are written while the layout runs);
+        // each file is digested once written.
         let (facts_digest, snapshot_digest) = rayon::join(
             || {
-                write_synced(&directory.join(FACTS_FILE), &facts_bytes)
-                    .map(|()| blake3::hash(&facts_bytes))
+                facts.validate()?;
+                let bytes =
+                    postcard::to_stdvec(facts).map_err(|e| StoreError::Snapshot(e.to_string()))?;
+                write_synced(&directory.join(FACTS_FILE), &bytes)?;
+                Ok::<_, StoreError>(blake3::hash(&bytes))
             },
             || {
-                write_synced(&directory.join(SNAPSHOT_FILE), &snapshot_bytes)
-                    .map(|()| blake3::hash(&snapshot_bytes[64..]))
+                let bytes =
+                    write_snapshot(facts, id.0).map_err(|e| StoreError::Snapshot(e.to_string()))?;
+                write_synced(&directory.join(SNAPSHOT_FILE), &bytes)?;
+                Ok::<_, StoreError>(blake3::hash(&bytes[64..]))
             },
         );
         let (facts_digest, snapshot_digest) = (facts_digest?, snapshot_digest?);
-        lap("write_and_sync");
+        lap("validate_lay_out_and_write");
         let manifest = Manifest {
             repositories,
             ..fresh_manifest(
