@@ -195,30 +195,24 @@ fn verify_names_the_first_disagreement() {
     // the fingerprint's back (same fingerprint recorded, different text analysed now).
     let cache = dir.path().join("cache/engine.cache");
     let original = std::fs::read(&cache).unwrap();
-    // A damaged file is refused whole: its body no longer matches its digest.
-    let mut damaged = original.clone();
-    let last = damaged.len() - 1;
-    damaged[last] ^= 1;
-    std::fs::write(&cache, &damaged).unwrap();
-    let refused = run_pass(&entries, &on, &|_| {}).unwrap();
-    assert!(
-        matches!(refused.cache, CacheLoad::Corrupt(_)),
-        "{:?}",
-        refused.cache
-    );
+    // A damaged file is refused whole: the database's body no longer matches its digest, a
+    // value no longer matches its record's.
+    let refused_once_damaged = |file: &Path| {
+        let mut damaged = std::fs::read(file).unwrap();
+        let last = damaged.len() - 1;
+        damaged[last] ^= 1;
+        std::fs::write(file, &damaged).unwrap();
+        let refused = run_pass(&entries, &on, &|_| {}).unwrap();
+        assert!(
+            matches!(refused.cache, CacheLoad::Corrupt(_)),
+            "{:?}",
+            refused.cache
+        );
+    };
+    refused_once_damaged(&cache);
     std::fs::write(&cache, &original).unwrap();
-    // So is a damaged value, and the next save writes the values again.
-    let values = dir.path().join("cache/values.bin");
-    let mut damaged = std::fs::read(&values).unwrap();
-    let last = damaged.len() - 1;
-    damaged[last] ^= 1;
-    std::fs::write(&values, &damaged).unwrap();
-    let refused = run_pass(&entries, &on, &|_| {}).unwrap();
-    assert!(
-        matches!(refused.cache, CacheLoad::Corrupt(_)),
-        "{:?}",
-        refused.cache
-    );
+    // After a damaged value file the next save writes the values again.
+    refused_once_damaged(&dir.path().join("cache/values.bin"));
     let reloaded = run_pass(&entries, &on, &|_| {}).unwrap();
     assert_eq!(reloaded.cache, CacheLoad::Loaded);
     support::cache_lie::make_cache_lie(&cache, b"Server", b"Z");
