@@ -163,6 +163,7 @@ impl PackageAssigner {
                 _ => {}
             }
         }
+        assigner.module_maps.inherit_from_workspaces();
         assigner.distinguish_crate_homonyms();
         assigner
     }

@@ -97,10 +97,21 @@ impl GoReplace {
     }
 }
 
-/// A `Cargo.toml`'s version and the crates it may name.
+/// A `Cargo.toml`'s version and the crates it may name, with what it inherits from its
+/// workspace (`version.workspace = true`, `serde.workspace = true`) already filled in by
+/// [`ModuleMaps::inherit_from_workspaces`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct CrateManifest {
     pub version: Option<String>,
+    /// `version.workspace = true`: the version is the workspace's.
+    #[serde(default)]
+    pub inherits_version: bool,
+    /// A workspace root's `[workspace.package] version` and `[workspace.dependencies]`
+    /// (paths relative to the root), what its members inherit.
+    #[serde(default)]
+    pub workspace_version: Option<String>,
+    #[serde(default)]
+    pub workspace_dependencies: BTreeMap<String, CrateDependency>,
     /// The manifest has a `[workspace]` table: a Cargo workspace root.
     #[serde(default)]
     pub workspace: bool,
@@ -120,16 +131,28 @@ pub struct CrateDependency {
     /// A path dependency's directory, relative to the manifest's.
     #[serde(default)]
     pub path: Option<String>,
+    /// `{ workspace = true }`: the rest comes from the workspace's `[workspace.dependencies]`.
+    #[serde(default)]
+    pub inherited: bool,
 }
 
 impl CrateManifest {
     /// Every dependency table: normal, dev, build, and each target's.
     pub fn of(manifest: &toml::Table) -> Self {
-        let version = manifest
-            .get("package")
+        let version_value = manifest.get("package").and_then(|p| p.get("version"));
+        let version = version_value.and_then(|v| v.as_str()).map(str::to_string);
+        let inherits_version = version_value.is_some_and(inherits);
+        let workspace = manifest.get("workspace").and_then(|w| w.as_table());
+        let workspace_version = workspace
+            .and_then(|w| w.get("package"))
             .and_then(|p| p.get("version"))
             .and_then(|v| v.as_str())
             .map(str::to_string);
+        let workspace_dependencies = workspace
+            .and_then(|w| w.get("dependencies"))
+            .and_then(|d| d.as_table())
+            .map(|table| dependencies_of(std::iter::once(table)))
+            .unwrap_or_default();
         // The manifest's own tables, then each target's (`[target.'cfg(unix)'.dependencies]`).
         let holders = std::iter::once(manifest).chain(
             manifest
@@ -145,42 +168,63 @@ impl CrateManifest {
                     .filter_map(move |kind| holder.get(kind)?.as_table())
             })
             .collect();
-        let mut dependencies = BTreeMap::new();
-        for table in tables {
-            for (key, value) in table {
-                let field = |detail: &toml::Table, name: &str| {
-                    detail
-                        .get(name)
-                        .and_then(|v| v.as_str())
-                        .map(str::to_string)
-                };
-                let (package, requirement, path) = match value {
-                    toml::Value::String(requirement) => {
-                        (key.clone(), Some(requirement.clone()), None)
-                    }
-                    toml::Value::Table(detail) => (
-                        field(detail, "package").unwrap_or_else(|| key.clone()),
-                        field(detail, "version"),
-                        field(detail, "path"),
-                    ),
-                    _ => (key.clone(), None, None),
-                };
-                dependencies
-                    .entry(key.replace('-', "_"))
-                    .or_insert(CrateDependency {
-                        package,
-                        requirement,
-                        path,
-                    });
-            }
-        }
         CrateManifest {
             version,
-            workspace: manifest.contains_key("workspace"),
-            dependencies,
+            inherits_version,
+            workspace_version,
+            workspace_dependencies,
+            workspace: workspace.is_some(),
+            dependencies: dependencies_of(tables.into_iter()),
             digest: None,
         }
     }
+}
+
+/// `{ workspace = true }`.
+fn inherits(value: &toml::Value) -> bool {
+    value
+        .get("workspace")
+        .and_then(|w| w.as_bool())
+        .unwrap_or(false)
+}
+
+/// The crates dependency tables name, by the name the code spells; the first table that
+/// names a crate wins.
+fn dependencies_of<'a>(
+    tables: impl Iterator<Item = &'a toml::Table>,
+) -> BTreeMap<String, CrateDependency> {
+    let mut dependencies = BTreeMap::new();
+    for table in tables {
+        for (key, value) in table {
+            let field = |detail: &toml::Table, name: &str| {
+                detail
+                    .get(name)
+                    .and_then(|v| v.as_str())
+                    .map(str::to_string)
+            };
+            let dependency = match value {
+                toml::Value::String(requirement) => CrateDependency {
+                    package: key.clone(),
+                    requirement: Some(requirement.clone()),
+                    ..CrateDependency::default()
+                },
+                toml::Value::Table(detail) => CrateDependency {
+                    package: field(detail, "package").unwrap_or_else(|| key.clone()),
+                    requirement: field(detail, "version"),
+                    path: field(detail, "path"),
+                    inherited: inherits(value),
+                },
+                _ => CrateDependency {
+                    package: key.clone(),
+                    ..CrateDependency::default()
+                },
+            };
+            dependencies
+                .entry(key.replace('-', "_"))
+                .or_insert(dependency);
+        }
+    }
+    dependencies
 }
 
 /// A `package.json`'s entry points, paths relative to its directory (`./dist/index.js`).
@@ -235,6 +279,42 @@ fn targets(value: &Value, into: &mut Vec<String>) {
 }
 
 impl ModuleMaps {
+    /// Fills in what each crate inherits from its Cargo workspace: the version of
+    /// `version.workspace = true`, and the requirement, package and path (rebased onto the
+    /// crate's directory) of each `{ workspace = true }` dependency.
+    pub fn inherit_from_workspaces(&mut self) {
+        let directories: Vec<String> = self.crates.keys().cloned().collect();
+        for directory in directories {
+            let Some(root) = self.cargo_workspace_root(&directory).map(str::to_string) else {
+                continue;
+            };
+            let Some(workspace) = self.crates.get(&root).cloned() else {
+                continue;
+            };
+            let Some(manifest) = self.crates.get_mut(&directory) else {
+                continue;
+            };
+            if manifest.inherits_version {
+                manifest.version = workspace.workspace_version.clone();
+            }
+            for (name, dependency) in manifest.dependencies.iter_mut() {
+                let Some(shared) = workspace
+                    .workspace_dependencies
+                    .get(name)
+                    .filter(|_| dependency.inherited)
+                else {
+                    continue;
+                };
+                dependency.package = shared.package.clone();
+                dependency.requirement = shared.requirement.clone();
+                dependency.path = shared
+                    .path
+                    .as_deref()
+                    .map(|path| rebased(&root, path, &directory));
+            }
+        }
+    }
+
     /// The directory of the Cargo workspace a crate at `directory` belongs to: the nearest
     /// manifest at or above it with a `[workspace]` table, else the crate's own manifest.
     pub fn cargo_workspace_root(&self, directory: &str) -> Option<&str> {
@@ -457,6 +537,30 @@ impl PathMapping {
     }
 }
 
+/// `path`, relative to the directory `from` (both repository-relative), made relative to
+/// the directory `to`.
+fn rebased(from: &str, path: &str, to: &str) -> String {
+    let mut target: Vec<&str> = Vec::new();
+    for part in from.split('/').chain(path.split('/')) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                target.pop();
+            }
+            part => target.push(part),
+        }
+    }
+    let base: Vec<&str> = to.split('/').filter(|p| !p.is_empty()).collect();
+    let common = base.iter().zip(&target).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<&str> = vec![".."; base.len() - common];
+    parts.extend(&target[common..]);
+    if parts.is_empty() {
+        ".".to_string()
+    } else {
+        parts.join("/")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -501,6 +605,59 @@ mod tests {
                 }
             ]
         );
+    }
+
+    #[test]
+    fn a_member_inherits_its_version_and_dependencies_from_the_workspace() {
+        let parse = |text: &str| CrateManifest::of(&text.parse::<toml::Table>().unwrap());
+        let mut maps = ModuleMaps::default();
+        maps.crates.insert(
+            "".into(),
+            parse(
+                r#"[workspace]
+members = ["crates/*"]
+[workspace.package]
+version = "0.3.1"
+[workspace.dependencies]
+core-model = { path = "crates/core-model", version = "0.3" }
+serde = "1"
+renamed = { package = "real-name", version = "2" }"#,
+            ),
+        );
+        maps.crates.insert(
+            "crates/app".into(),
+            parse(
+                r#"[package]
+name = "app"
+version.workspace = true
+[dependencies]
+core-model.workspace = true
+serde = { workspace = true, features = ["derive"] }
+renamed.workspace = true
+local = { path = "../local" }"#,
+            ),
+        );
+        maps.inherit_from_workspaces();
+        let app = &maps.crates["crates/app"];
+        assert_eq!(app.version.as_deref(), Some("0.3.1"));
+        let dependency = |name: &str| {
+            let d = &app.dependencies[name];
+            (
+                d.package.as_str(),
+                d.requirement.as_deref(),
+                d.path.as_deref(),
+            )
+        };
+        assert_eq!(
+            dependency("core_model"),
+            ("core-model", Some("0.3"), Some("../core-model"))
+        );
+        assert_eq!(dependency("serde"), ("serde", Some("1"), None));
+        assert_eq!(dependency("renamed"), ("real-name", Some("2"), None));
+        assert_eq!(dependency("local"), ("local", None, Some("../local")));
+        assert_eq!(rebased("", "crates/a", "crates/b/nested"), "../../a");
+        assert_eq!(rebased("ws", "../shared/x", "ws/m"), "../../shared/x");
+        assert_eq!(rebased("", "crates/a", "crates/a"), ".");
     }
 
     #[test]
