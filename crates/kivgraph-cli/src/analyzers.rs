@@ -69,11 +69,19 @@ fn loads(configured: i64) -> usize {
     }
 }
 
+/// rust-analyzer as the configuration's `rust` section runs it.
+pub fn rust_analyzer(config: &LoadedConfig, toolchain: Toolchain) -> RustAnalyzer {
+    RustAnalyzer {
+        settings: rust_settings(config, &toolchain),
+        toolchain,
+    }
+}
+
 /// The configuration's `rust` section as rust-analyzer runs under it. `sysroot: discover`
 /// takes the standard library of the toolchain the analyzer belongs to when it sits in
 /// one (rustup's layout), so the analyzer and the sources it resolves `std` in are pinned
 /// together.
-pub fn rust_settings(config: &LoadedConfig, toolchain: &Toolchain) -> RustSettings {
+fn rust_settings(config: &LoadedConfig, toolchain: &Toolchain) -> RustSettings {
     let rust = &config.config.rust;
     let sysroot = match rust.sysroot.as_str() {
         "discover" => toolchain_sysroot(&toolchain.program)
@@ -180,10 +188,8 @@ impl Located<'_> {
             &[Language::TypeScript, Language::JavaScript],
         );
         let python = found(Analyzer::Python, &[Language::Python]);
-        let rust = found(Analyzer::Rust, &[Language::Rust]).map(|toolchain| RustAnalyzer {
-            settings: rust_settings(config, &toolchain),
-            toolchain,
-        });
+        let rust = found(Analyzer::Rust, &[Language::Rust])
+            .map(|toolchain| rust_analyzer(config, toolchain));
         let go = found(Analyzer::Go, &[Language::Go]).map(|toolchain| GoAnalyzer {
             toolchain,
             settings: GoSettings::of(&config.config.go),

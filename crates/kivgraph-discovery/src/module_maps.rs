@@ -538,19 +538,18 @@ impl PathMapping {
 }
 
 /// `path`, relative to the directory `from` (both repository-relative), made relative to
-/// the directory `to`.
+/// the directory `to`; a path that leaves the repository keeps its `..`s.
 fn rebased(from: &str, path: &str, to: &str) -> String {
-    let mut target: Vec<&str> = Vec::new();
-    for part in from.split('/').chain(path.split('/')) {
-        match part {
-            "" | "." => {}
-            ".." => {
-                target.pop();
-            }
-            part => target.push(part),
-        }
+    match join_inside(from, path) {
+        Some(target) => relative(to, &target),
+        None => format!("{}/{path}", relative(to, from)),
     }
-    let base: Vec<&str> = to.split('/').filter(|p| !p.is_empty()).collect();
+}
+
+/// The repository-relative directory `target` as a path relative to the directory `from`.
+fn relative(from: &str, target: &str) -> String {
+    let base: Vec<&str> = from.split('/').filter(|p| !p.is_empty()).collect();
+    let target: Vec<&str> = target.split('/').filter(|p| !p.is_empty()).collect();
     let common = base.iter().zip(&target).take_while(|(a, b)| a == b).count();
     let mut parts: Vec<&str> = vec![".."; base.len() - common];
     parts.extend(&target[common..]);
@@ -658,6 +657,10 @@ local = { path = "../local" }"#,
         assert_eq!(rebased("", "crates/a", "crates/b/nested"), "../../a");
         assert_eq!(rebased("ws", "../shared/x", "ws/m"), "../../shared/x");
         assert_eq!(rebased("", "crates/a", "crates/a"), ".");
+        assert_eq!(
+            rebased("ws", "../../elsewhere", "ws/m"),
+            "../../../elsewhere"
+        );
     }
 
     #[test]

@@ -34,13 +34,7 @@ impl ExecutionLog {
 
     /// How many executions of `query` the log holds.
     pub fn count(&self, query: &str) -> usize {
-        let prefix = format!("{query}(");
-        self.0
-            .lock()
-            .expect("execution log lock")
-            .iter()
-            .filter(|e| e.starts_with(&prefix))
-            .count()
+        self.names().iter().filter(|name| *name == query).count()
     }
 }
 

@@ -928,13 +928,12 @@ pub fn run_pass(
     let mut facts = engine.facts(progress).to_fact_set();
     timings.lap("analyse_and_merge");
     let files_analyzed = engine.execution_log().count("file_facts");
-    // Every memo but the two merges above the packages is persisted; a unit re-runs with no
-    // file changed when its analyzer did.
+    // A unit re-runs with no file changed when its analyzer did.
     let memos_recomputed = engine
         .execution_log()
         .names()
         .iter()
-        .filter(|query| !["repository_facts", "workspace_facts"].contains(&query.as_str()))
+        .filter(|query| !crate::queries::UNPERSISTED_QUERIES.contains(&query.as_str()))
         .count();
     if options.fact_cache == FactCacheMode::Verify {
         let mut fresh = Engine::new();

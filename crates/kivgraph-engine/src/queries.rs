@@ -315,6 +315,10 @@ fn symbol_key(
     })
 }
 
+/// The queries the fact cache does not keep: the merges above the packages, which only
+/// gather the packages' memos. Every other query is persisted.
+pub(crate) const UNPERSISTED_QUERIES: [&str; 2] = ["repository_facts", "workspace_facts"];
+
 /// Gives every persisted query of this module its view of the database.
 ///
 /// salsa hands a tracked function that view when the function is first called; a memo

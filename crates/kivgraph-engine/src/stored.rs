@@ -49,12 +49,8 @@ impl Encoding {
 
 impl<T> Stored<T> {
     pub fn new(value: T) -> Self {
-        Stored::from_arc(Arc::new(value))
-    }
-
-    pub fn from_arc(value: Arc<T>) -> Self {
         Stored(Arc::new(Slot {
-            decoded: OnceLock::from(value),
+            decoded: OnceLock::from(Arc::new(value)),
             encoding: None,
             digest: OnceLock::new(),
         }))

@@ -216,10 +216,7 @@ fn check_toolchains(report: &mut Report, config: &LoadedConfig) {
         }
     }
     if let Ok(toolchain) = located.get(Analyzer::Rust) {
-        let rust = kivgraph_analyzers::RustAnalyzer {
-            settings: crate::analyzers::rust_settings(config, toolchain),
-            toolchain: toolchain.clone(),
-        };
+        let rust = crate::analyzers::rust_analyzer(config, toolchain.clone());
         match crate::analyzers::standard_library(config, Some(&rust)) {
             Some(Ok(entry)) => report.pass(
                 "rust.index_sysroot",
