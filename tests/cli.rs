@@ -504,6 +504,83 @@ fn doctor_reports_each_analyzer_and_an_absent_one_only_warns() {
 }
 
 #[test]
+fn configured_scip_indexers_are_reported_run_and_survived() {
+    use std::os::unix::fs::PermissionsExt;
+    let workspace = Workspace::new();
+    let scip_python = common::analyzers_dir().join("node_modules/.bin/scip-python");
+    let environment = workspace.dir.path().join("environment.json");
+    std::fs::write(&environment, "[]").unwrap();
+    // Answers its version, then fails on whatever it is asked to index.
+    let broken = workspace.dir.path().join("scip-broken");
+    std::fs::write(
+        &broken,
+        "#!/bin/sh\n[ \"$1\" = --version ] && { echo 'scip-broken 2'; exit 0; }\necho 'no build configuration found' >&2\nexit 1\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&broken, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let config = workspace.config();
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        format!(
+            "{text}scip:
+  indexers:
+  - name: pyright-scip
+    command: [{}, index, --output, '{{output}}', --quiet, --project-name, tools, --project-version, '1', --environment, {}]
+    languages: [python]
+    repositories: [py]
+  - name: broken
+    command: [{}, '{{output}}']
+    languages: [go]
+  - name: gone
+    command: [/nonexistent/scip-gone, '{{output}}']
+    languages: [typescript]
+",
+            scip_python.display(),
+            environment.display(),
+            broken.display()
+        ),
+    )
+    .unwrap();
+    let report = stdout(&workspace.run(&["doctor"]));
+    for line in [
+        "toolchain.scip.pyright-scip: PASS (pyright-scip 0.6.6 (",
+        "toolchain.scip.broken: PASS (broken scip-broken 2 (",
+        "toolchain.scip.gone: WARN (gone is not available: /nonexistent/scip-gone could not be started",
+    ] {
+        assert!(report.contains(line), "{report}");
+    }
+    let index = workspace.run(&["index", "--full", "--json"]);
+    // A configured indexer failing on a repository is reported, never a failed pass.
+    assert!(index.status.success(), "{}", stderr(&index));
+    let result: serde_json::Value =
+        serde_json::from_str(stdout(&index).lines().last().unwrap()).unwrap();
+    let analyzers = |name: &str| {
+        result["result"]["repositories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == name)
+            .unwrap()["analyzers"]
+            .clone()
+    };
+    assert_eq!(
+        analyzers("py"),
+        serde_json::json!([{"language": "python", "analyzer": "pyright-scip 0.6.6", "units": 1, "failures": [], "absent": null}])
+    );
+    let go = analyzers("go");
+    assert_eq!(go[0]["analyzer"], "broken scip-broken 2");
+    let failure = go[0]["failures"][0].as_str().unwrap();
+    assert!(
+        failure.starts_with("go: broken failed on ")
+            && failure.contains("no build configuration found"),
+        "{go}"
+    );
+    // The absent one leaves TypeScript to the built-in checker.
+    assert_eq!(analyzers("ts")[0]["analyzer"], "scip-typescript 0.4.0");
+}
+
+#[test]
 fn doctor_repositories_audits_without_indexing_and_fails_only_when_blocked() {
     let workspace = Workspace::new();
     let audit = workspace.run(&["doctor", "repositories", "--json"]);

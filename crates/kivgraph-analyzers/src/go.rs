@@ -222,7 +222,7 @@ impl Toolchain {
             command.env("GOPROXY", "off");
         }
         let failed = |detail: String| AnalyzerError::Failed {
-            analyzer: self.analyzer.as_str(),
+            analyzer: self.analyzer.as_str().to_string(),
             unit: directory.display().to_string(),
             detail,
             crashed_on: None,

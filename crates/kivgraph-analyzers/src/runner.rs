@@ -11,14 +11,11 @@ use crate::scip_index::{ScipIndex, decode};
 pub enum AnalyzerError {
     /// The analyzer is not installed: an absence to report, never a failed pass.
     #[error("{analyzer} is not available: {detail}")]
-    Missing {
-        analyzer: &'static str,
-        detail: String,
-    },
+    Missing { analyzer: String, detail: String },
     /// The analyzer ran and failed on this unit.
     #[error("{analyzer} failed on {unit}: {detail}")]
     Failed {
-        analyzer: &'static str,
+        analyzer: String,
         unit: String,
         detail: String,
         /// The file it was indexing when it crashed, when it says so.
@@ -120,7 +117,7 @@ impl Toolchain {
             .arg("--version")
             .output()
             .map_err(|e| AnalyzerError::Missing {
-                analyzer: name,
+                analyzer: name.to_string(),
                 detail: format!(
                     "{} could not be started ({e}); run scripts/setup-analyzers.sh",
                     program.display()
@@ -131,7 +128,7 @@ impl Toolchain {
         let version = said.trim().trim_start_matches(name).trim().to_string();
         if !output.status.success() || version.is_empty() {
             return Err(AnalyzerError::Missing {
-                analyzer: name,
+                analyzer: name.to_string(),
                 detail: format!(
                     "{} --version answered nothing{}; run scripts/setup-analyzers.sh",
                     program.display(),
@@ -431,50 +428,62 @@ impl Toolchain {
     /// stderr.
     pub(crate) fn run(
         &self,
-        mut command: Command,
+        command: Command,
         unit: &str,
         output_file: &Path,
     ) -> Result<(ScipIndex, String), AnalyzerError> {
-        let failed = |detail: String| AnalyzerError::Failed {
-            analyzer: self.analyzer.as_str(),
-            unit: unit.to_string(),
-            detail,
-            crashed_on: None,
-        };
-        tracing::debug!(analyzer = self.analyzer.as_str(), unit, "running analyzer");
-        let output = command
-            .output()
-            .map_err(|e| failed(format!("could not start {}: {e}", self.program.display())))?;
-        if !output.status.success() {
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            let stdout = String::from_utf8_lossy(&output.stdout);
-            let said = if stderr.trim().is_empty() {
-                stdout
-            } else {
-                stderr
-            };
-            let tail: Vec<&str> = said.lines().rev().take(5).collect();
-            // scip-python names the file it was visiting: `currentFilepath: '/…/x.py'`.
-            let crashed_on = said
-                .split_once("currentFilepath: '")
-                .and_then(|(_, rest)| rest.split_once('\''))
-                .map(|(path, _)| path.to_string());
-            return Err(AnalyzerError::Failed {
-                analyzer: self.analyzer.as_str(),
-                unit: unit.to_string(),
-                detail: format!(
-                    "exit {}: {}",
-                    output.status,
-                    tail.into_iter().rev().collect::<Vec<_>>().join(" / ")
-                ),
-                crashed_on,
-            });
-        }
-        let bytes = std::fs::read(output_file)
-            .map_err(|e| failed(format!("wrote no index at {}: {e}", output_file.display())))?;
-        let said = String::from_utf8_lossy(&output.stderr).into_owned();
-        Ok((decode(&bytes)?, said))
+        run_indexer(self.analyzer.as_str(), command, unit, output_file)
     }
+}
+
+/// Runs `command`, the indexer `analyzer` on `unit`, and decodes the index it wrote at
+/// `output_file`, with what it said on stderr.
+pub(crate) fn run_indexer(
+    analyzer: &str,
+    mut command: Command,
+    unit: &str,
+    output_file: &Path,
+) -> Result<(ScipIndex, String), AnalyzerError> {
+    let failed = |detail: String| AnalyzerError::Failed {
+        analyzer: analyzer.to_string(),
+        unit: unit.to_string(),
+        detail,
+        crashed_on: None,
+    };
+    tracing::debug!(analyzer, unit, "running analyzer");
+    let program = command.get_program().to_string_lossy().into_owned();
+    let output = command
+        .output()
+        .map_err(|e| failed(format!("could not start {program}: {e}")))?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let said = if stderr.trim().is_empty() {
+            stdout
+        } else {
+            stderr
+        };
+        let tail: Vec<&str> = said.lines().rev().take(5).collect();
+        // scip-python names the file it was visiting: `currentFilepath: '/…/x.py'`.
+        let crashed_on = said
+            .split_once("currentFilepath: '")
+            .and_then(|(_, rest)| rest.split_once('\''))
+            .map(|(path, _)| path.to_string());
+        return Err(AnalyzerError::Failed {
+            analyzer: analyzer.to_string(),
+            unit: unit.to_string(),
+            detail: format!(
+                "exit {}: {}",
+                output.status,
+                tail.into_iter().rev().collect::<Vec<_>>().join(" / ")
+            ),
+            crashed_on,
+        });
+    }
+    let bytes = std::fs::read(output_file)
+        .map_err(|e| failed(format!("wrote no index at {}: {e}", output_file.display())))?;
+    let said = String::from_utf8_lossy(&output.stderr).into_owned();
+    Ok((decode(&bytes)?, said))
 }
 
 #[cfg(test)]

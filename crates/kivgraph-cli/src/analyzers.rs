@@ -5,10 +5,13 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use kivgraph_analyzers::{
-    Analyzer, AnalyzerError, GoAnalyzer, GoSettings, RustAnalyzer, RustSettings, Toolchain,
+    Analyzer, AnalyzerError, GoAnalyzer, GoSettings, RustAnalyzer, RustSettings, ScipIndexer,
+    Toolchain,
 };
-use kivgraph_config::{LanguageToken, LoadedConfig, RepositoryEntry, analyzers_dir};
-use kivgraph_engine::{AnalyzerOptions, LoadsAtOnce};
+use kivgraph_config::{
+    LanguageToken, LoadedConfig, RepositoryEntry, ScipIndexerEntry, analyzers_dir,
+};
+use kivgraph_engine::{AnalyzerOptions, ConfiguredIndexer, LoadsAtOnce};
 use kivgraph_facts::{DERIVED_NAMESPACE, Language};
 
 /// The analyzers this machine has, each found (or found absent) on first use: asking a
@@ -58,6 +61,28 @@ impl Located<'_> {
             Toolchain::locate(analyzer, configured, &analyzers_dir())
         })
     }
+}
+
+/// Each SCIP indexer the configuration plugs in that decides one of `languages` (every one
+/// when `None`), found or found absent.
+pub fn configured_indexers<'a>(
+    config: &'a LoadedConfig,
+    languages: Option<&BTreeSet<Language>>,
+) -> Vec<(&'a ScipIndexerEntry, Result<ScipIndexer, AnalyzerError>)> {
+    config
+        .config
+        .scip
+        .indexers
+        .iter()
+        .filter(|entry| {
+            languages.is_none_or(|languages| {
+                kivgraph_discovery::enabled_languages(&entry.languages)
+                    .iter()
+                    .any(|l| languages.contains(l))
+            })
+        })
+        .map(|entry| (entry, ScipIndexer::locate(&entry.name, &entry.command)))
+        .collect()
 }
 
 /// The processor count, capped: what `0` means for a bound on concurrent loads, each of
@@ -194,11 +219,27 @@ impl Located<'_> {
             toolchain,
             settings: GoSettings::of(&config.config.go),
         });
+        // A configured indexer that cannot run leaves its languages to the built-in analyzers.
+        let scip_indexers = configured_indexers(config, Some(languages))
+            .into_iter()
+            .filter_map(|(entry, found)| match found {
+                Ok(indexer) => Some(ConfiguredIndexer {
+                    indexer,
+                    languages: kivgraph_discovery::enabled_languages(&entry.languages),
+                    repositories: entry.repositories.clone(),
+                }),
+                Err(error) => {
+                    tracing::warn!(%error, "configured SCIP indexer absent; the built-in analyzers decide its languages");
+                    None
+                }
+            })
+            .collect();
         AnalyzerOptions {
             typescript,
             python,
             rust,
             go,
+            scip_indexers,
             scratch: config.paths.state_dir.join("analyzer-scratch"),
             maximum_workers: usize::try_from(config.config.typescript.maximum_workers).unwrap_or(1),
             loads_at_once: LoadsAtOnce {

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::paths::{StatePaths, expand_tilde};
-use crate::{ConfigError, parse_duration};
+use crate::{ConfigError, LanguageToken, parse_duration};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
@@ -100,6 +100,33 @@ section!(RustSection {
     sysroot: String = "discover".into(),
     index_sysroot: bool = false,
 });
+/// One SCIP indexer plugged in by configuration: any program that writes a SCIP index of
+/// the directory it runs in. Its answers decide the references of `languages` in
+/// `repositories` (every registered repository when empty), in place of the built-in
+/// analyzer of those languages.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScipIndexerEntry {
+    pub name: String,
+    /// The program and its arguments; `{output}` is where it must write the index, `{root}`
+    /// the directory it runs in.
+    pub command: Vec<String>,
+    pub languages: Vec<LanguageToken>,
+    #[serde(default)]
+    pub repositories: Vec<String>,
+}
+
+impl ScipIndexerEntry {
+    /// Whether this indexer decides `language` in repository `repository`.
+    pub fn covers(&self, repository: &str, language: LanguageToken) -> bool {
+        self.languages.contains(&language)
+            && (self.repositories.is_empty() || self.repositories.iter().any(|r| r == repository))
+    }
+}
+
+section!(ScipSection {
+    indexers: Vec<ScipIndexerEntry> = Vec::new()
+});
 section!(TelemetrySection {
     metrics: bool = true,
     traces: bool = false
@@ -123,6 +150,7 @@ section!(
     typescript: TypescriptSection = TypescriptSection::default(),
     go: GoSection = GoSection::default(),
     rust: RustSection = RustSection::default(),
+    scip: ScipSection = ScipSection::default(),
     telemetry: TelemetrySection = TelemetrySection::default(),
     logging: LoggingSection = LoggingSection::default(),
 });
@@ -320,6 +348,7 @@ impl LoadedConfig {
                 ),
             ));
         }
+        validate_scip_indexers(&c.scip.indexers, &invalid)?;
         positive("watcher.debounce_ms", c.watcher.debounce_ms)?;
         if c.watcher.maximum_batch_ms < c.watcher.debounce_ms {
             return Err(invalid(
@@ -409,6 +438,72 @@ impl LoadedConfig {
     }
 }
 
+/// `scip.indexers`: named uniquely, each able to say where its index goes, over languages
+/// this build extracts declarations of (an indexer's answers are joined with them), and no
+/// language of a repository claimed twice.
+fn validate_scip_indexers(
+    indexers: &[ScipIndexerEntry],
+    invalid: &dyn Fn(&str, String) -> ConfigError,
+) -> Result<(), ConfigError> {
+    for (i, indexer) in indexers.iter().enumerate() {
+        let key = |field: &str| format!("scip.indexers[{i}].{field}");
+        crate::registry::validate_repository_name(&indexer.name)
+            .map_err(|e| invalid(&key("name"), e.replace("repository name", "indexer name")))?;
+        if indexers[..i].iter().any(|other| other.name == indexer.name) {
+            return Err(invalid(
+                &key("name"),
+                format!("{:?} names two indexers", indexer.name),
+            ));
+        }
+        if !indexer
+            .command
+            .iter()
+            .any(|argument| argument.contains("{output}"))
+        {
+            return Err(invalid(
+                &key("command"),
+                "must name where the index is written with an {output} argument".into(),
+            ));
+        }
+        if indexer.languages.is_empty() {
+            return Err(invalid(&key("languages"), "must name a language".into()));
+        }
+        if indexer.languages.contains(&LanguageToken::Dart) {
+            return Err(invalid(
+                &key("languages"),
+                "dart: this build extracts no Dart declarations to join an index with".into(),
+            ));
+        }
+        for name in &indexer.repositories {
+            crate::registry::validate_repository_name(name)
+                .map_err(|e| invalid(&key("repositories"), e))?;
+        }
+        for other in &indexers[..i] {
+            let shared_language = indexer
+                .languages
+                .iter()
+                .find(|l| other.languages.contains(l));
+            let shared_repository = indexer.repositories.is_empty()
+                || other.repositories.is_empty()
+                || indexer
+                    .repositories
+                    .iter()
+                    .any(|r| other.repositories.contains(r));
+            if let (Some(language), true) = (shared_language, shared_repository) {
+                return Err(invalid(
+                    &key("languages"),
+                    format!(
+                        "{} is already decided by {:?} in the same repositories",
+                        language.as_str(),
+                        other.name
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -461,6 +556,66 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("must be absolute"), "{err}");
+    }
+
+    #[test]
+    fn scip_indexers_are_checked() {
+        let indexer = |name: &str, command: &str, languages: &str, repositories: &str| {
+            format!(
+                "  - name: {name}\n    command: {command}\n    languages: {languages}\n    repositories: {repositories}\n"
+            )
+        };
+        let go = indexer(
+            "scip-go",
+            "[scip-go, --output, \"{output}\"]",
+            "[go]",
+            "[api]",
+        );
+        let loaded = load(&format!("scip:\n  indexers:\n{go}")).unwrap();
+        let entry = &loaded.config.scip.indexers[0];
+        assert!(entry.covers("api", LanguageToken::Go));
+        assert!(!entry.covers("web", LanguageToken::Go));
+        assert!(!entry.covers("api", LanguageToken::Python));
+        for (indexers, message) in [
+            (
+                indexer("scip-go", "[scip-go]", "[go]", "[]"),
+                "scip.indexers[0].command: must name where the index is written",
+            ),
+            (
+                indexer("a/b", "[x, \"{output}\"]", "[go]", "[]"),
+                "scip.indexers[0].name: indexer name \"a/b\" must be an identifier",
+            ),
+            (
+                indexer("x", "[x, \"{output}\"]", "[dart]", "[]"),
+                "scip.indexers[0].languages: dart",
+            ),
+            (
+                indexer("x", "[x, \"{output}\"]", "[]", "[]"),
+                "scip.indexers[0].languages: must name a language",
+            ),
+            (
+                format!(
+                    "{go}{}",
+                    indexer("other", "[o, \"{output}\"]", "[python, go]", "[]")
+                ),
+                "scip.indexers[1].languages: go is already decided by \"scip-go\"",
+            ),
+            (
+                format!(
+                    "{go}{}",
+                    indexer("scip-go", "[o, \"{output}\"]", "[python]", "[]")
+                ),
+                "scip.indexers[1].name: \"scip-go\" names two indexers",
+            ),
+        ] {
+            let err = load(&format!("scip:\n  indexers:\n{indexers}"))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(message), "{err}");
+        }
+        // Two indexers of one language over different repositories are both accepted.
+        let elsewhere = indexer("scip-go-web", "[g, \"{output}\"]", "[go]", "[web]");
+        assert!(load(&format!("scip:\n  indexers:\n{go}{elsewhere}")).is_ok());
     }
 
     #[test]

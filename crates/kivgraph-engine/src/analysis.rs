@@ -5,7 +5,9 @@
 //! compiler (through `scip-typescript`) as one program; a repository's Python is one unit,
 //! checked by pyright (through `scip-python`) in a project where every registered
 //! repository is importable; a repository's Rust is one unit, each of its Cargo workspaces
-//! loaded by rust-analyzer (its `scip` command). Each unit is a tracked, persisted query, so the fact cache covers
+//! loaded by rust-analyzer (its `scip` command); a SCIP indexer the configuration plugs in
+//! (`scip.indexers`) is one unit per repository, and decides the languages it covers there
+//! in place of their built-in analyzer. Each unit is a tracked, persisted query, so the fact cache covers
 //! analyzer output exactly as it covers syntax facts: its identity includes the analyzer's
 //! exact version (an input), its inputs are the fingerprints of the files the analyzer read,
 //! and an unchanged unit is served from the cache without starting Node.
@@ -20,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use kivgraph_analyzers::{
     GoAnalyzer, GoUnit, LineIndex, PythonUnit, RustAnalyzer, RustSettings, RustUnit, ScipIndex,
-    Toolchain, TypescriptUnit, nearest_tsconfig,
+    ScipIndexer, Toolchain, TypescriptUnit, nearest_tsconfig,
 };
 use kivgraph_facts::{
     Confidence, Edge, EdgeKind, Evidence, FactSet, Fingerprint, Language, LineSpan, Provenance,
@@ -50,6 +52,99 @@ pub struct AnalyzerSettings {
     pub rust: Option<RustAnalyzer>,
     #[returns(ref)]
     pub go: Option<GoAnalyzer>,
+    #[returns(ref)]
+    pub scip_indexers: Vec<ConfiguredIndexer>,
+}
+
+/// A SCIP indexer plugged in by configuration, with the languages it decides and where.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ConfiguredIndexer {
+    pub indexer: ScipIndexer,
+    pub languages: Vec<Language>,
+    /// Every registered repository when empty.
+    pub repositories: Vec<String>,
+}
+
+impl ConfiguredIndexer {
+    pub fn covers(&self, repository: &str, language: Language) -> bool {
+        self.languages.contains(&language)
+            && (self.repositories.is_empty() || self.repositories.iter().any(|r| r == repository))
+    }
+}
+
+/// Whether a configured indexer, not the built-in analyzer, decides `language` in
+/// `repository`.
+fn configured_covers(db: &dyn Db, repository: RepositoryInput, language: Language) -> bool {
+    AnalyzerSettings::try_get(db).is_some_and(|settings| {
+        let name = repository.name(db);
+        settings
+            .scip_indexers(db)
+            .iter()
+            .any(|indexer| indexer.covers(name, language))
+    })
+}
+
+/// The configured indexers' units of one repository, by the configuration's order: `None`
+/// where an indexer covers none of the repository's languages.
+#[salsa::tracked(returns(ref), persist, lru = 0)]
+pub fn configured_units(
+    db: &dyn Db,
+    repository: RepositoryInput,
+) -> Vec<Option<Stored<UnitAnalysis>>> {
+    let Some(settings) = AnalyzerSettings::try_get(db) else {
+        return Vec::new();
+    };
+    settings
+        .scip_indexers(db)
+        .iter()
+        .map(|indexer| analyse_configured(db, repository, indexer).map(Stored::new))
+        .collect()
+}
+
+fn analyse_configured(
+    db: &dyn Db,
+    repository: RepositoryInput,
+    configured: &ConfiguredIndexer,
+) -> Option<UnitAnalysis> {
+    let name = repository.name(db);
+    // The unit depends on the files of the languages it decides, and on their declarations.
+    let mut own: BTreeMap<(String, String), Fingerprint> = BTreeMap::new();
+    let mut symbols: Vec<SymbolFact> = Vec::new();
+    for package in repository.packages(db) {
+        let mut covered = false;
+        for file in package.files(db) {
+            if configured.covers(name, file.language(db)) {
+                covered = true;
+                own.insert((name.clone(), file.path(db).clone()), file.fingerprint(db));
+            }
+        }
+        if covered {
+            symbols.extend(
+                package_symbols(db, *package)
+                    .symbols
+                    .iter()
+                    .filter(|s| configured.covers(name, s.language))
+                    .cloned(),
+            );
+        }
+    }
+    if own.is_empty() {
+        return None;
+    }
+    let analyzer = configured.indexer.identity();
+    let index = match configured
+        .indexer
+        .index_repository(Path::new(repository.root(db)), &db.analyzer_scratch())
+    {
+        Ok(index) => index,
+        Err(error) => return Some(failed(analyzer, error)),
+    };
+    // Documents are paths from the root the indexer ran in: the repository's own.
+    let locate = |path: &str| Some((name.clone(), path.trim_start_matches("./").to_string()));
+    Some(UnitAnalysis {
+        configured: true,
+        ..unit_analysis(db, analyzer, &index, &own, &locate, &symbols)
+    })
 }
 
 /// What one unit's analyzer said: in the graph's terms for the declarations of the files it
@@ -80,6 +175,8 @@ pub struct UnitAnalysis {
     /// `(package, detail)` of packages not checked because what they import could not be
     /// loaded (`module/...`: every package of a module the loader could not list).
     pub unloaded: Vec<(String, String)>,
+    /// Produced by an indexer plugged in by configuration: its edges carry `SCIP_INDEXER`.
+    pub configured: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -91,6 +188,15 @@ pub struct Outside {
 }
 
 impl UnitAnalysis {
+    /// The provenance of the edges this unit decides in a file of `language`.
+    fn provenance(&self, language: Language) -> Provenance {
+        if self.configured {
+            Provenance::ScipIndexer
+        } else {
+            provenance_of(language)
+        }
+    }
+
     /// The uses the unit found in one file.
     fn references_in(&self, repository: &str, path: &str) -> &[UnitReference] {
         in_file(&self.references, repository, path)
@@ -201,6 +307,12 @@ pub fn typescript_unit(db: &dyn Db, package: PackageInput) -> Option<Stored<Unit
 fn analyse_typescript(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysis> {
     let settings = AnalyzerSettings::try_get(db)?;
     let toolchain = settings.typescript(db).as_ref()?;
+    let repository = repository_of(db, package)?;
+    if configured_covers(db, repository, Language::TypeScript)
+        && configured_covers(db, repository, Language::JavaScript)
+    {
+        return None;
+    }
     let siblings = module_siblings(db, package);
     if siblings.first() != Some(&package) {
         return None;
@@ -377,6 +489,9 @@ pub fn python_unit(db: &dyn Db, repository: RepositoryInput) -> Option<Stored<Un
 fn analyse_python(db: &dyn Db, repository: RepositoryInput) -> Option<UnitAnalysis> {
     let settings = AnalyzerSettings::try_get(db)?;
     let toolchain = settings.python(db).as_ref()?;
+    if configured_covers(db, repository, Language::Python) {
+        return None;
+    }
     let workspace = Workspace::get(db);
     let target = repository.name(db);
     let mut repositories: Vec<(String, PathBuf)> = Vec::new();
@@ -571,6 +686,9 @@ fn analyse_rust(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysis> {
     let settings = AnalyzerSettings::try_get(db)?;
     let analyzer = settings.rust(db).as_ref()?;
     let repository = repository_of(db, package)?;
+    if configured_covers(db, repository, Language::Rust) {
+        return None;
+    }
     let groups = load_groups(db, repository);
     let (root, members) = groups.owned_by(package, Language::Rust)?;
     let (own, symbols) = group_contents(db, members, Language::Rust);
@@ -685,6 +803,9 @@ fn analyse_go(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysis> {
     let settings = AnalyzerSettings::try_get(db)?;
     let analyzer = settings.go(db).as_ref()?;
     let repository = repository_of(db, package)?;
+    if configured_covers(db, repository, Language::Go) {
+        return None;
+    }
     let groups = load_groups(db, repository);
     let (module, members) = groups.owned_by(package, Language::Go)?;
     let maps = repository.module_maps(db);
@@ -980,31 +1101,40 @@ fn registered_packages(
 /// The units whose answers cover a package's files.
 fn units_of(db: &dyn Db, package: PackageInput) -> Vec<&UnitAnalysis> {
     let mut units: Vec<&UnitAnalysis> = Vec::new();
+    let Some(repository) = repository_of(db, package) else {
+        return units;
+    };
     if let Some(owner) = module_siblings(db, package).first()
         && let Some(unit) = typescript_unit(db, *owner)
     {
         units.push(unit);
     }
-    let has_python = package
-        .files(db)
-        .iter()
-        .any(|f| f.language(db) == Language::Python);
-    if has_python
-        && let Some(unit) = repository_of(db, package).and_then(|r| python_unit(db, r).as_deref())
+    let languages: BTreeSet<Language> = package.files(db).iter().map(|f| f.language(db)).collect();
+    if languages.contains(&Language::Python)
+        && let Some(unit) = python_unit(db, repository).as_deref()
     {
         units.push(unit);
     }
-    if let Some(repository) = repository_of(db, package) {
-        let groups = load_groups(db, repository);
-        if let Some((_, members)) = groups.of(package, Language::Rust)
-            && let Some(unit) = rust_unit(db, members[0]).as_deref()
-        {
-            units.push(unit);
-        }
-        if let Some((_, members)) = groups.of(package, Language::Go)
-            && let Some(unit) = go_unit(db, members[0]).as_deref()
-        {
-            units.push(unit);
+    let groups = load_groups(db, repository);
+    if let Some((_, members)) = groups.of(package, Language::Rust)
+        && let Some(unit) = rust_unit(db, members[0]).as_deref()
+    {
+        units.push(unit);
+    }
+    if let Some((_, members)) = groups.of(package, Language::Go)
+        && let Some(unit) = go_unit(db, members[0]).as_deref()
+    {
+        units.push(unit);
+    }
+    if let Some(settings) = AnalyzerSettings::try_get(db) {
+        let name = repository.name(db);
+        let indexers = settings.scip_indexers(db);
+        for (indexer, unit) in indexers.iter().zip(configured_units(db, repository)) {
+            if languages.iter().any(|l| indexer.covers(name, *l))
+                && let Some(unit) = unit.as_deref()
+            {
+                units.push(unit);
+            }
         }
     }
     units.retain(|unit| unit.failure.is_none());
@@ -1025,6 +1155,61 @@ pub struct AnalyzerDefinitions {
     pub declared_only: BTreeSet<String>,
     /// The kind of each declaration a symbol names.
     pub kinds: BTreeMap<StableKey, SymbolKind>,
+    /// For the symbols configured indexers define: the symbol with its package version
+    /// left out ([`Moniker::unversioned`]) → the versions the graph defines it at.
+    pub configured_versions: BTreeMap<String, BTreeSet<String>>,
+}
+
+/// A global SCIP symbol's parts: `scheme manager package version descriptors` (a local
+/// symbol has none).
+struct Moniker<'a> {
+    package: &'a str,
+    version: &'a str,
+    unversioned: String,
+}
+
+impl<'a> Moniker<'a> {
+    fn parse(symbol: &'a str) -> Option<Moniker<'a>> {
+        let mut parts = symbol.splitn(5, ' ');
+        let (scheme, manager, package, version, descriptors) = (
+            parts.next()?,
+            parts.next()?,
+            parts.next()?,
+            parts.next()?,
+            parts.next()?,
+        );
+        (scheme != "local").then(|| Moniker {
+            package,
+            version,
+            unversioned: format!("{scheme} {manager} {package} {descriptors}"),
+        })
+    }
+}
+
+/// A use a configured indexer resolved into a package the graph defines the symbol of, but
+/// at another version: declared `PACKAGE_VERSION_MISMATCH`, never bound to the registered
+/// copy.
+fn moniker_version_mismatch(
+    definitions: &AnalyzerDefinitions,
+    reference: &UnitReference,
+    language: Language,
+) -> Option<UnresolvedReference> {
+    let moniker = Moniker::parse(&reference.symbol)?;
+    let versions = definitions.configured_versions.get(&moniker.unversioned)?;
+    let (package, version) = (moniker.package, moniker.version);
+    Some(UnresolvedReference {
+        repository: reference.repository.clone(),
+        language,
+        reason: "PACKAGE_VERSION_MISMATCH".to_string(),
+        file_path: Some(reference.path.clone()),
+        span: Some(reference.span),
+        requested_symbol: Some(reference.text.clone()),
+        requested_package: Some(format!("{package} {version}")),
+        detail: format!(
+            "the indexer resolved this use into {package} {version}; the graph defines it at {}",
+            versions.iter().cloned().collect::<Vec<_>>().join(", ")
+        ),
+    })
 }
 
 impl AnalyzerDefinitions {
@@ -1089,10 +1274,24 @@ pub fn analyzer_definitions(db: &dyn Db, workspace: Workspace) -> Stored<Analyze
                 .filter_map(|(_, owner)| go_unit(db, owner).as_deref()),
         );
         units.extend(python_unit(db, *repository).as_deref());
+        units.extend(
+            configured_units(db, *repository)
+                .iter()
+                .filter_map(|unit| unit.as_deref()),
+        );
     }
     let mut kinds = BTreeMap::new();
+    let mut configured_versions: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for unit in units {
         for definition in &unit.definitions {
+            if unit.configured
+                && let Some(moniker) = Moniker::parse(&definition.symbol)
+            {
+                configured_versions
+                    .entry(moniker.unversioned)
+                    .or_default()
+                    .insert(moniker.version.to_string());
+            }
             kinds.insert(definition.key, definition.kind);
             let (files, keys) = places.entry(&definition.symbol).or_default();
             files.insert((&definition.repository, &definition.path));
@@ -1103,6 +1302,7 @@ pub fn analyzer_definitions(db: &dyn Db, workspace: Workspace) -> Stored<Analyze
     }
     let mut definitions = AnalyzerDefinitions {
         kinds,
+        configured_versions,
         ..AnalyzerDefinitions::default()
     };
     for (symbol, (files, keys)) in places {
@@ -1128,6 +1328,7 @@ pub(crate) fn attach_restored_queries(db: &mut dyn Db) {
     go_unit::set_lru_capacity(db, 0);
     registered_crates::set_lru_capacity(db, 0);
     analyzer_definitions::set_lru_capacity(db, 0);
+    configured_units::set_lru_capacity(db, 0);
     analyzed_package_facts::set_lru_capacity(db, 0);
     member_holders::set_lru_capacity(db, 0);
 }
@@ -1154,6 +1355,14 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Stored<Fact
     let declared = package_symbols(db, package);
     let files = layer_files(db, package, &declared);
     let mut layer = Layer::default();
+    let covered: BTreeSet<Language> = match repository_of(db, package) {
+        Some(repository) => Language::ALL
+            .iter()
+            .copied()
+            .filter(|l| configured_covers(db, repository, *l))
+            .collect(),
+        None => BTreeSet::new(),
+    };
     let by_key: BTreeMap<StableKey, &SymbolFact> =
         declared.symbols.iter().map(|s| (s.key, s)).collect();
     for unit in &units {
@@ -1163,7 +1372,10 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Stored<Fact
                 &declared.symbols[file.first_symbol..file.first_symbol + file.symbol_count];
             let holders: Vec<&SymbolFact> = symbols.iter().collect();
             let references = unit.references_in(repository, path);
-            if references.is_empty() {
+            // A file of a language a configured indexer decides is that indexer's alone
+            // (the TypeScript checker also reads the JavaScript beside it).
+            if references.is_empty() || (!unit.configured && covered.contains(&file.file.language))
+            {
                 continue;
             }
             // The file's sites by the names they spell (an import's alias too).
@@ -1190,7 +1402,12 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Stored<Fact
                     .map(Vec::as_slice)
                     .unwrap_or_default();
                 if targets.is_empty() {
-                    match version_mismatch(db, reference) {
+                    let mismatch = if unit.configured {
+                        moniker_version_mismatch(&definitions, reference, file.file.language)
+                    } else {
+                        version_mismatch(db, reference)
+                    };
+                    match mismatch {
                         Some(hole) => layer.holes.push(hole),
                         None => layer.owed_nothing(repository, path, &reference.text, 1),
                     }
@@ -1252,7 +1469,13 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Stored<Fact
                 };
                 let source = holder.unwrap_or(file.file.key);
                 let at = (repository, path, span);
-                layer.add(kind, at, source, targets, provenance_of(file.file.language));
+                layer.add(
+                    kind,
+                    at,
+                    source,
+                    targets,
+                    unit.provenance(file.file.language),
+                );
             }
             for outside in unit.outside_in(repository, path) {
                 layer.owed_nothing(repository, path, &outside.name, outside.count);
@@ -1286,7 +1509,7 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Stored<Fact
                         at,
                         *source,
                         &[*target],
-                        provenance_of(member.language),
+                        unit.provenance(member.language),
                     );
                 }
             }

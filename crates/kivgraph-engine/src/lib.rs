@@ -22,9 +22,9 @@ mod stored;
 mod values;
 
 pub use analysis::{
-    AnalyzerDefinitions, AnalyzerSettings, Definition, UnitAnalysis, UnitReference,
-    analyzed_package_facts, analyzed_relations, analyzer_definitions, go_unit, python_import_root,
-    python_unit, rust_unit, typescript_unit,
+    AnalyzerDefinitions, AnalyzerSettings, ConfiguredIndexer, Definition, UnitAnalysis,
+    UnitReference, analyzed_package_facts, analyzed_relations, analyzer_definitions,
+    configured_units, go_unit, python_import_root, python_unit, rust_unit, typescript_unit,
 };
 pub use cache::{CacheIdentity, CacheLoad};
 pub use database::{EngineDatabase, ExecutionLog};

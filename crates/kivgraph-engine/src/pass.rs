@@ -15,9 +15,9 @@ use serde::{Deserialize, Serialize};
 
 use kivgraph_analyzers::{GoAnalyzer, RustAnalyzer, Toolchain};
 
-use crate::analysis::load_groups;
 use crate::analysis::{
-    AnalyzerSettings, UnitAnalysis, go_unit, python_unit, rust_unit, typescript_unit,
+    AnalyzerSettings, ConfiguredIndexer, UnitAnalysis, configured_units, go_unit, load_groups,
+    python_unit, rust_unit, typescript_unit,
 };
 use crate::cache::{self, CacheIdentity, CacheLoad};
 use crate::database::{EngineDatabase, ExecutionLog};
@@ -76,6 +76,8 @@ pub struct AnalyzerOptions {
     pub python: Option<Toolchain>,
     pub rust: Option<RustAnalyzer>,
     pub go: Option<GoAnalyzer>,
+    /// SCIP indexers the configuration plugs in, each deciding its languages where it runs.
+    pub scip_indexers: Vec<ConfiguredIndexer>,
     /// Scratch space for analyzer project files and indexes, under the state directory.
     pub scratch: PathBuf,
     /// How many TypeScript/JavaScript and Python analyzer processes run at once
@@ -128,6 +130,8 @@ enum Unit {
     Python(RepositoryInput),
     Rust(PackageInput),
     Go(PackageInput),
+    /// The indexers the configuration plugs in, over one repository.
+    Configured(RepositoryInput),
 }
 
 /// An exact analyzer's work on one repository's files of one language.
@@ -511,6 +515,11 @@ impl Engine {
                 if settings.go(&self.db) != &options.go {
                     settings.set_go(&mut self.db).to(options.go.clone());
                 }
+                if settings.scip_indexers(&self.db) != &options.scip_indexers {
+                    settings
+                        .set_scip_indexers(&mut self.db)
+                        .to(options.scip_indexers.clone());
+                }
             }
             None => {
                 AnalyzerSettings::new(
@@ -519,6 +528,7 @@ impl Engine {
                     options.python.clone(),
                     options.rust.clone(),
                     options.go.clone(),
+                    options.scip_indexers.clone(),
                 );
             }
         }
@@ -557,7 +567,33 @@ impl Engine {
                 .map(|(_, why)| why.clone()),
         };
         let mut runs = Vec::new();
-        if has(&[Language::TypeScript, Language::JavaScript]) {
+        let name = input.name(&self.db);
+        let indexers = AnalyzerSettings::try_get(&self.db)
+            .map(|settings| settings.scip_indexers(&self.db).clone())
+            .unwrap_or_default();
+        let covered = |language: Language| indexers.iter().any(|i| i.covers(name, language));
+        for (indexer, unit) in indexers.iter().zip(configured_units(&self.db, *input)) {
+            for language in indexer.languages.iter().filter(|l| has(&[**l])) {
+                if !indexer.covers(name, *language) {
+                    continue;
+                }
+                runs.push(AnalyzerRun {
+                    language: *language,
+                    analyzer: Some(indexer.indexer.identity()),
+                    units: usize::from(unit.is_some()),
+                    failures: unit
+                        .as_deref()
+                        .and_then(|unit| unit.failure.clone())
+                        .map(|why| format!("{name}: {why}"))
+                        .into_iter()
+                        .collect(),
+                    absent: None,
+                });
+            }
+        }
+        if has(&[Language::TypeScript, Language::JavaScript])
+            && !(covered(Language::TypeScript) && covered(Language::JavaScript))
+        {
             let mut run = absent(Language::TypeScript);
             for package in input.packages(&self.db) {
                 let Some(unit) = typescript_unit(&self.db, *package) else {
@@ -601,7 +637,7 @@ impl Engine {
             }
         };
         for language in [Language::Python, Language::Rust, Language::Go] {
-            if !has(&[language]) {
+            if !has(&[language]) || covered(language) {
                 continue;
             }
             let mut run = absent(language);
@@ -678,6 +714,23 @@ impl Engine {
             if python && python_bytes > 0 {
                 budgets[0].1.push((python_bytes, Unit::Python(*repository)));
             }
+            let name = repository.name(&self.db);
+            let configured: Vec<Language> = Language::ALL
+                .iter()
+                .copied()
+                .filter(|l| {
+                    settings
+                        .scip_indexers(&self.db)
+                        .iter()
+                        .any(|i| i.covers(name, *l))
+                })
+                .collect();
+            let configured_bytes = bytes(packages, &configured);
+            if configured_bytes > 0 {
+                budgets[0]
+                    .1
+                    .push((configured_bytes, Unit::Configured(*repository)));
+            }
             let groups = load_groups(&self.db, *repository);
             for (language, enabled, budget) in [(Language::Rust, rust, 1), (Language::Go, go, 2)] {
                 if !enabled {
@@ -710,6 +763,9 @@ impl Engine {
                 }
                 Unit::Go(package) => {
                     go_unit(db, *package);
+                }
+                Unit::Configured(repository) => {
+                    configured_units(db, *repository);
                 }
             }
             let done = completed.fetch_add(1, Ordering::Relaxed) + 1;

@@ -7,13 +7,15 @@ mod support;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use kivgraph_analyzers::{Analyzer, GoAnalyzer, GoSettings, RustAnalyzer, RustSettings, Toolchain};
+use kivgraph_analyzers::{
+    Analyzer, GoAnalyzer, GoSettings, RustAnalyzer, RustSettings, ScipIndexer, Toolchain,
+};
 use kivgraph_config::{FactCacheMode, GoSection, LanguageToken, RepositoryEntry, analyzers_dir};
 use kivgraph_engine::{
-    AnalyzerOptions, CacheIdentity, Engine, EngineError, LoadsAtOnce, PassOptions, load_repository,
-    run_pass,
+    AnalyzerOptions, CacheIdentity, ConfiguredIndexer, Engine, EngineError, LoadsAtOnce,
+    PassOptions, load_repository, run_pass,
 };
-use kivgraph_facts::{Confidence, EdgeKind, FactSet, Provenance};
+use kivgraph_facts::{Confidence, EdgeKind, FactSet, Language, Provenance};
 use support::cache_lie::make_cache_lie;
 use support::{copy_tree, index_at, relations, unresolved_rows};
 
@@ -42,6 +44,7 @@ fn analyzers(scratch: &std::path::Path) -> AnalyzerOptions {
             toolchain: rust,
             settings: RustSettings::standard(scratch.join("rust-target")),
         }),
+        scip_indexers: Vec::new(),
         scratch: scratch.to_path_buf(),
         maximum_workers: 2,
         loads_at_once: LoadsAtOnce {
@@ -675,4 +678,185 @@ fn verify_names_the_analyzer_unit_whose_cached_answer_lies() {
         ),
         other => panic!("unexpected {other}"),
     }
+}
+
+/// scip-python plugged in by configuration, as any SCIP indexer would be: one run per
+/// repository in a mirror of it, its edges `SCIP_INDEXER`, in place of the built-in unit.
+fn configured_scip_python(scratch: &std::path::Path, command_tail: &[&str]) -> AnalyzerOptions {
+    let program = Toolchain::locate(Analyzer::Python, None, &analyzers_dir())
+        .expect("scip-python is installed by scripts/setup-analyzers.sh")
+        .program;
+    let environment = scratch.join("environment.json");
+    std::fs::create_dir_all(scratch).unwrap();
+    std::fs::write(&environment, "[]").unwrap();
+    let mut command = vec![program.display().to_string()];
+    command.extend(command_tail.iter().map(|a| a.to_string()));
+    command.extend([
+        "--environment".to_string(),
+        environment.display().to_string(),
+    ]);
+    let indexer = ScipIndexer::locate("pyright-scip", &command).unwrap();
+    AnalyzerOptions {
+        scip_indexers: vec![ConfiguredIndexer {
+            indexer,
+            languages: vec![Language::Python],
+            repositories: Vec::new(),
+        }],
+        ..analyzers(scratch)
+    }
+}
+
+#[test]
+fn a_configured_scip_indexer_decides_its_language_in_place_of_the_built_in() {
+    let scratch = tempfile::tempdir().unwrap();
+    let options = configured_scip_python(
+        scratch.path(),
+        &[
+            "index",
+            "--output",
+            "{output}",
+            "--quiet",
+            "--project-name",
+            "geometry",
+            "--project-version",
+            "1",
+        ],
+    );
+    let facts = index_at(
+        &exact_fixtures(),
+        &["pyprovider", "pyconsumer"],
+        LanguageToken::Python,
+        options,
+    );
+    facts.validate().unwrap();
+    assert_eq!(
+        all_relations(&facts),
+        vec![
+            // Run on the consumer alone, pyright cannot see the provider: those uses keep
+            // the syntax layer's candidates, never an edge the indexer did not give.
+            "IMPORTS_SYMBOL app/report.py#<module> -> geometry/shapes.py#Square CANDIDATE app/report.py:1",
+            "IMPORTS_SYMBOL app/report.py#<module> -> geometry/shapes.py#largest CANDIDATE app/report.py:2",
+            "IMPORTS_SYMBOL app/report.py#<module> -> geometry/units.py#area CANDIDATE app/report.py:3",
+            "IMPORTS_SYMBOL geometry/__init__.py#<module> -> geometry/shapes.py#Square EXACT_TYPECHECKED geometry/__init__.py:1",
+            "CALLS_DIRECT app/report.py#report -> geometry/shapes.py#Square CANDIDATE app/report.py:8",
+            "CALLS_DIRECT app/report.py#report -> geometry/shapes.py#largest CANDIDATE app/report.py:10",
+            "CALLS_DIRECT app/report.py#report -> geometry/units.py#area CANDIDATE app/report.py:10",
+            "CALLS_DIRECT app/report.py#report -> geometry/units.py#area CANDIDATE app/report.py:10",
+            "CALLS_DIRECT geometry/shapes.py#largest -> geometry/shapes.py#Shape.area EXACT_TYPECHECKED geometry/shapes.py:17",
+            "TYPE_USES geometry/shapes.py#largest -> geometry/shapes.py#Shape EXACT_TYPECHECKED geometry/shapes.py:16",
+            "EXTENDS geometry/shapes.py#Square -> geometry/shapes.py#Shape EXACT_TYPECHECKED geometry/shapes.py:8",
+            "OVERRIDES geometry/shapes.py#Square.area -> geometry/shapes.py#Shape.area EXACT_TYPECHECKED geometry/shapes.py:12",
+        ]
+    );
+    // The indexer's edges say which source they came from; the built-in unit never ran.
+    assert_eq!(
+        provenances(&facts),
+        BTreeSet::from([
+            (Confidence::ExactTypechecked, Provenance::ScipIndexer),
+            (Confidence::Candidate, Provenance::TreeSitterSyntax),
+        ])
+    );
+    assert_eq!(
+        unresolved_rows(&facts),
+        vec!["PACKAGE_PROVIDER_NOT_FOUND - missingpkg app/report.py:4"]
+    );
+}
+
+/// A stand-in SCIP indexer: answers `--version`, then writes the index prepared for the
+/// repository it runs in (the consumer's when its mirror holds `app/report.py`).
+fn fake_indexer(dir: &std::path::Path, provider: &[u8], consumer: &[u8]) -> Vec<String> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(dir.join("provider.scip"), provider).unwrap();
+    std::fs::write(dir.join("consumer.scip"), consumer).unwrap();
+    let program = dir.join("scip-fake");
+    std::fs::write(
+        &program,
+        format!(
+            "#!/bin/sh\n[ \"$1\" = --version ] && {{ echo 'scip-fake 0.1'; exit 0; }}\nif [ -f app/report.py ]; then cp {0}/consumer.scip \"$1\"; else cp {0}/provider.scip \"$1\"; fi\n",
+            dir.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+    vec![program.display().to_string(), "{output}".to_string()]
+}
+
+/// One document of a SCIP index: `(symbol, line, start column, end column, definition)`.
+fn scip_index(path: &str, occurrences: &[(&str, i32, i32, i32, bool)]) -> Vec<u8> {
+    use protobuf::Message;
+    let mut document = scip::types::Document::new();
+    document.relative_path = path.to_string();
+    for (symbol, line, start, end, definition) in occurrences {
+        let mut occurrence = scip::types::Occurrence::new();
+        occurrence.symbol = symbol.to_string();
+        occurrence.range = vec![*line, *start, *end];
+        occurrence.symbol_roles = i32::from(*definition);
+        document.occurrences.push(occurrence);
+    }
+    let mut index = scip::types::Index::new();
+    index.documents.push(document);
+    index.write_to_bytes().unwrap()
+}
+
+#[test]
+fn a_configured_indexer_reaches_another_repository_through_the_symbols_it_shares() {
+    // What a SCIP indexer names a symbol defined in another package: its moniker (scheme,
+    // manager, package, version, descriptors), the same string the provider's own index
+    // defines it under.
+    const SQUARE: &str = "scip-fake pypi geometry 1.0 geometry.shapes/Square#";
+    const LARGEST: &str = "scip-fake pypi geometry 1.0 geometry.shapes/largest().";
+    const ELSEWHERE: &str = "scip-fake pypi geometry 2.0 geometry.shapes/largest().";
+    let provider = scip_index(
+        "geometry/shapes.py",
+        &[(SQUARE, 7, 6, 12, true), (LARGEST, 15, 4, 11, true)],
+    );
+    let consumer = scip_index(
+        "app/report.py",
+        &[
+            (SQUARE, 0, 21, 27, false),
+            (LARGEST, 1, 28, 35, false),
+            (SQUARE, 7, 15, 21, false),
+            // Another release of the provider than the registered one: not its declaration.
+            (ELSEWHERE, 9, 37, 44, false),
+        ],
+    );
+    let scratch = tempfile::tempdir().unwrap();
+    let command = fake_indexer(scratch.path(), &provider, &consumer);
+    let options = AnalyzerOptions {
+        scip_indexers: vec![ConfiguredIndexer {
+            indexer: ScipIndexer::locate("fake", &command).unwrap(),
+            languages: vec![Language::Python],
+            repositories: Vec::new(),
+        }],
+        ..analyzers(scratch.path())
+    };
+    let facts = index_at(
+        &exact_fixtures(),
+        &["pyprovider", "pyconsumer"],
+        LanguageToken::Python,
+        options,
+    );
+    facts.validate().unwrap();
+    let rows: Vec<String> = all_relations(&facts)
+        .into_iter()
+        .filter(|row| row.contains("app/report.py#"))
+        .collect();
+    assert_eq!(
+        rows,
+        vec![
+            "IMPORTS_SYMBOL app/report.py#<module> -> geometry/shapes.py#Square EXACT_TYPECHECKED app/report.py:1",
+            "IMPORTS_SYMBOL app/report.py#<module> -> geometry/shapes.py#largest EXACT_TYPECHECKED app/report.py:2",
+            "IMPORTS_SYMBOL app/report.py#<module> -> geometry/units.py#area CANDIDATE app/report.py:3",
+            "CALLS_DIRECT app/report.py#report -> geometry/shapes.py#Square EXACT_TYPECHECKED app/report.py:8",
+            "CALLS_DIRECT app/report.py#report -> geometry/units.py#area CANDIDATE app/report.py:10",
+            "CALLS_DIRECT app/report.py#report -> geometry/units.py#area CANDIDATE app/report.py:10",
+        ]
+    );
+    assert_eq!(
+        unresolved_rows(&facts),
+        vec![
+            "PACKAGE_PROVIDER_NOT_FOUND - missingpkg app/report.py:4",
+            "PACKAGE_VERSION_MISMATCH largest geometry 2.0 app/report.py:10",
+        ]
+    );
 }

@@ -203,6 +203,29 @@ fn check_toolchains(report: &mut Report, config: &LoadedConfig) {
             ),
         }
     }
+    for (entry, found) in crate::analyzers::configured_indexers(config, None) {
+        let check = format!("toolchain.scip.{}", entry.name);
+        match found {
+            Ok(indexer) => report.pass(
+                &check,
+                format!(
+                    "{} ({}), configured for {}",
+                    indexer.identity(),
+                    indexer.command.join(" "),
+                    entry
+                        .languages
+                        .iter()
+                        .map(|l| l.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ),
+            Err(error) => report.warn(
+                &check,
+                format!("{error}; the built-in analyzers decide its languages"),
+            ),
+        }
+    }
     if let Ok(rust) = located.get(Analyzer::Rust) {
         match crate::analyzers::toolchain_sysroot(&rust.program) {
             Some(sysroot) => report.pass(
