@@ -222,15 +222,24 @@ fn two_passes_publish_identical_generations_and_rollback_returns() {
         ),
         "{second}"
     );
+    // Byte-identical facts and snapshot pages, each page a link to the same file.
     let generation = |id| store.generation_dir(GenerationId(id));
-    assert_eq!(
-        read(generation(1).join("facts.bin")),
-        read(generation(2).join("facts.bin"))
-    );
+    let digests = |id| store.manifest(GenerationId(id)).unwrap().digests;
+    assert_eq!(digests(1), digests(2));
     assert_eq!(
         read(generation(1).join("snapshot.kgs"))[64..],
         read(generation(2).join("snapshot.kgs"))[64..]
     );
+    for page in store.manifest(GenerationId(2)).unwrap().pages {
+        let name = kivgraph_snapshot::page_file_name(page.number, &digest_bytes(&page.snapshot));
+        use std::os::unix::fs::MetadataExt;
+        let inode = |id| {
+            std::fs::metadata(generation(id).join("pages").join(&name))
+                .unwrap()
+                .ino()
+        };
+        assert_eq!(inode(1), inode(2), "page {} is shared", page.number);
+    }
 
     let status = stdout(&workspace.run(&["graph", "status"]));
     assert!(status.contains("graph.active: 000002"), "{status}");
@@ -260,10 +269,7 @@ fn two_passes_publish_identical_generations_and_rollback_returns() {
         "{third}"
     );
     assert!(third.contains("fact cache: on (loaded)"), "{third}");
-    assert_eq!(
-        read(generation(1).join("facts.bin")),
-        read(generation(3).join("facts.bin"))
-    );
+    assert_eq!(digests(1), digests(3));
     let out = workspace.run(&["doctor"]);
     assert!(out.status.success(), "{}", stdout(&out));
 }
@@ -730,7 +736,10 @@ fn fixture_declarations_are_exact() {
     let store = workspace.store();
     let snapshot = Snapshot::open(&store.snapshot_path(store.current().unwrap().unwrap())).unwrap();
     let mut lines = Vec::new();
-    for file in snapshot.files() {
+    // In the fact set's canonical order (repository, package, path), whatever the pages.
+    let mut files: Vec<_> = snapshot.files().collect();
+    files.sort_by_key(|f| (f.repository().index, f.package().key(), f.path()));
+    for file in files {
         lines.push(format!(
             "{}:{} [{}] package={:?} lines={} parse_issues={}",
             file.repository().name(),
@@ -760,16 +769,21 @@ fn fixture_declarations_are_exact() {
             ));
         }
     }
-    for row in snapshot.unresolved() {
-        lines.push(format!(
-            "unresolved {} {} {:?} {:?} requested={:?}",
-            row.repository().map(|r| r.name()).unwrap_or("?"),
-            row.reason(),
-            row.file_path(),
-            row.lines(),
-            row.requested_symbol()
-        ));
-    }
+    let mut unresolved: Vec<String> = snapshot
+        .unresolved()
+        .map(|row| {
+            format!(
+                "unresolved {} {} {:?} {:?} requested={:?}",
+                row.repository().map(|r| r.name()).unwrap_or("?"),
+                row.reason(),
+                row.file_path(),
+                row.lines(),
+                row.requested_symbol()
+            )
+        })
+        .collect();
+    unresolved.sort();
+    lines.extend(unresolved);
     let actual = lines.join("\n") + "\n";
     let expected_path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/expected/declarations.txt");
@@ -821,13 +835,21 @@ fn index_with(config: &Path, threads: &str) -> serde_json::Value {
     serde_json::from_str(stdout(&out).lines().last().unwrap()).unwrap()
 }
 
-fn published_facts(config: &Path) -> Vec<u8> {
+/// The published generation's facts and snapshot digests.
+fn published_digests(config: &Path) -> kivgraph_store::Digests {
     let store = GenerationStore::new(config.parent().unwrap().join("state"));
-    read(
-        store
-            .generation_dir(store.current().unwrap().unwrap())
-            .join("facts.bin"),
-    )
+    store
+        .manifest(store.current().unwrap().unwrap())
+        .unwrap()
+        .digests
+}
+
+fn digest_bytes(hex: &str) -> [u8; 32] {
+    let mut digest = [0u8; 32];
+    for (i, byte) in digest.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap();
+    }
+    digest
 }
 
 /// After a one-file edit, a warm pass re-analyses that file alone and publishes exactly what
@@ -854,7 +876,7 @@ fn warm_pass_after_an_edit_equals_a_cold_pass() {
         cold_result["result"]["index"]["files_analyzed"],
         result["result"]["index"]["files_total"]
     );
-    assert_eq!(published_facts(&warm), published_facts(&cold));
+    assert_eq!(published_digests(&warm), published_digests(&cold));
     let store = |config: &Path| GenerationStore::new(config.parent().unwrap().join("state"));
     let warm_store = store(&warm);
     let published =

@@ -400,7 +400,8 @@ fn edge_sample(args: &[String]) -> anyhow::Result<()> {
         .filter(|e| e.kind() == kind && e.confidence() == confidence)
         .filter(|e| {
             e.evidence()
-                .is_some_and(|v| v.file().language() == language)
+                .and_then(|v| v.file())
+                .is_some_and(|f| f.language() == language)
         })
         .collect();
     let stride = (matching.len() / count.max(1)).max(1);
@@ -409,7 +410,7 @@ fn edge_sample(args: &[String]) -> anyhow::Result<()> {
         let evidence = edge.evidence().context("evidence")?;
         println!(
             "{}:{}  {} -> {}",
-            evidence.file().path(),
+            evidence.file().context("evidence file")?.path(),
             evidence.lines().0,
             node(edge.source()).unwrap_or_default(),
             node(edge.target()).unwrap_or_default()

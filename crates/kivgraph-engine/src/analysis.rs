@@ -1329,6 +1329,7 @@ pub(crate) fn attach_restored_queries(db: &mut dyn Db) {
     registered_crates::set_lru_capacity(db, 0);
     analyzer_definitions::set_lru_capacity(db, 0);
     configured_units::set_lru_capacity(db, 0);
+    package_summary::set_lru_capacity(db, 0);
     analyzed_package_facts::set_lru_capacity(db, 0);
     member_holders::set_lru_capacity(db, 0);
 }
@@ -1526,6 +1527,31 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Stored<Fact
     let mut facts = layer.over(&syntax);
     facts.unresolved.extend(not_loaded);
     Stored::new(facts)
+}
+
+/// What a repository's report says of one of its packages, kept apart from the package's
+/// facts so that a report reads no package's facts the pass did not change.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct PackageSummary {
+    pub files: usize,
+    pub symbols: usize,
+    /// Files tree-sitter had to recover, with their issue count.
+    pub parse_failures: Vec<(String, usize)>,
+}
+
+#[salsa::tracked(returns(clone), persist, lru = 0)]
+pub fn package_summary(db: &dyn Db, package: PackageInput) -> Stored<PackageSummary> {
+    let facts = analyzed_package_facts(db, package);
+    Stored::new(PackageSummary {
+        files: facts.files.len(),
+        symbols: facts.symbols.len(),
+        parse_failures: facts
+            .files
+            .iter()
+            .filter(|f| !f.parse_issues.is_empty())
+            .map(|f| (f.path.clone(), f.parse_issues.len()))
+            .collect(),
+    })
 }
 
 /// A Rust use rust-analyzer resolved into a crate the graph registers, but at a version no

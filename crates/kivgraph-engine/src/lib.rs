@@ -14,6 +14,7 @@
 mod analysis;
 mod cache;
 mod database;
+mod pages;
 mod pass;
 mod pass_record;
 mod queries;
@@ -28,6 +29,7 @@ pub use analysis::{
 };
 pub use cache::{CacheIdentity, CacheLoad};
 pub use database::{EngineDatabase, ExecutionLog};
+pub use pages::EnginePage;
 pub use pass::{
     AnalyzerOptions, AnalyzerRun, Engine, EngineError, LoadedRepository, LoadsAtOnce, PassGraph,
     PassOptions, PassOutcome, Progress, RepositoryReport, load_repository, run_pass,

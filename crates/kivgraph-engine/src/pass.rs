@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use kivgraph_config::{FactCacheMode, RepositoryEntry};
 use kivgraph_discovery::{DiscoveredRepository, discover_repository};
-use kivgraph_facts::{FactSet, Fingerprint, Language, StableKey, UnresolvedReference};
+use kivgraph_facts::{FactPage, FactSet, Fingerprint, Language, StableKey, UnresolvedReference};
 use rayon::prelude::*;
 use salsa::Setter;
 use serde::{Deserialize, Serialize};
@@ -17,10 +17,11 @@ use kivgraph_analyzers::{GoAnalyzer, RustAnalyzer, Toolchain};
 
 use crate::analysis::{
     AnalyzerSettings, ConfiguredIndexer, UnitAnalysis, configured_units, go_unit, load_groups,
-    python_unit, rust_unit, typescript_unit,
+    package_summary, python_unit, rust_unit, typescript_unit,
 };
 use crate::cache::{self, CacheIdentity, CacheLoad};
 use crate::database::{EngineDatabase, ExecutionLog};
+use crate::pages::EnginePage;
 use crate::pass_record::{PassRecord, inputs_digest};
 use crate::queries::{
     FileFacts, FileInput, PackageInput, RepositoryInput, UnitInput, Workspace, WorkspaceFacts,
@@ -151,8 +152,8 @@ pub struct AnalyzerRun {
 /// What a pass produced.
 #[derive(Debug, Clone)]
 pub enum PassGraph {
-    /// A graph to publish.
-    Computed(FactSet),
+    /// A graph to publish, in pages.
+    Computed(Vec<EnginePage>),
     /// The pass's inputs are exactly those this published generation was computed from:
     /// it is the answer, to be republished as it is.
     Unchanged { generation: u64 },
@@ -803,6 +804,35 @@ impl Engine {
         });
     }
 
+    /// What the pass did for one loaded repository: its files, declarations and recovered
+    /// files, from its packages' summaries.
+    fn repository_report(&self, loaded: &LoadedRepository) -> RepositoryReport {
+        let discovered = &loaded.discovered;
+        let mut report = RepositoryReport {
+            name: discovered.name.clone(),
+            root: discovered.root.to_string_lossy().to_string(),
+            skipped: discovered.skipped.clone(),
+            ..RepositoryReport::default()
+        };
+        let input = Workspace::try_get(&self.db).and_then(|workspace| {
+            workspace
+                .repositories(&self.db)
+                .iter()
+                .find(|r| r.name(&self.db) == &discovered.name)
+                .copied()
+        });
+        for package in input.iter().flat_map(|r| r.packages(&self.db)) {
+            let summary = package_summary(&self.db, *package);
+            report.files += summary.files;
+            report.symbols += summary.symbols;
+            report
+                .parse_failures
+                .extend(summary.parse_failures.iter().cloned());
+        }
+        report.parse_failures.sort();
+        report
+    }
+
     /// Analyses every file that needs it, in parallel, then merges in unit order. The result
     /// shares structure with the memos: call [`WorkspaceFacts::to_fact_set`] to flatten it.
     pub fn facts(&self, progress: &(dyn Fn(Progress) + Sync)) -> Arc<WorkspaceFacts> {
@@ -893,34 +923,6 @@ fn first_disagreement(cached: &Engine, fresh: &Engine) -> Option<(String, String
     None
 }
 
-fn repository_report(loaded: &LoadedRepository, facts: &FactSet) -> RepositoryReport {
-    let discovered = &loaded.discovered;
-    let parse_failures = facts
-        .files
-        .iter()
-        .filter(|f| f.repository == discovered.name && !f.parse_issues.is_empty())
-        .map(|f| (f.path.clone(), f.parse_issues.len()))
-        .collect();
-    RepositoryReport {
-        name: discovered.name.clone(),
-        root: discovered.root.to_string_lossy().to_string(),
-        files: facts
-            .files
-            .iter()
-            .filter(|f| f.repository == discovered.name)
-            .count(),
-        symbols: facts
-            .symbols
-            .iter()
-            .filter(|s| s.repository == discovered.name)
-            .count(),
-        parse_failures,
-        skipped: discovered.skipped.clone(),
-        unavailable: None,
-        analyzers: Vec::new(),
-    }
-}
-
 /// Runs one full pass over the registered repositories.
 pub fn run_pass(
     entries: &[RepositoryEntry],
@@ -981,7 +983,7 @@ pub fn run_pass(
     engine.update(&loaded);
     engine.set_analyzers(&options.analyzers);
     timings.lap("update_inputs");
-    let mut facts = engine.facts(progress).to_fact_set();
+    let workspace = engine.facts(progress);
     timings.lap("analyse_and_merge");
     let files_analyzed = engine.execution_log().count("file_facts");
     // A unit re-runs with no file changed when its analyzer did.
@@ -992,65 +994,25 @@ pub fn run_pass(
         .filter(|query| !crate::queries::UNPERSISTED_QUERIES.contains(&query.as_str()))
         .count();
     if options.fact_cache == FactCacheMode::Verify {
-        let mut fresh = Engine::new();
-        fresh.update(&loaded);
-        fresh.set_analyzers(&options.analyzers);
-        let fresh_facts = fresh.facts(&|_| {}).to_fact_set();
-        if let Some((repository, path, detail)) = first_disagreement(&engine, &fresh) {
-            return Err(EngineError::VerifyMismatch {
-                repository,
-                path,
-                detail,
-            });
-        }
-        let fresh_units: HashMap<(String, String), UnitAnalysis> = fresh
-            .all_unit_analyses()
-            .into_iter()
-            .map(|(repository, unit, analysis)| ((repository, unit), analysis))
-            .collect();
-        for (repository, unit, cached) in engine.all_unit_analyses() {
-            let analysed = fresh_units.get(&(repository.clone(), unit.clone()));
-            if analysed != Some(&cached) {
-                let detail = match analysed {
-                    None => "the unit is absent from the fresh analysis".to_string(),
-                    Some(analysed) => format!(
-                        "{} cached definitions and {} uses, {} and {} analysed",
-                        cached.definitions.len(),
-                        cached.references.len(),
-                        analysed.definitions.len(),
-                        analysed.references.len()
-                    ),
-                };
-                return Err(EngineError::VerifyMismatch {
-                    repository,
-                    path: unit,
-                    detail,
-                });
-            }
-        }
-        if fresh_facts != facts {
-            return Err(EngineError::VerifyMismatch {
-                repository: "*".into(),
-                path: "*".into(),
-                detail: "the merged fact sets differ".into(),
-            });
-        }
+        verify_against_fresh(&engine, &workspace, &loaded, &options.analyzers)?;
     }
     let mut reports: Vec<RepositoryReport> = loaded
         .iter()
         .map(|l| {
-            let mut report = repository_report(l, &facts);
+            let mut report = engine.repository_report(l);
             report.analyzers = engine.analyzer_runs(&report.name, &options.analyzers);
             report
         })
         .collect();
+    let files_total = reports.iter().map(|r| r.files).sum();
+    // A repository that cannot be read is declared, not a failed pass.
+    let mut pass_wide = Vec::new();
     for (entry, reason) in unavailable {
-        // A repository that cannot be read is declared, not a failed pass.
         let language = kivgraph_discovery::enabled_languages(&entry.languages)
             .first()
             .copied()
             .unwrap_or(Language::Go);
-        facts.unresolved.push(UnresolvedReference {
+        pass_wide.push(UnresolvedReference {
             repository: entry.name.clone(),
             language,
             reason: "REPOSITORY_NOT_READABLE".into(),
@@ -1067,10 +1029,7 @@ pub fn run_pass(
             ..RepositoryReport::default()
         });
     }
-    timings.lap("verify");
-    facts.canonicalize();
-    timings.lap("canonicalize");
-    let files_total = facts.files.len();
+    timings.lap("reports");
     let cache_bytes = match options.fact_cache {
         FactCacheMode::Off => None,
         // Nothing was recomputed: the memos on disk already hold every fact of this pass
@@ -1082,11 +1041,13 @@ pub fn run_pass(
         _ => Some(engine.save_cache(&options.cache_directory, &options.identity)?),
     };
     timings.lap("cache_save");
+    // After the save: every page's memo values then have their digest, its identity.
+    let pages = workspace.pages(&pass_wide);
     // The memo tables of a large workspace take a quarter of a second to free, which
     // nobody needs to wait for.
     std::thread::spawn(move || drop(engine));
     Ok(PassOutcome {
-        graph: PassGraph::Computed(facts),
+        graph: PassGraph::Computed(pages),
         inputs_digest,
         repositories: reports,
         cache: cache_load,
@@ -1097,11 +1058,68 @@ pub fn run_pass(
     })
 }
 
+/// `fact_cache: verify`: the cached engine's answers against a fresh engine's, file by file,
+/// unit by unit, then whole; the first disagreement fails the pass.
+fn verify_against_fresh(
+    engine: &Engine,
+    workspace: &WorkspaceFacts,
+    loaded: &[LoadedRepository],
+    analyzers: &AnalyzerOptions,
+) -> Result<(), EngineError> {
+    let mut fresh = Engine::new();
+    fresh.update(loaded);
+    fresh.set_analyzers(analyzers);
+    let fresh_facts = fresh.facts(&|_| {}).to_fact_set();
+    if let Some((repository, path, detail)) = first_disagreement(engine, &fresh) {
+        return Err(EngineError::VerifyMismatch {
+            repository,
+            path,
+            detail,
+        });
+    }
+    let fresh_units: HashMap<(String, String), UnitAnalysis> = fresh
+        .all_unit_analyses()
+        .into_iter()
+        .map(|(repository, unit, analysis)| ((repository, unit), analysis))
+        .collect();
+    for (repository, unit, cached) in engine.all_unit_analyses() {
+        let analysed = fresh_units.get(&(repository.clone(), unit.clone()));
+        if analysed != Some(&cached) {
+            let detail = match analysed {
+                None => "the unit is absent from the fresh analysis".to_string(),
+                Some(analysed) => format!(
+                    "{} cached definitions and {} uses, {} and {} analysed",
+                    cached.definitions.len(),
+                    cached.references.len(),
+                    analysed.definitions.len(),
+                    analysed.references.len()
+                ),
+            };
+            return Err(EngineError::VerifyMismatch {
+                repository,
+                path: unit,
+                detail,
+            });
+        }
+    }
+    if fresh_facts != workspace.to_fact_set() {
+        return Err(EngineError::VerifyMismatch {
+            repository: "*".into(),
+            path: "*".into(),
+            detail: "the merged fact sets differ".into(),
+        });
+    }
+    Ok(())
+}
+
 impl PassOutcome {
-    /// The graph the pass computed; `None` when it answered with the published generation.
-    pub fn computed(&self) -> Option<&FactSet> {
+    /// The graph the pass computed, as one fact set (every page decoded); `None` when it
+    /// answered with the published generation.
+    pub fn computed(&self) -> Option<FactSet> {
         match &self.graph {
-            PassGraph::Computed(facts) => Some(facts),
+            PassGraph::Computed(pages) => {
+                Some(FactSet::from_pages(pages.iter().map(FactPage::facts)))
+            }
             PassGraph::Unchanged { .. } => None,
         }
     }

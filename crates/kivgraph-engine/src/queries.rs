@@ -15,7 +15,6 @@ use kivgraph_facts::{
     UnresolvedReference,
 };
 use kivgraph_syntax::{Declaration, WHOLE_MODULE};
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::{analyzed_package_facts, repository_of};
@@ -127,9 +126,22 @@ pub struct FileFacts {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RepositoryFacts {
     pub repository: RepositoryFact,
-    pub contains_package: Vec<Edge>,
-    /// Sorted by package key.
-    pub packages: Vec<Arc<FactSet>>,
+    /// Sorted by package key: each package's key and its facts, decoded when read.
+    pub packages: Vec<(StableKey, Stored<FactSet>)>,
+}
+
+impl RepositoryFacts {
+    /// `CONTAINS_PACKAGE` from the repository to a package whose facts hold it.
+    pub(crate) fn contains(&self, package: &FactSet) -> Option<Edge> {
+        package.packages.first().map(|p| {
+            structural(
+                EdgeKind::ContainsPackage,
+                self.repository.key,
+                p.key,
+                Provenance::PackageManifest,
+            )
+        })
+    }
 }
 
 /// The whole workspace, shared structurally: a one-file edit rebuilds one package's facts
@@ -145,73 +157,25 @@ impl WorkspaceFacts {
         self.repositories
             .iter()
             .flat_map(|r| &r.packages)
-            .map(|p| p.symbols.len())
+            .map(|(_, facts)| facts.symbols.len())
             .sum()
     }
 
     /// The canonical fact set: repositories by name, packages by key, files by path,
-    /// declarations in source order.
+    /// declarations in source order. Decodes every package: a publication reads pages
+    /// instead ([`crate::pages`]).
     pub fn to_fact_set(&self) -> FactSet {
-        let packages: Vec<&FactSet> = self
+        let parts: Vec<(&RepositoryFacts, &Stored<FactSet>)> = self
             .repositories
             .iter()
-            .flat_map(|r| r.packages.iter().map(Arc::as_ref))
+            .flat_map(|r| r.packages.iter().map(move |(_, facts)| (r.as_ref(), facts)))
             .collect();
-        // Each table gathered in package order, the large ones on both cores.
-        fn gather<T: Clone + Send>(
-            packages: &[&FactSet],
-            table: impl Fn(&FactSet) -> &Vec<T>,
-        ) -> Vec<T> {
-            let mut out = Vec::with_capacity(packages.iter().map(|p| table(p).len()).sum());
-            for package in packages {
-                out.extend(table(package).iter().cloned());
-            }
-            out
-        }
-        let ((symbols, evidence), (edges, (files, unresolved))) = rayon::join(
-            || {
-                rayon::join(
-                    || gather(&packages, |p| &p.symbols),
-                    || gather(&packages, |p| &p.evidence),
-                )
-            },
-            || {
-                rayon::join(
-                    || {
-                        let mut edges: Vec<Edge> =
-                            Vec::with_capacity(packages.iter().map(|p| p.edges.len()).sum());
-                        for repository in &self.repositories {
-                            edges.extend(repository.contains_package.iter().cloned());
-                            for package in &repository.packages {
-                                edges.extend(package.edges.iter().cloned());
-                            }
-                        }
-                        edges
-                    },
-                    || {
-                        (
-                            gather(&packages, |p| &p.files),
-                            gather(&packages, |p| &p.unresolved),
-                        )
-                    },
-                )
-            },
-        );
-        let mut facts = FactSet {
-            repositories: self
-                .repositories
-                .iter()
-                .map(|r| r.repository.clone())
-                .collect(),
-            packages: gather(&packages, |p| &p.packages),
-            files,
-            symbols,
-            evidence,
-            edges,
-            unresolved,
-        };
-        facts.canonicalize();
-        facts
+        let repositories = self
+            .repositories
+            .iter()
+            .map(|r| r.repository.clone())
+            .collect();
+        crate::pages::gather(repositories, &parts, Vec::new())
     }
 }
 
@@ -1325,34 +1289,18 @@ fn parse_failures(file: &FileFact) -> Vec<UnresolvedReference> {
 #[salsa::tracked(returns(clone))]
 pub fn repository_facts(db: &dyn Db, repository: RepositoryInput) -> Arc<RepositoryFacts> {
     let name = repository.name(db);
-    let key = repository_key(name);
-    let stored: Vec<Stored<FactSet>> = repository
+    let packages = repository
         .packages(db)
         .iter()
-        .map(|p| analyzed_package_facts(db, *p))
-        .collect();
-    // Decoding reads no query: the values restored from the cache decode on both cores.
-    let packages: Vec<Arc<FactSet>> = stored.par_iter().map(Stored::arc).collect();
-    let contains_package = packages
-        .iter()
-        .flat_map(|p| p.packages.first())
-        .map(|p| {
-            structural(
-                EdgeKind::ContainsPackage,
-                key,
-                p.key,
-                Provenance::PackageManifest,
-            )
-        })
+        .map(|p| (p.key(db), analyzed_package_facts(db, *p)))
         .collect();
     Arc::new(RepositoryFacts {
         repository: RepositoryFact {
-            key,
+            key: repository_key(name),
             name: name.clone(),
             root: repository.root(db).clone(),
             languages: repository.languages(db).clone(),
         },
-        contains_package,
         packages,
     })
 }

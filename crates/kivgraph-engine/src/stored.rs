@@ -65,6 +65,23 @@ impl<T> Stored<T> {
     }
 }
 
+impl<T> Stored<T> {
+    /// The BLAKE3 of the value's encoding, when known without encoding it: a value the cache
+    /// restored, or one it has saved.
+    pub fn digest(&self) -> Option<Digest> {
+        if let Some(digest) = self.0.digest.get() {
+            return Some(*digest);
+        }
+        let encoding = self.0.encoding.as_ref()?;
+        Some(
+            *self
+                .0
+                .digest
+                .get_or_init(|| *blake3::hash(encoding.bytes()).as_bytes()),
+        )
+    }
+}
+
 impl<T: DeserializeOwned> Stored<T> {
     /// The value, shared.
     pub fn arc(&self) -> Arc<T> {

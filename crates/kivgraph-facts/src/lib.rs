@@ -9,6 +9,7 @@
 
 mod key;
 mod model;
+mod pages;
 mod vocabulary;
 
 pub use key::{
@@ -18,6 +19,7 @@ pub use model::{
     Edge, Evidence, FactSet, FactSetError, FileFact, Fingerprint, INVARIANTS, InvariantViolation,
     LineSpan, Mention, PackageFact, ParseIssue, RepositoryFact, SymbolFact, UnresolvedReference,
 };
+pub use pages::{FactPage, PAGE_COUNT, page_of};
 pub use vocabulary::{Confidence, EdgeKind, Language, Provenance, SymbolKind, UnknownCode};
 
 /// The namespace of providers built from the machine rather than the registry (the Rust

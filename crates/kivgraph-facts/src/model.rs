@@ -255,6 +255,34 @@ impl FactSet {
 
     /// One report per rule of [`INVARIANTS`], passing or not.
     pub fn check_invariants(&self) -> Vec<InvariantViolation> {
+        self.check_invariants_beside(&|_| false, &|_, _| false)
+    }
+
+    /// Checks one page of a fact set ([`crate::page_of`]): a node another page holds
+    /// (`elsewhere`) is an edge's endpoint like one of its own, and so is a file of another
+    /// page an observation was made in (`file_elsewhere`, by repository and path).
+    pub fn validate_page(
+        &self,
+        elsewhere: &dyn Fn(&StableKey) -> bool,
+        file_elsewhere: &dyn Fn(&str, &str) -> bool,
+    ) -> Result<(), FactSetError> {
+        let violations: Vec<_> = self
+            .check_invariants_beside(elsewhere, file_elsewhere)
+            .into_iter()
+            .filter(|v| v.count > 0)
+            .collect();
+        if violations.is_empty() {
+            Ok(())
+        } else {
+            Err(FactSetError(violations))
+        }
+    }
+
+    fn check_invariants_beside(
+        &self,
+        elsewhere: &dyn Fn(&StableKey) -> bool,
+        file_elsewhere: &dyn Fn(&str, &str) -> bool,
+    ) -> Vec<InvariantViolation> {
         let mut reports: HashMap<&'static str, InvariantViolation> = INVARIANTS
             .iter()
             .map(|rule| {
@@ -353,6 +381,7 @@ impl FactSet {
         }
         for evidence in &self.evidence {
             if !file_repo.contains_key(&(evidence.repository.as_str(), evidence.file_path.as_str()))
+                && !file_elsewhere(&evidence.repository, &evidence.file_path)
             {
                 fail(
                     "missing_evidence_file",
@@ -374,10 +403,10 @@ impl FactSet {
         for edge in &self.edges {
             let label = format!("{} {} -> {}", edge.kind, edge.source, edge.target);
             if edge.confidence.is_exact() {
-                if !owner.contains_key(&edge.source) {
+                if !owner.contains_key(&edge.source) && !elsewhere(&edge.source) {
                     fail("exact_edge_without_source", label.clone());
                 }
-                if !owner.contains_key(&edge.target) {
+                if !owner.contains_key(&edge.target) && !elsewhere(&edge.target) {
                     fail("exact_edge_without_target", label.clone());
                 }
             }

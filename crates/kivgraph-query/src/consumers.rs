@@ -203,8 +203,10 @@ impl<'a> Consumer<'a> {
                 row.insert("evidence_kind".into(), json!(evidence_kind(edge)));
                 row.insert("repository".into(), json!(package.repository().name()));
                 row.insert("package_name".into(), json!(display_package(package)));
-                if let Some(evidence) = edge.evidence() {
-                    row.insert("file_path".into(), json!(evidence.file().path()));
+                if let Some(evidence) = edge.evidence()
+                    && let Some(file) = evidence.file()
+                {
+                    row.insert("file_path".into(), json!(file.path()));
                     row.insert("start_line".into(), json!(evidence.lines().0));
                 }
                 if format == ResponseFormat::Detailed {

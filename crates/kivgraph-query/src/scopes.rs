@@ -119,10 +119,10 @@ pub fn unbound_mentions<'a>(
         let mut listed: FxHashSet<usize> = unbound.iter().map(|(f, _)| *f).collect();
         for edge in snapshot.incoming(subject.index) {
             if edge.kind() == EdgeKind::ImportsSymbol
-                && let Some(evidence) = edge.evidence()
-                && listed.insert(evidence.file().index)
+                && let Some(file) = edge.evidence().and_then(|e| e.file())
+                && listed.insert(file.index)
             {
-                unbound.push((evidence.file().index, 0));
+                unbound.push((file.index, 0));
             }
         }
     }

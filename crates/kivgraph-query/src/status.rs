@@ -45,7 +45,7 @@ fn derived_breakdown(snapshot: &Snapshot) -> Option<Value> {
             NodeRef::Package(i) => snapshot.package(i).map(|p| p.repository()),
             NodeRef::File(i) => snapshot.file(i).map(|f| f.repository()),
             NodeRef::Symbol(i) => snapshot.symbol(i).map(|s| s.file().repository()),
-            NodeRef::Evidence(_) => None,
+            NodeRef::Evidence(_) | NodeRef::Missing(_) => None,
         };
         repository.is_some_and(|r| is_derived(r.name()))
     };

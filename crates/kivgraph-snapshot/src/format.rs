@@ -1,17 +1,35 @@
 //! Layout constants shared by the writer and the reader.
 //!
+//! A snapshot is a root file and the pages it names. The root:
+//!
 //! ```text
-//! header (64 bytes)   magic "KIVGSNAP" · format version u32 · section count u32 ·
+//! header (64 bytes)   magic "KIVGSNAP" · format version u32 · page count u32 ·
 //!                     generation u64 · payload length u64 · payload BLAKE3-256 (32 bytes)
+//! entries             page count × 40 bytes: page number u32 · pad u32 ·
+//!                     the page's payload BLAKE3-256 (32 bytes), by ascending page number
+//! ```
+//!
+//! A page (`pages/<digest>.kgp`, named by its payload digest) holds the packages whose key
+//! falls in its page number, with their files, declarations, edges, observations and
+//! failures, and every repository:
+//!
+//! ```text
+//! header (64 bytes)   magic "KIVGPAGE" · format version u32 · section count u32 ·
+//!                     page number u64 · payload length u64 · payload BLAKE3-256 (32 bytes)
 //! directory           section count × 32 bytes: kind u32 · element size u32 ·
 //!                     offset u64 · length u64 · element count u64
 //! sections            each 8-byte aligned, `length == count × element size`, no overlap
 //! ```
-//! The payload is everything after the header, so two generations of the same facts have
-//! byte-identical payloads and digests. All integers are little-endian.
+//! A payload is everything after its header: a page's bytes do not depend on the
+//! generation, so a generation links the pages it shares with the one before, and two
+//! generations of the same facts have byte-identical payloads and digests. All integers are
+//! little-endian.
 
 pub const MAGIC: &[u8; 8] = b"KIVGSNAP";
-pub const FORMAT_VERSION: u32 = 4;
+pub const PAGE_MAGIC: &[u8; 8] = b"KIVGPAGE";
+pub const FORMAT_VERSION: u32 = 5;
+/// page number u32 · pad u32 · page payload digest 32
+pub const ROOT_ENTRY_LEN: usize = 40;
 pub const HEADER_LEN: usize = 64;
 pub const DIRECTORY_ENTRY_LEN: usize = 32;
 pub const ALIGN: usize = 8;
@@ -63,6 +81,12 @@ sections! {
     PackageReverseEdges = 23, 4;
     TermNames = 24, TERM_NAME_LEN;
     TermPostings = 25, 4;
+    ExternalNodes = 26, EXTERNAL_NODE_LEN;
+    ExternalOffsets = 27, 4;
+    ExternalEdges = 28, 4;
+    PackageKeyIndex = 29, 4;
+    FileKeyIndex = 30, 4;
+    ExternalFiles = 31, EXTERNAL_FILE_LEN;
 }
 
 // Adjacency is compressed sparse rows over the symbol table: `ForwardOffsets` holds
@@ -83,10 +107,19 @@ sections! {
 // without a file first, so "the failures one declaration made" is a binary search and a
 // line filter.
 //
-// `MentionNames` is every declared name some file spells more often than the graph explains
-// (declarations, observations backing edges into declarations of that name, failures that
-// asked for it), sorted; each row points at its run of `MentionEntries` (file position,
+// `MentionNames` is every name some file of the page spells more often than the graph
+// explains (declarations, observations backing edges into declarations of that name,
+// failures that asked for it), sorted; each row points at its run of `MentionEntries` (file position,
 // unexplained occurrences), by file.
+//
+// `ExternalNodes` are the endpoints of this page's edges that other pages hold, by key
+// ascending (each once): an edge endpoint in table `TABLE_EXTERNAL` is a row of it.
+// `ExternalOffsets`/`ExternalEdges` are compressed sparse rows over them, by target: which
+// edges of this page point into another page at that node — what `incoming` asks every
+// other page for. `PackageKeyIndex` and `FileKeyIndex` order those tables by key, so a
+// node another page names is one binary search away. `ExternalFiles` are the files of
+// observations made in another page's file (an evidence row's file with
+// `EXTERNAL_FILE` set is a row of it).
 //
 // `TermNames` is every term (`terms`) of the symbols' names, qualified names, kinds and file
 // paths, sorted; each row points at its run of `TermPostings`: symbol positions ascending,
@@ -120,6 +153,13 @@ pub const MENTION_ENTRY_LEN: usize = 8;
 /// term str · posting start u32
 pub const TERM_NAME_LEN: usize = 12;
 
+/// key 32 · table u8 (`TABLE_SYMBOL`, `TABLE_PACKAGE` or `TABLE_FILE`) · pad 3 · owning page u32
+pub const EXTERNAL_NODE_LEN: usize = 40;
+/// repository u32 · pad u32 · path str
+pub const EXTERNAL_FILE_LEN: usize = 16;
+/// Set in an evidence row's file field when the file is a row of `ExternalFiles`.
+pub const EXTERNAL_FILE: u32 = 1 << 31;
+
 /// Symbol flags.
 pub const FLAG_EXPORTED: u8 = 1;
 pub const FLAG_HAS_DOC: u8 = 2;
@@ -136,6 +176,7 @@ pub const TABLE_PACKAGE: u8 = 2;
 pub const TABLE_FILE: u8 = 3;
 pub const TABLE_SYMBOL: u8 = 4;
 pub const TABLE_EVIDENCE: u8 = 5;
+pub const TABLE_EXTERNAL: u8 = 6;
 
 /// The simple name an unresolved row asks for: the last segment of its requested symbol
 /// (`Type.Method` asks for `Method`, `crate::m::f` for `f`).

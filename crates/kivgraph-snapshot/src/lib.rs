@@ -1,23 +1,28 @@
-//! The snapshot file: one versioned binary file per generation that servers map read-only.
+//! The snapshot: per generation, a root file naming the pages servers map read-only.
 //!
-//! Owns: the on-disk format (header, section directory, 8-byte-aligned typed sections, string
-//! arena, tables and sorted indexes — the term index and the vocabulary it is written in
-//! included), the writer that lays a `FactSet` out in it, and the reader that validates every
-//! byte it will ever look at and then answers from the mapped pages without decoding the
-//! graph.
+//! Owns: the on-disk format (the root; pages with their header, section directory,
+//! 8-byte-aligned typed sections, string arena, tables and sorted indexes — the term index
+//! and the vocabulary it is written in included — and the nodes other pages hold), the
+//! writer that lays one page's `FactSet` out and the root over pages, and the reader that
+//! validates every byte it will ever look at and then answers from the mapped pages as one
+//! graph, without decoding it.
 //!
 //! Must not know about: how facts were produced (engine, analyzers), generations and their
 //! pointers, or query semantics. The format is described in `docs/snapshot-format.md`.
 
 mod format;
+mod page;
 mod reader;
 mod terms;
 mod writer;
 
 pub use format::{FORMAT_VERSION, MAGIC, SectionKind, requested_name};
 pub use reader::{
-    EdgeView, EvidenceView, FileView, NodeRef, PackageView, RepositoryView, Snapshot,
-    SnapshotError, SymbolView, UnresolvedView,
+    EdgeView, EvidenceView, FileView, NodeRef, PAGES_DIRECTORY, PackageView, RepositoryView,
+    Snapshot, SnapshotError, SymbolView, UnresolvedView,
 };
 pub use terms::{TERM_IN_NAME, terms};
-pub use writer::{WriteError, restamp_generation, write_snapshot};
+pub use writer::{
+    ExternalNode, ExternalTable, Externals, PageFile, WriteError, page_file_name, write_page,
+    write_root,
+};

@@ -1,733 +1,293 @@
-//! The validating, zero-copy reader.
+//! The snapshot as one graph: a root naming its pages, each validated when opened.
 //!
-//! `Snapshot::open` maps the file and checks everything once — magic, version, digest,
-//! section bounds, alignment, overlaps, element sizes, every record's references and every
-//! index's order. After that, accessors read little-endian fields out of the mapped bytes with
-//! bounds-checked slices: no unchecked cast, no `unsafe` beyond the mapping itself, no panic.
+//! Rows are numbered across pages in page order — page 0's symbols, then page 1's — so a
+//! view's `index` is the graph's row number and answers come in that order. A view also
+//! carries its page and its row there. An edge endpoint another page holds is stored by key
+//! with the page that holds it, and found there by one binary search; who points at a node
+//! from another page is one binary search in each other page's external nodes.
 
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use kivgraph_facts::{
     Confidence, EdgeKind, Fingerprint, Language, LineSpan, Provenance, StableKey, SymbolKind,
 };
+use rayon::prelude::*;
 
 use crate::format::*;
+use crate::page::{Page, partition_point, read_key, read_u32, read_u64};
 use crate::terms::TERM_IN_NAME;
+use crate::writer::{ExternalNode, ExternalTable, page_file_name};
 
-#[derive(Debug, thiserror::Error)]
-pub enum SnapshotError {
-    #[error("cannot read snapshot {path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("snapshot is {0} bytes, shorter than its header")]
-    TooSmall(usize),
-    #[error("not a kivgraph snapshot (bad magic)")]
-    BadMagic,
-    #[error("snapshot format version {0} is not supported by this build (reads {FORMAT_VERSION})")]
-    UnsupportedVersion(u32),
-    #[error(
-        "snapshot is truncated or padded: header says {expected} payload bytes, file has {actual}"
-    )]
-    Truncated { expected: u64, actual: u64 },
-    #[error("snapshot payload digest does not match its header: the file is corrupt")]
-    DigestMismatch,
-    #[error("snapshot section directory is invalid: {0}")]
-    Directory(String),
-    #[error("snapshot {table} record {index} is invalid: {reason}")]
-    Record {
-        table: &'static str,
-        index: usize,
-        reason: String,
-    },
+pub use crate::page::SnapshotError;
+
+/// Where a generation's pages sit, beside its root file.
+pub const PAGES_DIRECTORY: &str = "pages";
+
+/// The paged tables, numbered across pages.
+#[derive(Clone, Copy)]
+enum Table {
+    Packages,
+    Files,
+    Symbols,
+    Edges,
+    Unresolved,
+    Evidence,
 }
 
-enum Backing {
-    Mapped(memmap2::Mmap),
-    Owned(Vec<u8>),
-}
-
-/// Where each section's elements are, by `SectionKind` code.
-#[derive(Clone, Default)]
-struct Section {
-    range: Range<usize>,
-    count: usize,
-}
+const TABLES: [SectionKind; 6] = [
+    SectionKind::Packages,
+    SectionKind::Files,
+    SectionKind::Symbols,
+    SectionKind::Edges,
+    SectionKind::Unresolved,
+    SectionKind::Evidence,
+];
 
 /// A validated, read-only snapshot.
 pub struct Snapshot {
-    backing: Backing,
     generation: u64,
     digest: [u8; 32],
-    sections: Vec<Section>,
+    root_len: usize,
+    /// By ascending page number.
+    pages: Vec<Page>,
+    /// Per table, each page's first row in the graph's numbering, then the total.
+    starts: [Vec<usize>; 6],
 }
 
-fn read_u32(bytes: &[u8], at: usize) -> u32 {
-    bytes
-        .get(at..at + 4)
-        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .unwrap_or(0)
+/// One page named by the root: its number and its payload's digest.
+struct RootEntry {
+    number: u32,
+    digest: [u8; 32],
 }
 
-fn read_u64(bytes: &[u8], at: usize) -> u64 {
-    bytes
-        .get(at..at + 8)
-        .map(|b| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
-        .unwrap_or(0)
-}
-
-fn read_key(bytes: &[u8], at: usize) -> [u8; 32] {
-    let mut key = [0u8; 32];
-    if let Some(slice) = bytes.get(at..at + 32) {
-        key.copy_from_slice(slice);
+fn parse_root(bytes: &[u8]) -> Result<(u64, [u8; 32], Vec<RootEntry>), SnapshotError> {
+    if bytes.len() < HEADER_LEN {
+        return Err(SnapshotError::TooSmall(bytes.len()));
     }
-    key
+    if &bytes[..8] != MAGIC {
+        return Err(SnapshotError::BadMagic);
+    }
+    let version = read_u32(bytes, 8);
+    if version != FORMAT_VERSION {
+        return Err(SnapshotError::UnsupportedVersion(version));
+    }
+    let count = read_u32(bytes, 12) as usize;
+    let generation = read_u64(bytes, 16);
+    let payload_len = read_u64(bytes, 24);
+    let actual = (bytes.len() - HEADER_LEN) as u64;
+    if payload_len != actual {
+        return Err(SnapshotError::Truncated {
+            expected: payload_len,
+            actual,
+        });
+    }
+    let digest = read_key(bytes, 32);
+    if blake3::hash(&bytes[HEADER_LEN..]).as_bytes() != &digest {
+        return Err(SnapshotError::DigestMismatch);
+    }
+    if count.checked_mul(ROOT_ENTRY_LEN) != Some(bytes.len() - HEADER_LEN) || count == 0 {
+        return Err(SnapshotError::Root(format!(
+            "{count} pages do not fill {} bytes of entries",
+            bytes.len() - HEADER_LEN
+        )));
+    }
+    let entries: Vec<RootEntry> = (0..count)
+        .map(|i| {
+            let at = HEADER_LEN + i * ROOT_ENTRY_LEN;
+            RootEntry {
+                number: read_u32(bytes, at),
+                digest: read_key(bytes, at + 8),
+            }
+        })
+        .collect();
+    if entries.windows(2).any(|w| w[0].number >= w[1].number) {
+        return Err(SnapshotError::Root("pages out of order".into()));
+    }
+    Ok((generation, digest, entries))
 }
 
 impl Snapshot {
-    /// Maps `path` read-only and validates it.
+    /// Reads the root at `path`, then maps each page it names from the `pages` directory
+    /// beside it and validates it.
     pub fn open(path: &Path) -> Result<Self, SnapshotError> {
-        let io = |source| SnapshotError::Io {
+        let root = std::fs::read(path).map_err(|source| SnapshotError::Io {
             path: path.to_path_buf(),
             source,
-        };
-        let file = std::fs::File::open(path).map_err(io)?;
-        // SAFETY: the mapping is read-only and generations are immutable once published: the
-        // store never rewrites a file in place (it writes a new generation directory), so the
-        // bytes cannot change under the reader. Every byte is validated before use.
-        // Every page is read by the validation below: populating the mapping in one call
-        // costs far less than faulting the pages in one by one.
-        let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) }.map_err(io)?;
-        Self::validate(Backing::Mapped(map))
+        })?;
+        let (generation, digest, entries) = parse_root(&root)?;
+        let directory = path.parent().map_or_else(
+            || PathBuf::from(PAGES_DIRECTORY),
+            |d| d.join(PAGES_DIRECTORY),
+        );
+        let pages: Vec<Page> = entries
+            .par_iter()
+            .map(|entry| Page::open(&directory.join(page_file_name(entry.number, &entry.digest))))
+            .collect::<Result<_, _>>()?;
+        Self::assemble(generation, digest, root.len(), &entries, pages)
     }
 
-    /// Validates an in-memory snapshot (tests, fuzzing, tools).
-    pub fn from_bytes(bytes: Vec<u8>) -> Result<Self, SnapshotError> {
-        Self::validate(Backing::Owned(bytes))
-    }
-
-    fn bytes(&self) -> &[u8] {
-        match &self.backing {
-            Backing::Mapped(map) => map,
-            Backing::Owned(bytes) => bytes,
+    /// Validates an in-memory snapshot: a root and its pages, in any order (tests, fuzzing,
+    /// tools).
+    pub fn from_parts(root: Vec<u8>, pages: Vec<Vec<u8>>) -> Result<Self, SnapshotError> {
+        let (generation, digest, entries) = parse_root(&root)?;
+        let mut opened = pages
+            .into_iter()
+            .map(Page::from_bytes)
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut pages = Vec::with_capacity(entries.len());
+        for entry in &entries {
+            let at = opened
+                .iter()
+                .position(|p| p.payload_digest() == entry.digest)
+                .ok_or_else(|| SnapshotError::Root(format!("page {} is missing", entry.number)))?;
+            pages.push(opened.swap_remove(at));
         }
+        Self::assemble(generation, digest, root.len(), &entries, pages)
+    }
+
+    fn assemble(
+        generation: u64,
+        digest: [u8; 32],
+        root_len: usize,
+        entries: &[RootEntry],
+        pages: Vec<Page>,
+    ) -> Result<Self, SnapshotError> {
+        for (entry, page) in entries.iter().zip(&pages) {
+            if page.payload_digest() != entry.digest || page.number() != u64::from(entry.number) {
+                return Err(SnapshotError::Root(format!(
+                    "page {} is not the one the root names",
+                    entry.number
+                )));
+            }
+        }
+        // Every page carries every repository, in one order: rows are numbered alike.
+        let first = &pages[0];
+        let repositories = first.count(SectionKind::Repositories);
+        for page in &pages[1..] {
+            let same = page.count(SectionKind::Repositories) == repositories
+                && (0..repositories).all(|r| {
+                    let (a, b) = (
+                        first.record(SectionKind::Repositories, r),
+                        page.record(SectionKind::Repositories, r),
+                    );
+                    a.get(16..52) == b.get(16..52)
+                        && first.str_at(a, 0) == page.str_at(b, 0)
+                        && first.str_at(a, 8) == page.str_at(b, 8)
+                });
+            if !same {
+                return Err(SnapshotError::Root(format!(
+                    "page {} lists other repositories than page {}",
+                    page.number(),
+                    first.number()
+                )));
+            }
+        }
+        let starts = TABLES.map(|kind| {
+            let mut starts = Vec::with_capacity(pages.len() + 1);
+            let mut total = 0;
+            for page in &pages {
+                starts.push(total);
+                total += page.count(kind);
+            }
+            starts.push(total);
+            starts
+        });
+        Ok(Snapshot {
+            generation,
+            digest,
+            root_len,
+            pages,
+            starts,
+        })
     }
 
     pub fn generation(&self) -> u64 {
         self.generation
     }
 
-    /// BLAKE3-256 of the payload: equal for equal facts whatever the generation.
+    /// BLAKE3-256 of the root's payload, which names every page by its digest: equal for
+    /// equal facts whatever the generation.
     pub fn payload_digest(&self) -> [u8; 32] {
         self.digest
     }
 
+    /// The root's and the pages' bytes.
     pub fn len_bytes(&self) -> usize {
-        self.bytes().len()
+        self.root_len + self.pages.iter().map(Page::len_bytes).sum::<usize>()
     }
 
-    fn section(&self, kind: SectionKind) -> &Section {
-        &self.sections[kind as usize]
+    /// How many pages the graph is laid out in.
+    pub fn page_count(&self) -> usize {
+        self.pages.len()
     }
 
-    fn count(&self, kind: SectionKind) -> usize {
-        self.section(kind).count
+    fn total(&self, table: Table) -> usize {
+        *self.starts[table as usize].last().unwrap_or(&0)
     }
 
-    fn record(&self, kind: SectionKind, index: usize) -> &[u8] {
-        let section = self.section(kind);
-        let size = kind.element_size();
-        let start = section.range.start + index * size;
-        self.bytes().get(start..start + size).unwrap_or(&[])
-    }
-
-    fn str_at(&self, record: &[u8], at: usize) -> &str {
-        std::str::from_utf8(self.str_bytes_at(record, at)).unwrap_or("")
-    }
-
-    /// A string's bytes, without checking them again: indexes order by bytes, which for
-    /// UTF-8 is the order of the strings, and every string was checked once at open.
-    fn str_bytes_at(&self, record: &[u8], at: usize) -> &[u8] {
-        let offset = read_u32(record, at) as usize;
-        let len = read_u32(record, at + 4) as usize;
-        let strings = &self.section(SectionKind::Strings).range;
-        self.bytes()
-            .get(strings.start + offset..strings.start + offset + len)
-            .unwrap_or(&[])
-    }
-
-    fn validate(backing: Backing) -> Result<Self, SnapshotError> {
-        let bytes: &[u8] = match &backing {
-            Backing::Mapped(map) => map,
-            Backing::Owned(bytes) => bytes,
-        };
-        if bytes.len() < HEADER_LEN {
-            return Err(SnapshotError::TooSmall(bytes.len()));
-        }
-        if &bytes[..8] != MAGIC {
-            return Err(SnapshotError::BadMagic);
-        }
-        let version = read_u32(bytes, 8);
-        if version != FORMAT_VERSION {
-            return Err(SnapshotError::UnsupportedVersion(version));
-        }
-        let section_count = read_u32(bytes, 12) as usize;
-        let generation = read_u64(bytes, 16);
-        let payload_len = read_u64(bytes, 24);
-        let actual = (bytes.len() - HEADER_LEN) as u64;
-        if payload_len != actual {
-            return Err(SnapshotError::Truncated {
-                expected: payload_len,
-                actual,
-            });
-        }
-        let digest = read_key(bytes, 32);
-        if blake3::Hasher::new()
-            .update_rayon(&bytes[HEADER_LEN..])
-            .finalize()
-            .as_bytes()
-            != &digest
-        {
-            return Err(SnapshotError::DigestMismatch);
-        }
-        let sections = Self::validate_directory(bytes, section_count)?;
-        if std::str::from_utf8(&bytes[sections[SectionKind::Strings as usize].range.clone()])
-            .is_err()
-        {
-            return Err(SnapshotError::Record {
-                table: "strings",
-                index: 0,
-                reason: "the string section is not UTF-8".into(),
-            });
-        }
-        let snapshot = Snapshot {
-            backing,
-            generation,
-            digest,
-            sections,
-        };
-        snapshot.validate_records()?;
-        Ok(snapshot)
-    }
-
-    fn validate_directory(
-        bytes: &[u8],
-        section_count: usize,
-    ) -> Result<Vec<Section>, SnapshotError> {
-        let bad = |reason: String| SnapshotError::Directory(reason);
-        if section_count != SectionKind::ALL.len() {
-            return Err(bad(format!(
-                "{section_count} sections, expected {}",
-                SectionKind::ALL.len()
-            )));
-        }
-        let directory_end = HEADER_LEN + section_count * DIRECTORY_ENTRY_LEN;
-        if directory_end > bytes.len() {
-            return Err(bad("directory runs past the end of the file".into()));
-        }
-        let max_code = SectionKind::ALL
-            .iter()
-            .map(|k| *k as usize)
-            .max()
-            .unwrap_or(0);
-        let mut sections: Vec<Option<Section>> = vec![None; max_code + 1];
-        let mut ranges: Vec<Range<usize>> = Vec::new();
-        for entry in 0..section_count {
-            let at = HEADER_LEN + entry * DIRECTORY_ENTRY_LEN;
-            let code = read_u32(bytes, at);
-            let kind = SectionKind::from_code(code)
-                .ok_or_else(|| bad(format!("unknown section kind {code}")))?;
-            let element_size = read_u32(bytes, at + 4) as usize;
-            if element_size != kind.element_size() {
-                return Err(bad(format!(
-                    "{kind:?} elements are {element_size} bytes, expected {}",
-                    kind.element_size()
-                )));
-            }
-            let offset = usize::try_from(read_u64(bytes, at + 8))
-                .map_err(|_| bad("offset overflows".into()))?;
-            let length = usize::try_from(read_u64(bytes, at + 16))
-                .map_err(|_| bad("length overflows".into()))?;
-            let count = usize::try_from(read_u64(bytes, at + 24))
-                .map_err(|_| bad("count overflows".into()))?;
-            if offset % ALIGN != 0 {
-                return Err(bad(format!("{kind:?} is not {ALIGN}-byte aligned")));
-            }
-            if offset < directory_end {
-                return Err(bad(format!("{kind:?} overlaps the header or directory")));
-            }
-            let end = offset.checked_add(length).filter(|end| *end <= bytes.len());
-            let Some(end) = end else {
-                return Err(bad(format!("{kind:?} runs past the end of the file")));
-            };
-            if count.checked_mul(element_size) != Some(length) {
-                return Err(bad(format!(
-                    "{kind:?} holds {length} bytes, not {count} elements of {element_size}"
-                )));
-            }
-            if kind != SectionKind::Strings && count >= NONE as usize {
-                return Err(bad(format!("{kind:?} has too many elements")));
-            }
-            let slot = &mut sections[code as usize];
-            if slot.is_some() {
-                return Err(bad(format!("{kind:?} appears twice")));
-            }
-            *slot = Some(Section {
-                range: offset..end,
-                count,
-            });
-            ranges.push(offset..end);
-        }
-        ranges.sort_by_key(|r| r.start);
-        if ranges.windows(2).any(|w| w[0].end > w[1].start) {
-            return Err(bad("sections overlap".into()));
-        }
-        Ok(sections
-            .into_iter()
-            .map(Option::unwrap_or_default)
-            .collect())
-    }
-
-    fn check_str(
-        &self,
-        table: &'static str,
-        index: usize,
-        record: &[u8],
-        at: usize,
-    ) -> Result<(), SnapshotError> {
-        let offset = read_u32(record, at) as usize;
-        let len = read_u32(record, at + 4) as usize;
-        let strings = &self.section(SectionKind::Strings).range;
-        let section = &self.bytes()[strings.clone()];
-        // The section was checked as UTF-8 whole: a slice of it is UTF-8 exactly when both of
-        // its ends fall on character boundaries.
-        let boundary = |at: usize| section.get(at).is_none_or(|byte| (*byte as i8) >= -0x40);
-        let valid = offset
-            .checked_add(len)
-            .is_some_and(|end| end <= section.len() && boundary(offset) && boundary(end));
-        if valid {
-            Ok(())
-        } else {
-            Err(SnapshotError::Record {
-                table,
-                index,
-                reason: format!("string at byte {at} is out of bounds or not UTF-8"),
-            })
-        }
-    }
-
-    fn validate_records(&self) -> Result<(), SnapshotError> {
-        let repositories = self.count(SectionKind::Repositories);
-        let packages = self.count(SectionKind::Packages);
-        let files = self.count(SectionKind::Files);
-        let symbols = self.count(SectionKind::Symbols);
-        let evidence = self.count(SectionKind::Evidence);
-        let fail = |table, index, reason: &str| SnapshotError::Record {
-            table,
-            index,
-            reason: reason.to_string(),
-        };
-        let run_ok = |start: u32, count: u32, limit: usize| {
-            (start as usize)
-                .checked_add(count as usize)
-                .is_some_and(|end| end <= limit)
-        };
-
-        for i in 0..repositories {
-            let r = self.record(SectionKind::Repositories, i);
-            self.check_str("repository", i, r, 0)?;
-            self.check_str("repository", i, r, 8)?;
-            if !run_ok(read_u32(r, 52), read_u32(r, 56), files) {
-                return Err(fail("repository", i, "file run out of range"));
-            }
-        }
-        for i in 0..packages {
-            let r = self.record(SectionKind::Packages, i);
-            if read_u32(r, 32) as usize >= repositories {
-                return Err(fail("package", i, "repository out of range"));
-            }
-            Language::from_code(r[36]).map_err(|e| fail("package", i, &e.to_string()))?;
-            self.check_str("package", i, r, 40)?;
-            self.check_str("package", i, r, 48)?;
-        }
-        for i in 0..files {
-            let r = self.record(SectionKind::Files, i);
-            if read_u32(r, 64) as usize >= repositories || read_u32(r, 68) as usize >= packages {
-                return Err(fail("file", i, "repository or package out of range"));
-            }
-            self.check_str("file", i, r, 72)?;
-            Language::from_code(r[80]).map_err(|e| fail("file", i, &e.to_string()))?;
-            if !run_ok(read_u32(r, 96), read_u32(r, 100), symbols) {
-                return Err(fail("file", i, "symbol run out of range"));
-            }
-        }
-        first_error(symbols, |i| {
-            let r = self.record(SectionKind::Symbols, i);
-            let parent = read_u32(r, 40);
-            if read_u32(r, 32) as usize >= files
-                || read_u32(r, 36) as usize >= packages
-                || (parent != NONE && parent as usize >= symbols)
-            {
-                return Err(fail("symbol", i, "file, package or parent out of range"));
-            }
-            SymbolKind::from_code(r[44]).map_err(|e| fail("symbol", i, &e.to_string()))?;
-            Language::from_code(r[45]).map_err(|e| fail("symbol", i, &e.to_string()))?;
-            for at in [48, 56, 64, 72, 80, 88] {
-                self.check_str("symbol", i, r, at)?;
-            }
-            if read_u32(r, 96) > read_u32(r, 100) || read_u32(r, 104) > read_u32(r, 108) {
-                return Err(fail("symbol", i, "span ends before it starts"));
-            }
-            Ok(())
-        })?;
-        // Indexes: every entry in range and in order, so binary search is sound.
-        for (kind, table, limit) in [
-            (SectionKind::NameIndex, "name index", symbols),
-            (
-                SectionKind::QualifiedNameIndex,
-                "qualified name index",
-                symbols,
-            ),
-            (SectionKind::KeyIndex, "key index", symbols),
-            (SectionKind::FilePathIndex, "file path index", files),
-            (
-                SectionKind::UnresolvedFileIndex,
-                "unresolved file index",
-                self.count(SectionKind::Unresolved),
-            ),
-        ] {
-            if self.count(kind) != limit {
-                return Err(fail(table, 0, "does not cover its table"));
-            }
-            let entry = |i: usize| read_u32(self.record(kind, i), 0);
-            // In runs, each carrying the previous key: every key is read once per run.
-            first_error_in_runs(limit, |run| {
-                let mut previous = None;
-                if run.start > 0 && (entry(run.start - 1) as usize) < limit {
-                    previous = Some(self.index_key(kind, entry(run.start - 1)));
-                }
-                for i in run {
-                    if entry(i) as usize >= limit {
-                        return Err(fail(table, i, "entry out of range"));
-                    }
-                    let key = self.index_key(kind, entry(i));
-                    if previous.is_some_and(|previous| previous > key) {
-                        return Err(fail(table, i, "entries out of order"));
-                    }
-                    previous = Some(key);
-                }
-                Ok(())
-            })?;
-        }
-        let table_len = |table: u8| match table {
-            TABLE_REPOSITORY => Some(repositories),
-            TABLE_PACKAGE => Some(packages),
-            TABLE_FILE => Some(files),
-            TABLE_SYMBOL => Some(symbols),
-            TABLE_EVIDENCE => Some(evidence),
-            _ => None,
-        };
-        // Every table is checked on both cores: a serial loop between parallel ones leaves
-        // the pool's idle workers spinning against it.
-        first_error(self.count(SectionKind::Edges), |i| {
-            let r = self.record(SectionKind::Edges, i);
-            EdgeKind::from_code(r[0]).map_err(|e| fail("edge", i, &e.to_string()))?;
-            Confidence::from_code(r[1]).map_err(|e| fail("edge", i, &e.to_string()))?;
-            Provenance::from_code(r[2]).map_err(|e| fail("edge", i, &e.to_string()))?;
-            let in_range = |table: u8, at: usize| {
-                table_len(table).is_some_and(|len| (read_u32(r, at) as usize) < len)
-            };
-            let evidence_index = read_u32(r, 16);
-            if !in_range(r[3], 8)
-                || !in_range(r[4], 12)
-                || (evidence_index != NONE && evidence_index as usize >= evidence)
-            {
-                return Err(fail("edge", i, "endpoint or evidence out of range"));
-            }
-            Ok(())
-        })?;
-        first_error(self.count(SectionKind::Unresolved), |i| {
-            let r = self.record(SectionKind::Unresolved, i);
-            let repository = read_u32(r, 0);
-            if repository != NONE && repository as usize >= repositories {
-                return Err(fail("unresolved", i, "repository out of range"));
-            }
-            Language::from_code(r[4]).map_err(|e| fail("unresolved", i, &e.to_string()))?;
-            for at in [8, 16, 24, 32, 40] {
-                self.check_str("unresolved", i, r, at)?;
-            }
-            Ok(())
-        })?;
-        first_error(evidence, |i| {
-            let r = self.record(SectionKind::Evidence, i);
-            if read_u32(r, 32) as usize >= repositories || read_u32(r, 36) as usize >= files {
-                return Err(fail("evidence", i, "repository or file out of range"));
-            }
-            Ok(())
-        })?;
-        let symbol_rows = (TABLE_SYMBOL, symbols);
-        self.validate_adjacency(
-            (SectionKind::ForwardOffsets, SectionKind::ForwardEdges),
-            symbol_rows,
-            (3, 8),
-        )?;
-        self.validate_adjacency(
-            (SectionKind::ReverseOffsets, SectionKind::ReverseEdges),
-            symbol_rows,
-            (4, 12),
-        )?;
-        self.validate_adjacency(
-            (
-                SectionKind::PackageReverseOffsets,
-                SectionKind::PackageReverseEdges,
-            ),
-            (TABLE_PACKAGE, packages),
-            (4, 12),
-        )?;
-        let unresolved = self.count(SectionKind::Unresolved);
-        let requested = |i: usize| {
-            let row = read_u32(self.record(SectionKind::UnresolvedNameIndex, i), 0) as usize;
-            (
-                row,
-                self.unresolved_row(row)
-                    .requested_symbol()
-                    .map(requested_name),
-            )
-        };
-        first_error(self.count(SectionKind::UnresolvedNameIndex), |i| {
-            let (row, name) = requested(i);
-            if row >= unresolved || name.is_none() {
-                return Err(fail(
-                    "unresolved name index",
-                    i,
-                    "entry out of range or without a requested symbol",
-                ));
-            }
-            if i > 0 && requested(i - 1).1 > name {
-                return Err(fail("unresolved name index", i, "entries out of order"));
-            }
-            Ok(())
-        })?;
-        first_error(self.count(SectionKind::UnresolvedScopeIndex), |i| {
-            let row = read_u32(self.record(SectionKind::UnresolvedScopeIndex, i), 0) as usize;
-            let view = self.unresolved_row(row);
-            if row >= unresolved || !is_scope_row(view.file_path(), view.reason()) {
-                return Err(fail(
-                    "unresolved scope index",
-                    i,
-                    "entry out of range or not a scope",
-                ));
-            }
-            Ok(())
-        })?;
-        let entries = self.count(SectionKind::MentionEntries);
-        let names = self.count(SectionKind::MentionNames);
-        first_error(names, |i| {
-            let r = self.record(SectionKind::MentionNames, i);
-            self.check_str("mention name", i, r, 0)?;
-            let end = self.mention_run_end(i);
-            if read_u32(r, 8) as usize >= end || end > entries {
-                return Err(fail("mention name", i, "entry run out of range"));
-            }
-            if i > 0
-                && self.str_at(self.record(SectionKind::MentionNames, i - 1), 0)
-                    >= self.str_at(r, 0)
-            {
-                return Err(fail("mention name", i, "names out of order"));
-            }
-            Ok(())
-        })?;
-        first_error(entries, |i| {
-            if read_u32(self.record(SectionKind::MentionEntries, i), 0) as usize >= files {
-                return Err(fail("mention entry", i, "file out of range"));
-            }
-            Ok(())
-        })?;
-        let terms = self.count(SectionKind::TermNames);
-        let postings = self.count(SectionKind::TermPostings);
-        first_error_in_runs(terms, |run| {
-            let mut previous: Option<&[u8]> = None;
-            if run.start > 0 {
-                previous =
-                    Some(self.str_bytes_at(self.record(SectionKind::TermNames, run.start - 1), 0));
-            }
-            for i in run {
-                let r = self.record(SectionKind::TermNames, i);
-                self.check_str("term", i, r, 0)?;
-                let (start, end) = (read_u32(r, 8) as usize, self.term_run_end(i));
-                if start > end || end > postings {
-                    return Err(fail("term", i, "posting run out of range"));
-                }
-                let name = self.str_bytes_at(r, 0);
-                if previous.is_some_and(|p| p >= name) {
-                    return Err(fail("term", i, "terms out of order"));
-                }
-                previous = Some(name);
-            }
-            Ok(())
-        })?;
-        first_error(postings, |i| {
-            let position = read_u32(self.record(SectionKind::TermPostings, i), 0) & !TERM_IN_NAME;
-            if position as usize >= symbols {
-                return Err(fail("term posting", i, "symbol out of range"));
-            }
-            Ok(())
-        })
-    }
-
-    fn term_run_end(&self, i: usize) -> usize {
-        if i + 1 < self.count(SectionKind::TermNames) {
-            read_u32(self.record(SectionKind::TermNames, i + 1), 8) as usize
-        } else {
-            self.count(SectionKind::TermPostings)
-        }
-    }
-
-    /// The symbols carrying `term` (see [`crate::terms`]), ascending, each with
-    /// [`TERM_IN_NAME`] set when the symbol's own name carries it; `None` for a term no
-    /// symbol carries.
-    pub fn term_postings(&self, term: &str) -> Option<Vec<u32>> {
-        let count = self.count(SectionKind::TermNames);
-        let at = partition_point(count, |i| {
-            self.str_bytes_at(self.record(SectionKind::TermNames, i), 0) < term.as_bytes()
-        });
-        if at == count
-            || self.str_bytes_at(self.record(SectionKind::TermNames, at), 0) != term.as_bytes()
-        {
+    /// The page and the row there of row `index` of `table`.
+    fn locate(&self, table: Table, index: usize) -> Option<(usize, usize)> {
+        let starts = &self.starts[table as usize];
+        if index >= self.total(table) {
             return None;
         }
-        let start = read_u32(self.record(SectionKind::TermNames, at), 8) as usize;
-        Some(
-            (start..self.term_run_end(at))
-                .map(|i| read_u32(self.record(SectionKind::TermPostings, i), 0))
-                .collect(),
-        )
+        let page = partition_point(self.pages.len(), |p| starts[p + 1] <= index);
+        Some((page, index - starts[page]))
     }
 
-    /// Checks one compressed-sparse-row adjacency over the rows of one table: ascending
-    /// offsets covering every entry, and each entry an edge whose endpoint (table byte, row
-    /// offset in the edge record) is the row it is listed under.
-    fn validate_adjacency(
-        &self,
-        (offsets, entries): (SectionKind, SectionKind),
-        (table, rows): (u8, usize),
-        (table_at, row_at): (usize, usize),
-    ) -> Result<(), SnapshotError> {
-        let fail = |index, reason: &str| SnapshotError::Record {
-            table: "adjacency",
-            index,
-            reason: reason.to_string(),
-        };
-        let edges = self.count(SectionKind::Edges);
-        let offset = |i: usize| read_u32(self.record(offsets, i), 0) as usize;
-        if self.count(offsets) != rows + 1 || offset(0) != 0 || offset(rows) != self.count(entries)
-        {
-            return Err(fail(0, "offsets do not cover their table and entries"));
-        }
-        first_error(rows, |row| {
-            if offset(row) > offset(row + 1) {
-                return Err(fail(row, "offsets descend"));
-            }
-            for at in offset(row)..offset(row + 1) {
-                let edge = read_u32(self.record(entries, at), 0) as usize;
-                let record = self.record(SectionKind::Edges, edge);
-                if edge >= edges
-                    || record[table_at] != table
-                    || read_u32(record, row_at) as usize != row
-                {
-                    return Err(fail(row, "entry is not an edge of its row"));
-                }
-            }
-            Ok(())
-        })
+    fn global(&self, table: Table, page: usize, local: usize) -> usize {
+        self.starts[table as usize][page] + local
     }
 
-    /// One past the last mention entry of name row `i`.
-    fn mention_run_end(&self, i: usize) -> usize {
-        if i + 1 < self.count(SectionKind::MentionNames) {
-            read_u32(self.record(SectionKind::MentionNames, i + 1), 8) as usize
-        } else {
-            self.count(SectionKind::MentionEntries)
-        }
-    }
-
-    fn unresolved_row(&self, index: usize) -> UnresolvedView<'_> {
-        UnresolvedView {
-            snapshot: self,
-            index,
-        }
-    }
-
-    /// The bytes an index orders by, for entry `i` of its table.
-    fn index_key(&self, kind: SectionKind, i: u32) -> (&[u8], &[u8]) {
-        match kind {
-            SectionKind::NameIndex => (
-                self.str_bytes_at(self.record(SectionKind::Symbols, i as usize), 48),
-                b"",
-            ),
-            SectionKind::QualifiedNameIndex => (
-                self.str_bytes_at(self.record(SectionKind::Symbols, i as usize), 56),
-                b"",
-            ),
-            SectionKind::KeyIndex => (
-                self.record(SectionKind::Symbols, i as usize)
-                    .get(..32)
-                    .unwrap_or(&[]),
-                b"",
-            ),
-            SectionKind::FilePathIndex => {
-                let file = self.record(SectionKind::Files, i as usize);
-                let repository = read_u32(file, 64) as usize;
-                (
-                    self.str_bytes_at(self.record(SectionKind::Repositories, repository), 0),
-                    self.str_bytes_at(file, 72),
-                )
-            }
-            SectionKind::UnresolvedFileIndex => {
-                let row = self.unresolved_row(i as usize);
-                (
-                    row.repository().map_or("", |r| r.name()).as_bytes(),
-                    row.file_path().unwrap_or("").as_bytes(),
-                )
-            }
-            _ => (b"", b""),
-        }
-    }
-
-    /// Table positions whose index key equals `probe`, via binary search on `kind`.
-    fn lookup(&self, kind: SectionKind, probe: (&[u8], &[u8])) -> Vec<u32> {
-        let len = self.count(kind);
-        let entry = |i: usize| read_u32(self.record(kind, i), 0);
-        let start = partition_point(len, |i| self.index_key(kind, entry(i)) < probe);
-        let end = start
-            + partition_point(len - start, |i| {
-                self.index_key(kind, entry(start + i)) <= probe
-            });
-        (start..end).map(entry).collect()
+    fn page_numbered(&self, number: u32) -> Option<usize> {
+        let at = partition_point(self.pages.len(), |p| {
+            self.pages[p].number() < u64::from(number)
+        });
+        (at < self.pages.len() && self.pages[at].number() == u64::from(number)).then_some(at)
     }
 
     pub fn repository_count(&self) -> usize {
-        self.count(SectionKind::Repositories)
+        self.pages[0].count(SectionKind::Repositories)
     }
     pub fn package_count(&self) -> usize {
-        self.count(SectionKind::Packages)
+        self.total(Table::Packages)
     }
     pub fn file_count(&self) -> usize {
-        self.count(SectionKind::Files)
+        self.total(Table::Files)
     }
     pub fn symbol_count(&self) -> usize {
-        self.count(SectionKind::Symbols)
+        self.total(Table::Symbols)
     }
     pub fn edge_count(&self) -> usize {
-        self.count(SectionKind::Edges)
+        self.total(Table::Edges)
     }
     pub fn unresolved_count(&self) -> usize {
-        self.count(SectionKind::Unresolved)
+        self.total(Table::Unresolved)
     }
     pub fn evidence_count(&self) -> usize {
-        self.count(SectionKind::Evidence)
+        self.total(Table::Evidence)
+    }
+
+    fn row(&self, table: Table, page: usize, local: usize) -> Row<'_> {
+        Row {
+            snapshot: self,
+            page: page as u32,
+            local: local as u32,
+            index: self.global(table, page, local),
+        }
+    }
+
+    fn row_at(&self, table: Table, index: usize) -> Option<Row<'_>> {
+        let (page, local) = self.locate(table, index)?;
+        Some(self.row(table, page, local))
+    }
+
+    /// Every row of `table`, in the graph's order.
+    fn rows(&self, table: Table) -> impl Iterator<Item = Row<'_>> {
+        let kind = TABLES[table as usize];
+        (0..self.pages.len()).flat_map(move |page| {
+            (0..self.pages[page].count(kind)).map(move |local| self.row(table, page, local))
+        })
     }
 
     pub fn repository(&self, index: usize) -> Option<RepositoryView<'_>> {
@@ -743,251 +303,373 @@ impl Snapshot {
         })
     }
     pub fn package(&self, index: usize) -> Option<PackageView<'_>> {
-        (index < self.package_count()).then_some(PackageView {
-            snapshot: self,
-            index,
-        })
+        self.row_at(Table::Packages, index).map(PackageView::new)
     }
     pub fn file(&self, index: usize) -> Option<FileView<'_>> {
-        (index < self.file_count()).then_some(FileView {
-            snapshot: self,
-            index,
-        })
+        self.row_at(Table::Files, index).map(FileView::new)
     }
     pub fn files(&self) -> impl Iterator<Item = FileView<'_>> {
-        (0..self.file_count()).map(|index| FileView {
-            snapshot: self,
-            index,
-        })
+        self.rows(Table::Files).map(FileView::new)
     }
     pub fn symbol(&self, index: usize) -> Option<SymbolView<'_>> {
-        (index < self.symbol_count()).then_some(SymbolView {
-            snapshot: self,
-            index,
-        })
+        self.row_at(Table::Symbols, index).map(SymbolView::new)
     }
     pub fn symbols(&self) -> impl Iterator<Item = SymbolView<'_>> {
-        (0..self.symbol_count()).map(|index| SymbolView {
-            snapshot: self,
-            index,
-        })
+        self.rows(Table::Symbols).map(SymbolView::new)
     }
     pub fn edges(&self) -> impl Iterator<Item = EdgeView<'_>> {
-        (0..self.edge_count()).map(|index| EdgeView {
-            snapshot: self,
-            index,
-        })
+        self.rows(Table::Edges).map(EdgeView::new)
     }
     pub fn unresolved(&self) -> impl Iterator<Item = UnresolvedView<'_>> {
-        (0..self.unresolved_count()).map(|index| self.unresolved_row(index))
+        self.rows(Table::Unresolved).map(UnresolvedView::new)
     }
 
-    /// Symbols whose simple name is exactly `name`, in name-index order.
+    /// The rows of `table` each page's index `kind` finds equal to `probe`, page by page.
+    fn lookup(&self, table: Table, kind: SectionKind, probe: (&[u8], &[u8])) -> Vec<Row<'_>> {
+        let mut rows = Vec::new();
+        for (p, page) in self.pages.iter().enumerate() {
+            rows.extend(
+                page.lookup(kind, probe)
+                    .into_iter()
+                    .map(|local| self.row(table, p, local as usize)),
+            );
+        }
+        rows
+    }
+
+    /// Symbols whose simple name is exactly `name`, page by page in name-index order.
     pub fn symbols_named(&self, name: &str) -> Vec<SymbolView<'_>> {
-        self.lookup(SectionKind::NameIndex, (name.as_bytes(), b""))
-            .into_iter()
-            .map(|i| SymbolView {
-                snapshot: self,
-                index: i as usize,
-            })
-            .collect()
+        self.lookup(
+            Table::Symbols,
+            SectionKind::NameIndex,
+            (name.as_bytes(), b""),
+        )
+        .into_iter()
+        .map(SymbolView::new)
+        .collect()
     }
 
     /// Symbols whose qualified name is exactly `qualified_name`.
     pub fn symbols_qualified(&self, qualified_name: &str) -> Vec<SymbolView<'_>> {
         self.lookup(
+            Table::Symbols,
             SectionKind::QualifiedNameIndex,
             (qualified_name.as_bytes(), b""),
         )
         .into_iter()
-        .map(|i| SymbolView {
-            snapshot: self,
-            index: i as usize,
-        })
+        .map(SymbolView::new)
         .collect()
     }
 
     pub fn symbol_by_key(&self, key: &StableKey) -> Option<SymbolView<'_>> {
-        self.lookup(SectionKind::KeyIndex, (&key.0, b""))
-            .first()
-            .map(|i| SymbolView {
-                snapshot: self,
-                index: *i as usize,
-            })
+        (0..self.pages.len()).find_map(|page| self.symbol_in_page(page, key))
+    }
+
+    fn symbol_in_page(&self, page: usize, key: &StableKey) -> Option<SymbolView<'_>> {
+        let local = *self.pages[page]
+            .lookup(SectionKind::KeyIndex, (&key.0, b""))
+            .first()?;
+        Some(SymbolView::new(self.row(
+            Table::Symbols,
+            page,
+            local as usize,
+        )))
     }
 
     pub fn file_by_path(&self, repository: &str, path: &str) -> Option<FileView<'_>> {
         self.lookup(
+            Table::Files,
             SectionKind::FilePathIndex,
             (repository.as_bytes(), path.as_bytes()),
         )
         .first()
-        .map(|i| FileView {
-            snapshot: self,
-            index: *i as usize,
-        })
+        .copied()
+        .map(FileView::new)
+    }
+
+    fn edges_of(&self, page: usize, locals: impl Iterator<Item = u32>) -> Vec<EdgeView<'_>> {
+        locals
+            .map(|local| EdgeView::new(self.row(Table::Edges, page, local as usize)))
+            .collect()
     }
 
     /// Edges whose source is symbol `symbol`, in edge order.
     pub fn outgoing(&self, symbol: usize) -> impl Iterator<Item = EdgeView<'_>> {
-        self.adjacent(
-            SectionKind::ForwardOffsets,
-            SectionKind::ForwardEdges,
-            symbol,
-        )
+        let edges = match self.locate(Table::Symbols, symbol) {
+            Some((page, local)) => self.edges_of(
+                page,
+                self.pages[page].adjacent(
+                    SectionKind::ForwardOffsets,
+                    SectionKind::ForwardEdges,
+                    local,
+                ),
+            ),
+            None => Vec::new(),
+        };
+        edges.into_iter()
     }
 
     /// Edges whose target is symbol `symbol`, in edge order.
     pub fn incoming(&self, symbol: usize) -> impl Iterator<Item = EdgeView<'_>> {
-        self.adjacent(
-            SectionKind::ReverseOffsets,
-            SectionKind::ReverseEdges,
+        self.pointing_at(
+            Table::Symbols,
             symbol,
+            (SectionKind::ReverseOffsets, SectionKind::ReverseEdges),
         )
+        .into_iter()
     }
 
     /// Edges whose target is package `package`: who depends on it, in edge order.
     pub fn package_incoming(&self, package: usize) -> impl Iterator<Item = EdgeView<'_>> {
-        self.adjacent(
-            SectionKind::PackageReverseOffsets,
-            SectionKind::PackageReverseEdges,
+        self.pointing_at(
+            Table::Packages,
             package,
+            (
+                SectionKind::PackageReverseOffsets,
+                SectionKind::PackageReverseEdges,
+            ),
         )
+        .into_iter()
     }
 
-    fn adjacent(
+    /// The edges of every page that point at row `index` of `table`: its own page's by its
+    /// reverse adjacency, the others' by its key among their external nodes.
+    fn pointing_at(
         &self,
-        offsets: SectionKind,
-        entries: SectionKind,
-        row: usize,
-    ) -> impl Iterator<Item = EdgeView<'_>> {
-        let offset = |i: usize| read_u32(self.record(offsets, i), 0) as usize;
-        let range = if row + 1 < self.count(offsets) {
-            offset(row)..offset(row + 1)
-        } else {
-            0..0
+        table: Table,
+        index: usize,
+        (offsets, entries): (SectionKind, SectionKind),
+    ) -> Vec<EdgeView<'_>> {
+        let Some((home, local)) = self.locate(table, index) else {
+            return Vec::new();
         };
-        range.map(move |at| EdgeView {
-            snapshot: self,
-            index: read_u32(self.record(entries, at), 0) as usize,
-        })
+        let key = StableKey(read_key(
+            self.pages[home].record(TABLES[table as usize], local),
+            0,
+        ));
+        let mut edges = Vec::new();
+        for (p, page) in self.pages.iter().enumerate() {
+            if p == home {
+                edges.extend(self.edges_of(p, page.adjacent(offsets, entries, local)));
+            } else if let Some(row) = page.external_row(&key) {
+                edges.extend(self.edges_of(
+                    p,
+                    page.adjacent(
+                        SectionKind::ExternalOffsets,
+                        SectionKind::ExternalEdges,
+                        row,
+                    ),
+                ));
+            }
+        }
+        edges
     }
 
     /// Unresolved rows whose requested symbol's last segment is `name`
     /// ([`requested_name`](crate::format::requested_name)), in table order.
     pub fn unresolved_requesting(&self, name: &str) -> Vec<UnresolvedView<'_>> {
-        let kind = SectionKind::UnresolvedNameIndex;
-        let len = self.count(kind);
-        let row = |i: usize| read_u32(self.record(kind, i), 0) as usize;
-        let key = |i: usize| {
-            self.unresolved_row(row(i))
-                .requested_symbol()
-                .map(requested_name)
-                .unwrap_or("")
-        };
-        let start = partition_point(len, |i| key(i) < name);
-        let end = start + partition_point(len - start, |i| key(start + i) <= name);
-        (start..end).map(|i| self.unresolved_row(row(i))).collect()
+        let mut rows = Vec::new();
+        for (p, page) in self.pages.iter().enumerate() {
+            rows.extend(
+                page.unresolved_requesting(name).into_iter().map(|local| {
+                    UnresolvedView::new(self.row(Table::Unresolved, p, local as usize))
+                }),
+            );
+        }
+        rows
     }
 
     /// The unresolved rows recorded in one file of one repository, in table order.
     pub fn unresolved_in_file(&self, repository: &str, path: &str) -> Vec<UnresolvedView<'_>> {
         let mut rows = self.lookup(
+            Table::Unresolved,
             SectionKind::UnresolvedFileIndex,
             (repository.as_bytes(), path.as_bytes()),
         );
-        rows.sort_unstable();
-        rows.into_iter()
-            .map(|i| self.unresolved_row(i as usize))
-            .collect()
+        rows.sort_unstable_by_key(|row| row.index);
+        rows.into_iter().map(UnresolvedView::new).collect()
     }
 
     /// The unresolved rows that describe unreadable scopes ([`is_scope_row`]), in table order;
-    /// only one repository's when `repository` names it (the table is sorted by repository).
+    /// only one repository's when `repository` names it.
     pub fn unresolved_scopes(
         &self,
         repository: Option<&str>,
     ) -> impl Iterator<Item = UnresolvedView<'_>> {
-        let kind = SectionKind::UnresolvedScopeIndex;
-        let row = move |i: usize| self.unresolved_row(read_u32(self.record(kind, i), 0) as usize);
-        let owner = move |i: usize| row(i).repository().map_or("", |r| r.name());
-        let len = self.count(kind);
-        let range = match repository {
-            None => 0..len,
-            Some(name) => {
-                let start = partition_point(len, |i| owner(i) < name);
-                start..start + partition_point(len - start, |i| owner(start + i) <= name)
-            }
-        };
-        range.map(row)
+        let mut rows = Vec::new();
+        for (p, page) in self.pages.iter().enumerate() {
+            rows.extend(
+                page.unresolved_scopes(repository).into_iter().map(|local| {
+                    UnresolvedView::new(self.row(Table::Unresolved, p, local as usize))
+                }),
+            );
+        }
+        rows.into_iter()
     }
 
     /// The files spelling identifier `name` more often than the graph explains (file
     /// position, unexplained occurrences), in file order; empty when every occurrence is a
     /// declaration, a resolved use or a recorded failure.
     pub fn unexplained_mentions(&self, name: &str) -> Vec<(usize, u32)> {
-        let names = self.count(SectionKind::MentionNames);
-        let at = partition_point(names, |i| {
-            self.str_at(self.record(SectionKind::MentionNames, i), 0) < name
-        });
-        if at == names || self.str_at(self.record(SectionKind::MentionNames, at), 0) != name {
-            return Vec::new();
+        let mut mentions = Vec::new();
+        for (p, page) in self.pages.iter().enumerate() {
+            mentions.extend(
+                page.unexplained_mentions(name)
+                    .into_iter()
+                    .map(|(file, count)| (self.global(Table::Files, p, file as usize), count)),
+            );
         }
-        let start = read_u32(self.record(SectionKind::MentionNames, at), 8) as usize;
-        (start..self.mention_run_end(at))
-            .map(|i| {
-                let r = self.record(SectionKind::MentionEntries, i);
-                (read_u32(r, 0) as usize, read_u32(r, 4))
-            })
-            .collect()
+        mentions
+    }
+
+    /// The symbols carrying `term` (see [`crate::terms`]), ascending, each with
+    /// [`TERM_IN_NAME`] set when the symbol's own name carries it; `None` for a term no
+    /// symbol carries.
+    pub fn term_postings(&self, term: &str) -> Option<Vec<u32>> {
+        let mut postings: Option<Vec<u32>> = None;
+        for (p, page) in self.pages.iter().enumerate() {
+            if let Some(found) = page.term_postings(term) {
+                let start = self.starts[Table::Symbols as usize][p] as u32;
+                postings.get_or_insert_with(Vec::new).extend(
+                    found.into_iter().map(|posting| {
+                        (start + (posting & !TERM_IN_NAME)) | (posting & TERM_IN_NAME)
+                    }),
+                );
+            }
+        }
+        postings
     }
 
     pub fn repository_named(&self, name: &str) -> Option<RepositoryView<'_>> {
         self.repositories().find(|r| r.name() == name)
     }
-}
 
-/// Runs `check` over `0..len` in parallel and returns the error of the lowest failing
-/// position, so that a corrupt file is always reported the same way.
-fn first_error(
-    len: usize,
-    check: impl Fn(usize) -> Result<(), SnapshotError> + Sync,
-) -> Result<(), SnapshotError> {
-    use rayon::prelude::*;
-    match (0..len)
-        .into_par_iter()
-        .map(&check)
-        .find_first(Result::is_err)
-    {
-        Some(err) => err,
-        None => Ok(()),
+    /// The page numbers, ascending.
+    pub fn page_numbers(&self) -> Vec<u32> {
+        self.pages.iter().map(|p| p.number() as u32).collect()
+    }
+
+    /// The keys of the packages, files and declarations page `number` holds.
+    pub fn page_keys(&self, number: u32) -> Vec<StableKey> {
+        let Some(page) = self.page_numbered(number) else {
+            return Vec::new();
+        };
+        let page = &self.pages[page];
+        [
+            SectionKind::Packages,
+            SectionKind::Files,
+            SectionKind::Symbols,
+        ]
+        .iter()
+        .flat_map(|kind| {
+            (0..page.count(*kind)).map(|row| StableKey(read_key(page.record(*kind, row), 0)))
+        })
+        .collect()
+    }
+
+    /// Where the pages `among` accepts hold `key`: its table, its page and (a
+    /// declaration's) name — what a page laid out beside them says of a node it reaches.
+    pub fn node_by_key(
+        &self,
+        key: &StableKey,
+        among: impl Fn(u32) -> bool,
+    ) -> Option<ExternalNode<'_>> {
+        self.pages
+            .iter()
+            .filter(|page| among(page.number() as u32))
+            .find_map(|page| {
+                let found = |kind: SectionKind| page.lookup(kind, (&key.0, b"")).first().copied();
+                let number = page.number() as u32;
+                if let Some(row) = found(SectionKind::KeyIndex) {
+                    let record = page.record(SectionKind::Symbols, row as usize);
+                    return Some(ExternalNode {
+                        table: ExternalTable::Symbol,
+                        page: number,
+                        name: page.str_at(record, 48),
+                    });
+                }
+                let table = if found(SectionKind::PackageKeyIndex).is_some() {
+                    ExternalTable::Package
+                } else if found(SectionKind::FileKeyIndex).is_some() {
+                    ExternalTable::File
+                } else {
+                    return None;
+                };
+                Some(ExternalNode {
+                    table,
+                    page: number,
+                    name: "",
+                })
+            })
+    }
+
+    /// Whether one of the pages `among` accepts holds the file at `path` in `repository`.
+    pub fn holds_file(&self, repository: &str, path: &str, among: impl Fn(u32) -> bool) -> bool {
+        self.pages.iter().any(|page| {
+            among(page.number() as u32)
+                && !page
+                    .lookup(
+                        SectionKind::FilePathIndex,
+                        (repository.as_bytes(), path.as_bytes()),
+                    )
+                    .is_empty()
+        })
+    }
+
+    /// Whether an edge of one of the pages `among` accepts reaches `key` in another page.
+    pub fn reaches(&self, key: &StableKey, among: impl Fn(u32) -> bool) -> bool {
+        self.pages
+            .iter()
+            .any(|page| among(page.number() as u32) && page.external_row(key).is_some())
+    }
+
+    /// The node another page holds, found by key in that page.
+    fn external(&self, page: usize, row: usize) -> NodeRef {
+        let (key, table, number) = self.pages[page].external_node(row);
+        let Some(home) = self.page_numbered(number) else {
+            return NodeRef::Missing(key);
+        };
+        let found = |kind: SectionKind| {
+            self.pages[home]
+                .lookup(kind, (&key.0, b""))
+                .first()
+                .map(|local| *local as usize)
+        };
+        let node = match table {
+            TABLE_PACKAGE => found(SectionKind::PackageKeyIndex)
+                .map(|l| NodeRef::Package(self.global(Table::Packages, home, l))),
+            TABLE_FILE => found(SectionKind::FileKeyIndex)
+                .map(|l| NodeRef::File(self.global(Table::Files, home, l))),
+            _ => found(SectionKind::KeyIndex)
+                .map(|l| NodeRef::Symbol(self.global(Table::Symbols, home, l))),
+        };
+        node.unwrap_or(NodeRef::Missing(key))
     }
 }
 
-/// Like [`first_error`], over runs of consecutive positions checked in order: for checks
-/// that compare a position with the one before it.
-fn first_error_in_runs(
-    len: usize,
-    check: impl Fn(std::ops::Range<usize>) -> Result<(), SnapshotError> + Sync,
-) -> Result<(), SnapshotError> {
-    const RUN: usize = 4096;
-    first_error(len.div_ceil(RUN), |run| {
-        check(run * RUN..((run + 1) * RUN).min(len))
-    })
+/// A row of a paged table: its page, its row there, and its number in the graph.
+#[derive(Clone, Copy)]
+struct Row<'a> {
+    snapshot: &'a Snapshot,
+    page: u32,
+    local: u32,
+    index: usize,
 }
 
-/// The first `i` in `0..len` for which `before(i)` is false (`before` must be monotone).
-fn partition_point(len: usize, before: impl Fn(usize) -> bool) -> usize {
-    let (mut low, mut high) = (0, len);
-    while low < high {
-        let mid = low + (high - low) / 2;
-        if before(mid) {
-            low = mid + 1
-        } else {
-            high = mid
-        }
+impl<'a> Row<'a> {
+    fn page(&self) -> &'a Page {
+        &self.snapshot.pages[self.page as usize]
     }
-    low
+    fn record(&self, kind: SectionKind) -> &'a [u8] {
+        self.page().record(kind, self.local as usize)
+    }
+    fn str_at(&self, kind: SectionKind, at: usize) -> &'a str {
+        self.page().str_at(self.record(kind), at)
+    }
+    /// Row `local` of `table` in the same page.
+    fn sibling(&self, table: Table, local: u32) -> Row<'a> {
+        self.snapshot.row(table, self.page as usize, local as usize)
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -998,13 +680,13 @@ pub struct RepositoryView<'a> {
 
 impl<'a> RepositoryView<'a> {
     fn record(&self) -> &'a [u8] {
-        self.snapshot.record(SectionKind::Repositories, self.index)
+        self.snapshot.pages[0].record(SectionKind::Repositories, self.index)
     }
     pub fn name(&self) -> &'a str {
-        self.snapshot.str_at(self.record(), 0)
+        self.snapshot.pages[0].str_at(self.record(), 0)
     }
     pub fn root(&self) -> &'a str {
-        self.snapshot.str_at(self.record(), 8)
+        self.snapshot.pages[0].str_at(self.record(), 8)
     }
     pub fn key(&self) -> StableKey {
         StableKey(read_key(self.record(), 16))
@@ -1017,30 +699,40 @@ impl<'a> RepositoryView<'a> {
             .filter(|l| mask & (1 << l.code()) != 0)
             .collect()
     }
+    /// The repository's files, page by page.
     pub fn files(&self) -> impl Iterator<Item = FileView<'a>> + use<'a> {
-        let start = read_u32(self.record(), 52) as usize;
-        let count = read_u32(self.record(), 56) as usize;
-        let snapshot = self.snapshot;
-        (start..start + count).map(move |index| FileView { snapshot, index })
+        let (snapshot, index) = (self.snapshot, self.index);
+        (0..snapshot.pages.len()).flat_map(move |page| {
+            let record = snapshot.pages[page].record(SectionKind::Repositories, index);
+            let (start, count) = (read_u32(record, 52) as usize, read_u32(record, 56) as usize);
+            (start..start + count)
+                .map(move |local| FileView::new(snapshot.row(Table::Files, page, local)))
+        })
     }
 }
 
 #[derive(Clone, Copy)]
 pub struct PackageView<'a> {
-    snapshot: &'a Snapshot,
+    row: Row<'a>,
     pub index: usize,
 }
 
 impl<'a> PackageView<'a> {
+    fn new(row: Row<'a>) -> Self {
+        PackageView {
+            index: row.index,
+            row,
+        }
+    }
     fn record(&self) -> &'a [u8] {
-        self.snapshot.record(SectionKind::Packages, self.index)
+        self.row.record(SectionKind::Packages)
     }
     pub fn key(&self) -> StableKey {
         StableKey(read_key(self.record(), 0))
     }
     pub fn repository(&self) -> RepositoryView<'a> {
         RepositoryView {
-            snapshot: self.snapshot,
+            snapshot: self.row.snapshot,
             index: read_u32(self.record(), 32) as usize,
         }
     }
@@ -1048,22 +740,28 @@ impl<'a> PackageView<'a> {
         Language::from_code(self.record().get(36).copied().unwrap_or(0)).unwrap_or(Language::Go)
     }
     pub fn name(&self) -> &'a str {
-        self.snapshot.str_at(self.record(), 40)
+        self.row.str_at(SectionKind::Packages, 40)
     }
     pub fn path(&self) -> &'a str {
-        self.snapshot.str_at(self.record(), 48)
+        self.row.str_at(SectionKind::Packages, 48)
     }
 }
 
 #[derive(Clone, Copy)]
 pub struct FileView<'a> {
-    snapshot: &'a Snapshot,
+    row: Row<'a>,
     pub index: usize,
 }
 
 impl<'a> FileView<'a> {
+    fn new(row: Row<'a>) -> Self {
+        FileView {
+            index: row.index,
+            row,
+        }
+    }
     fn record(&self) -> &'a [u8] {
-        self.snapshot.record(SectionKind::Files, self.index)
+        self.row.record(SectionKind::Files)
     }
     pub fn key(&self) -> StableKey {
         StableKey(read_key(self.record(), 0))
@@ -1073,18 +771,18 @@ impl<'a> FileView<'a> {
     }
     pub fn repository(&self) -> RepositoryView<'a> {
         RepositoryView {
-            snapshot: self.snapshot,
+            snapshot: self.row.snapshot,
             index: read_u32(self.record(), 64) as usize,
         }
     }
     pub fn package(&self) -> PackageView<'a> {
-        PackageView {
-            snapshot: self.snapshot,
-            index: read_u32(self.record(), 68) as usize,
-        }
+        PackageView::new(
+            self.row
+                .sibling(Table::Packages, read_u32(self.record(), 68)),
+        )
     }
     pub fn path(&self) -> &'a str {
-        self.snapshot.str_at(self.record(), 72)
+        self.row.str_at(SectionKind::Files, 72)
     }
     pub fn language(&self) -> Language {
         Language::from_code(self.record().get(80).copied().unwrap_or(0)).unwrap_or(Language::Go)
@@ -1100,44 +798,44 @@ impl<'a> FileView<'a> {
     }
     /// The file's declarations in source order.
     pub fn symbols(&self) -> impl Iterator<Item = SymbolView<'a>> + use<'a> {
-        let start = read_u32(self.record(), 96) as usize;
-        let count = read_u32(self.record(), 100) as usize;
-        let snapshot = self.snapshot;
-        (start..start + count).map(move |index| SymbolView { snapshot, index })
+        let start = read_u32(self.record(), 96);
+        let count = read_u32(self.record(), 100);
+        let row = self.row;
+        (start..start + count).map(move |local| SymbolView::new(row.sibling(Table::Symbols, local)))
     }
 }
 
 #[derive(Clone, Copy)]
 pub struct SymbolView<'a> {
-    snapshot: &'a Snapshot,
+    row: Row<'a>,
     pub index: usize,
 }
 
 impl<'a> SymbolView<'a> {
+    fn new(row: Row<'a>) -> Self {
+        SymbolView {
+            index: row.index,
+            row,
+        }
+    }
     fn record(&self) -> &'a [u8] {
-        self.snapshot.record(SectionKind::Symbols, self.index)
+        self.row.record(SectionKind::Symbols)
     }
     pub fn key(&self) -> StableKey {
         StableKey(read_key(self.record(), 0))
     }
     pub fn file(&self) -> FileView<'a> {
-        FileView {
-            snapshot: self.snapshot,
-            index: read_u32(self.record(), 32) as usize,
-        }
+        FileView::new(self.row.sibling(Table::Files, read_u32(self.record(), 32)))
     }
     pub fn package(&self) -> PackageView<'a> {
-        PackageView {
-            snapshot: self.snapshot,
-            index: read_u32(self.record(), 36) as usize,
-        }
+        PackageView::new(
+            self.row
+                .sibling(Table::Packages, read_u32(self.record(), 36)),
+        )
     }
     pub fn parent(&self) -> Option<SymbolView<'a>> {
         let parent = read_u32(self.record(), 40);
-        (parent != NONE).then_some(SymbolView {
-            snapshot: self.snapshot,
-            index: parent as usize,
-        })
+        (parent != NONE).then(|| SymbolView::new(self.row.sibling(Table::Symbols, parent)))
     }
     pub fn kind(&self) -> SymbolKind {
         SymbolKind::from_code(self.record().get(44).copied().unwrap_or(0))
@@ -1152,25 +850,25 @@ impl<'a> SymbolView<'a> {
             .is_some_and(|f| f & FLAG_EXPORTED != 0)
     }
     pub fn name(&self) -> &'a str {
-        self.snapshot.str_at(self.record(), 48)
+        self.row.str_at(SectionKind::Symbols, 48)
     }
     pub fn qualified_name(&self) -> &'a str {
-        self.snapshot.str_at(self.record(), 56)
+        self.row.str_at(SectionKind::Symbols, 56)
     }
     pub fn signature(&self) -> &'a str {
-        self.snapshot.str_at(self.record(), 64)
+        self.row.str_at(SectionKind::Symbols, 64)
     }
     pub fn doc(&self) -> Option<&'a str> {
         let has_doc = self.record().get(46).is_some_and(|f| f & FLAG_HAS_DOC != 0);
-        has_doc.then(|| self.snapshot.str_at(self.record(), 72))
+        has_doc.then(|| self.row.str_at(SectionKind::Symbols, 72))
     }
     /// The `module` field of this symbol's key identity ("" when it has none).
     pub fn key_module(&self) -> &'a str {
-        self.snapshot.str_at(self.record(), 80)
+        self.row.str_at(SectionKind::Symbols, 80)
     }
     /// The `discriminator` field of this symbol's key identity.
     pub fn key_discriminator(&self) -> &'a str {
-        self.snapshot.str_at(self.record(), 88)
+        self.row.str_at(SectionKind::Symbols, 88)
     }
     pub fn span(&self) -> LineSpan {
         let r = self.record();
@@ -1191,17 +889,26 @@ pub enum NodeRef {
     File(usize),
     Symbol(usize),
     Evidence(usize),
+    /// A node another page should hold and does not: never in a snapshot the store
+    /// published (it checks every page's external nodes before it publishes).
+    Missing(StableKey),
 }
 
 #[derive(Clone, Copy)]
 pub struct EdgeView<'a> {
-    snapshot: &'a Snapshot,
+    row: Row<'a>,
     pub index: usize,
 }
 
 impl<'a> EdgeView<'a> {
+    fn new(row: Row<'a>) -> Self {
+        EdgeView {
+            index: row.index,
+            row,
+        }
+    }
     fn record(&self) -> &'a [u8] {
-        self.snapshot.record(SectionKind::Edges, self.index)
+        self.row.record(SectionKind::Edges)
     }
     pub fn kind(&self) -> EdgeKind {
         EdgeKind::from_code(self.record().first().copied().unwrap_or(0))
@@ -1216,13 +923,15 @@ impl<'a> EdgeView<'a> {
             .unwrap_or(Provenance::TreeSitterSyntax)
     }
     fn node(&self, table_at: usize, index_at: usize) -> NodeRef {
-        let index = read_u32(self.record(), index_at) as usize;
+        let local = read_u32(self.record(), index_at) as usize;
+        let (snapshot, page) = (self.row.snapshot, self.row.page as usize);
         match self.record().get(table_at).copied().unwrap_or(0) {
-            TABLE_REPOSITORY => NodeRef::Repository(index),
-            TABLE_PACKAGE => NodeRef::Package(index),
-            TABLE_FILE => NodeRef::File(index),
-            TABLE_EVIDENCE => NodeRef::Evidence(index),
-            _ => NodeRef::Symbol(index),
+            TABLE_REPOSITORY => NodeRef::Repository(local),
+            TABLE_PACKAGE => NodeRef::Package(snapshot.global(Table::Packages, page, local)),
+            TABLE_FILE => NodeRef::File(snapshot.global(Table::Files, page, local)),
+            TABLE_EVIDENCE => NodeRef::Evidence(snapshot.global(Table::Evidence, page, local)),
+            TABLE_EXTERNAL => snapshot.external(page, local),
+            _ => NodeRef::Symbol(snapshot.global(Table::Symbols, page, local)),
         }
     }
     pub fn source(&self) -> NodeRef {
@@ -1230,11 +939,8 @@ impl<'a> EdgeView<'a> {
     }
     /// Where the relation was observed, when it was.
     pub fn evidence(&self) -> Option<EvidenceView<'a>> {
-        let index = read_u32(self.record(), 16);
-        (index != NONE).then_some(EvidenceView {
-            snapshot: self.snapshot,
-            index: index as usize,
-        })
+        let local = read_u32(self.record(), 16);
+        (local != NONE).then(|| EvidenceView::new(self.row.sibling(Table::Evidence, local)))
     }
     pub fn target(&self) -> NodeRef {
         self.node(4, 12)
@@ -1244,22 +950,36 @@ impl<'a> EdgeView<'a> {
 /// One observation: a span of a file.
 #[derive(Clone, Copy)]
 pub struct EvidenceView<'a> {
-    snapshot: &'a Snapshot,
+    row: Row<'a>,
     pub index: usize,
 }
 
 impl<'a> EvidenceView<'a> {
+    fn new(row: Row<'a>) -> Self {
+        EvidenceView {
+            index: row.index,
+            row,
+        }
+    }
     fn record(&self) -> &'a [u8] {
-        self.snapshot.record(SectionKind::Evidence, self.index)
+        self.row.record(SectionKind::Evidence)
     }
     pub fn key(&self) -> StableKey {
         StableKey(read_key(self.record(), 0))
     }
-    pub fn file(&self) -> FileView<'a> {
-        FileView {
-            snapshot: self.snapshot,
-            index: read_u32(self.record(), 36) as usize,
+    /// The file observed: in the edge's page, or (a Go test package's observation of the
+    /// package it tests, say) in another, found by repository and path.
+    pub fn file(&self) -> Option<FileView<'a>> {
+        let file = read_u32(self.record(), 36);
+        if file & EXTERNAL_FILE == 0 {
+            return Some(FileView::new(self.row.sibling(Table::Files, file)));
         }
+        let page = self.row.page();
+        let row = page.record(SectionKind::ExternalFiles, (file & !EXTERNAL_FILE) as usize);
+        let repository = page.repository_name(read_u32(row, 0));
+        self.row
+            .snapshot
+            .file_by_path(repository, page.str_at(row, 8))
     }
     pub fn lines(&self) -> (u32, u32) {
         (read_u32(self.record(), 40), read_u32(self.record(), 44))
@@ -1268,44 +988,51 @@ impl<'a> EvidenceView<'a> {
 
 #[derive(Clone, Copy)]
 pub struct UnresolvedView<'a> {
-    snapshot: &'a Snapshot,
+    row: Row<'a>,
     pub index: usize,
 }
 
 impl<'a> UnresolvedView<'a> {
-    fn record(&self) -> &'a [u8] {
-        self.snapshot.record(SectionKind::Unresolved, self.index)
+    fn new(row: Row<'a>) -> Self {
+        UnresolvedView {
+            index: row.index,
+            row,
+        }
     }
-    fn flag(&self, flag: u8) -> bool {
-        self.record().get(5).is_some_and(|f| f & flag != 0)
+    fn local(&self) -> usize {
+        self.row.local as usize
     }
     pub fn repository(&self) -> Option<RepositoryView<'a>> {
-        self.snapshot
-            .repository(read_u32(self.record(), 0) as usize)
+        self.row
+            .snapshot
+            .repository(self.row.page().unresolved_repository(self.local()) as usize)
     }
     pub fn language(&self) -> Language {
-        Language::from_code(self.record().get(4).copied().unwrap_or(0)).unwrap_or(Language::Go)
+        Language::from_code(
+            self.row
+                .record(SectionKind::Unresolved)
+                .get(4)
+                .copied()
+                .unwrap_or(0),
+        )
+        .unwrap_or(Language::Go)
     }
     pub fn reason(&self) -> &'a str {
-        self.snapshot.str_at(self.record(), 8)
+        self.row.page().unresolved_reason(self.local())
     }
     pub fn file_path(&self) -> Option<&'a str> {
-        self.flag(UNRESOLVED_HAS_FILE)
-            .then(|| self.snapshot.str_at(self.record(), 16))
+        self.row.page().unresolved_file_path(self.local())
     }
     pub fn requested_symbol(&self) -> Option<&'a str> {
-        self.flag(UNRESOLVED_HAS_SYMBOL)
-            .then(|| self.snapshot.str_at(self.record(), 24))
+        self.row.page().unresolved_requested_symbol(self.local())
     }
     pub fn requested_package(&self) -> Option<&'a str> {
-        self.flag(UNRESOLVED_HAS_PACKAGE)
-            .then(|| self.snapshot.str_at(self.record(), 32))
+        self.row.page().unresolved_requested_package(self.local())
     }
     pub fn detail(&self) -> &'a str {
-        self.snapshot.str_at(self.record(), 40)
+        self.row.page().unresolved_str(self.local(), 40)
     }
     pub fn lines(&self) -> Option<(u32, u32)> {
-        self.flag(UNRESOLVED_HAS_SPAN)
-            .then(|| (read_u32(self.record(), 48), read_u32(self.record(), 52)))
+        self.row.page().unresolved_lines(self.local())
     }
 }

@@ -1,6 +1,8 @@
-//! Lays a canonical `FactSet` out in the snapshot format.
+//! Lays a page's canonical `FactSet` out in the snapshot format, and a root over pages.
 
-use kivgraph_facts::{FactSet, KeyMap, Language, StableKey};
+use std::collections::BTreeMap;
+
+use kivgraph_facts::{Edge, FactSet, KeyMap, Language, StableKey};
 use rayon::slice::ParallelSliceMut;
 use rustc_hash::FxHashMap;
 
@@ -13,10 +15,61 @@ pub enum WriteError {
     DanglingEdge { kind: &'static str, key: StableKey },
     #[error("symbol {0} is declared in a file the fact set does not hold")]
     OrphanSymbol(StableKey),
+    #[error("edge {kind} starts at {key}, which this page does not hold")]
+    ForeignSource { kind: &'static str, key: StableKey },
     #[error("the fact set is too large for 32-bit offsets ({0})")]
     TooLarge(&'static str),
-    #[error("not a snapshot of this format: its header cannot be restamped")]
-    NotASnapshot,
+}
+
+/// A node of another page that this page's edges reach, as whoever lays the page out knows
+/// it: which table, which page, and (a declaration's) name, which the census reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExternalNode<'a> {
+    pub table: ExternalTable,
+    pub page: u32,
+    pub name: &'a str,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExternalTable {
+    Package,
+    File,
+    Symbol,
+}
+
+impl ExternalTable {
+    fn code(self) -> u8 {
+        match self {
+            ExternalTable::Package => TABLE_PACKAGE,
+            ExternalTable::File => TABLE_FILE,
+            ExternalTable::Symbol => TABLE_SYMBOL,
+        }
+    }
+}
+
+/// Where the keys a page does not hold live: `None` for a key no page holds.
+pub type Externals<'a> = dyn Fn(&StableKey) -> Option<ExternalNode<'a>> + Sync + 'a;
+
+/// One laid-out page: its number, its payload's digest (its name on disk) and its bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageFile {
+    pub number: u32,
+    pub digest: [u8; 32],
+    pub bytes: Vec<u8>,
+}
+
+impl PageFile {
+    /// `<number>-<digest>.kgp`: pages are named by where they go and what they hold (two
+    /// pages may hold the same, every repository and nothing else).
+    pub fn file_name(&self) -> String {
+        page_file_name(self.number, &self.digest)
+    }
+}
+
+/// The file name of page `number` whose payload digest is `digest`.
+pub fn page_file_name(number: u32, digest: &[u8; 32]) -> String {
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    format!("{number:02}-{hex}.kgp")
 }
 
 /// Deduplicating string arena, borrowing from the facts; insertion order is deterministic.
@@ -140,34 +193,33 @@ fn adjacency<'a>(
 }
 
 /// The tables `mention_index` reads to tell which occurrences the graph explains.
-struct Explained<'a> {
-    symbol_files: &'a [u32],
-    file_index: &'a FxHashMap<(&'a str, &'a str), u32>,
-    symbol_index: &'a KeyMap<u32>,
-    evidence_index: &'a KeyMap<u32>,
+struct Explained<'t, 'e, 'a> {
+    symbol_files: &'t [u32],
+    file_index: &'t FxHashMap<(&'t str, &'t str), u32>,
+    symbol_index: &'t KeyMap<u32>,
+    evidence_index: &'t KeyMap<u32>,
+    /// The name of a declaration another page holds.
+    external: &'e Externals<'a>,
 }
 
 /// What the graph leaves unexplained of the files' identifier censuses, inverted: for every
-/// name some symbol declares, the files that spell it more often than the graph explains —
-/// one occurrence per declaration of that name in the file, per observation backing an edge
-/// into a declaration of that name, and per failure that asked for the name there — with the
-/// excess. Names in byte order, each with its total excess and its run of (file, excess)
-/// entries in file order.
-fn mention_index<'a>(
+/// name a file of the page spells, the files that spell it more often than the graph
+/// explains — one occurrence per declaration of that name in the file, per observation
+/// backing an edge into a declaration of that name (of any page), and per failure that
+/// asked for the name there — with the excess. Names in byte order, each with its total
+/// excess and its run of (file, excess) entries in file order.
+fn mention_index<'l, 'a: 'l>(
     facts: &'a FactSet,
-    arena: &mut Arena<'a>,
-    tables: &Explained<'a>,
+    arena: &mut Arena<'l>,
+    tables: &Explained<'_, '_, 'a>,
 ) -> Result<(Record, Record), WriteError> {
-    // Every declared name numbered, so that the counts below are keyed by integers.
-    let mut numbers: FxHashMap<&str, u32> = FxHashMap::default();
-    let symbol_names: Vec<u32> = facts
-        .symbols
-        .iter()
-        .map(|s| {
-            let next = numbers.len() as u32;
-            *numbers.entry(s.name.as_str()).or_insert(next)
-        })
-        .collect();
+    // Every name numbered, so that the counts below are keyed by integers.
+    let mut numbers: FxHashMap<&'a str, u32> = FxHashMap::default();
+    let mut number = |name: &'a str| {
+        let next = numbers.len() as u32;
+        *numbers.entry(name).or_insert(next)
+    };
+    let symbol_names: Vec<u32> = facts.symbols.iter().map(|s| number(&s.name)).collect();
     let pair = |name: u32, file: u32| (u64::from(name) << 32) | u64::from(file);
     let mut explained: FxHashMap<u64, u32> = FxHashMap::default();
     for (name, file) in symbol_names.iter().zip(tables.symbol_files) {
@@ -178,14 +230,19 @@ fn mention_index<'a>(
     // One observation explains one occurrence per name, however many homonyms it backs.
     let mut observed: rustc_hash::FxHashSet<u64> = Default::default();
     for edge in &facts.edges {
-        let (Some(evidence), Some(target)) = (edge.evidence, tables.symbol_index.get(&edge.target))
-        else {
+        let Some(evidence) = edge.evidence else {
             continue;
+        };
+        let name = match tables.symbol_index.get(&edge.target) {
+            Some(target) => symbol_names[*target as usize],
+            None => match (tables.external)(&edge.target) {
+                Some(node) if node.table == ExternalTable::Symbol => number(node.name),
+                _ => continue,
+            },
         };
         let Some(seen) = tables.evidence_index.get(&evidence) else {
             continue;
         };
-        let name = symbol_names[*target as usize];
         if observed.insert(pair(name, *seen)) {
             let file = *evidence_files[*seen as usize].get_or_insert_with(|| {
                 let row = &facts.evidence[*seen as usize];
@@ -201,12 +258,17 @@ fn mention_index<'a>(
     }
     for row in &facts.unresolved {
         if let (Some(requested), Some(path)) = (&row.requested_symbol, &row.file_path)
-            && let Some(name) = numbers.get(requested_name(requested))
             && let Some(file) = tables
                 .file_index
                 .get(&(row.repository.as_str(), path.as_str()))
         {
-            *explained.entry(pair(*name, *file)).or_default() += 1;
+            let name = number(requested_name(requested));
+            *explained.entry(pair(name, *file)).or_default() += 1;
+        }
+    }
+    for file in &facts.files {
+        for mention in &file.mentions {
+            number(&mention.name);
         }
     }
     // Names in byte order: each number's rank.
@@ -224,7 +286,7 @@ fn mention_index<'a>(
             let file = file as u32;
             let (explained, numbers, ranks) = (&explained, &numbers, &ranks);
             f.mentions.iter().filter_map(move |m| {
-                let name = *numbers.get(m.name.as_str())?;
+                let name = numbers[m.name.as_str()];
                 let excess = m
                     .count
                     .saturating_sub(explained.get(&pair(name, file)).copied().unwrap_or(0));
@@ -356,8 +418,14 @@ fn language_bit(language: Language) -> u32 {
     1 << language.code()
 }
 
-/// Serializes `facts` (which must be canonical) as a snapshot of generation `generation`.
-pub fn write_snapshot(facts: &FactSet, generation: u64) -> Result<Vec<u8>, WriteError> {
+/// Lays out page `number` over `facts` (canonical, and only this page's packages with their
+/// rows, and every repository); `external` says where the nodes its edges reach in other
+/// pages live.
+pub fn write_page<'a>(
+    number: u32,
+    facts: &'a FactSet,
+    external: &Externals<'a>,
+) -> Result<PageFile, WriteError> {
     let mut arena = Arena::default();
     let repository_index: FxHashMap<&str, u32> = facts
         .repositories
@@ -539,17 +607,43 @@ pub fn write_snapshot(facts: &FactSet, generation: u64) -> Result<Vec<u8>, Write
             .enumerate()
             .map(|(i, e)| (e.key, (TABLE_EVIDENCE, i as u32))),
     );
-    let endpoint = |key: &StableKey| nodes.get(key).copied();
+    // The nodes other pages hold, by key, each numbered once in key order.
+    let mut externals: BTreeMap<StableKey, (u8, u32)> = BTreeMap::new();
+    let dangling = |edge: &Edge, key: StableKey| WriteError::DanglingEdge {
+        kind: edge.kind.as_str(),
+        key,
+    };
+    for edge in &facts.edges {
+        if !nodes.contains_key(&edge.source) {
+            return Err(WriteError::ForeignSource {
+                kind: edge.kind.as_str(),
+                key: edge.source,
+            });
+        }
+        if !nodes.contains_key(&edge.target) && !externals.contains_key(&edge.target) {
+            let node = external(&edge.target).ok_or_else(|| dangling(edge, edge.target))?;
+            externals.insert(edge.target, (node.table.code(), node.page));
+        }
+    }
+    let external_rows: KeyMap<u32> = externals
+        .keys()
+        .enumerate()
+        .map(|(i, key)| (*key, i as u32))
+        .collect();
+    let endpoint = |key: &StableKey| match nodes.get(key) {
+        Some(local) => Some(*local),
+        None => external_rows.get(key).map(|row| (TABLE_EXTERNAL, *row)),
+    };
     let mut edges = Record::new(facts.edges.len() * EDGE_LEN);
     for edge in &facts.edges {
-        let dangling = |key| WriteError::DanglingEdge {
-            kind: edge.kind.as_str(),
-            key,
-        };
-        let (source_table, source) = endpoint(&edge.source).ok_or_else(|| dangling(edge.source))?;
-        let (target_table, target) = endpoint(&edge.target).ok_or_else(|| dangling(edge.target))?;
+        let (source_table, source) =
+            endpoint(&edge.source).ok_or_else(|| dangling(edge, edge.source))?;
+        let (target_table, target) =
+            endpoint(&edge.target).ok_or_else(|| dangling(edge, edge.target))?;
         let evidence = match edge.evidence {
-            Some(key) => *evidence_index.get(&key).ok_or_else(|| dangling(key))?,
+            Some(key) => *evidence_index
+                .get(&key)
+                .ok_or_else(|| dangling(edge, key))?,
             None => NONE,
         };
         edges
@@ -563,6 +657,10 @@ pub fn write_snapshot(facts: &FactSet, generation: u64) -> Result<Vec<u8>, Write
             .u32(target)
             .u32(evidence)
             .pad(4);
+    }
+    let mut external_nodes = Record::new(externals.len() * EXTERNAL_NODE_LEN);
+    for (key, (table, page)) in &externals {
+        external_nodes.bytes(&key.0).u8(*table).pad(3).u32(*page);
     }
     let mut unresolved = Record::new(facts.unresolved.len() * UNRESOLVED_LEN);
     for row in &facts.unresolved {
@@ -595,22 +693,35 @@ pub fn write_snapshot(facts: &FactSet, generation: u64) -> Result<Vec<u8>, Write
             .u32(row.span.map(|s| s.start_line).unwrap_or(0))
             .u32(row.span.map(|s| s.end_line).unwrap_or(0));
     }
+    // Observations made in a file of another page (a Go test package's, say) name it by
+    // repository and path, each once, in order.
+    let mut external_files: BTreeMap<(u32, &str), u32> = BTreeMap::new();
+    for row in &facts.evidence {
+        if !file_index.contains_key(&(row.repository.as_str(), row.file_path.as_str())) {
+            let repository = repository_index
+                .get(row.repository.as_str())
+                .copied()
+                .unwrap_or(NONE);
+            external_files.insert((repository, row.file_path.as_str()), 0);
+        }
+    }
+    for (row, number) in external_files.values_mut().enumerate() {
+        *number = row as u32;
+    }
     let mut evidence = Record::new(facts.evidence.len() * EVIDENCE_LEN);
     for row in &facts.evidence {
+        let repository = repository_index
+            .get(row.repository.as_str())
+            .copied()
+            .unwrap_or(NONE);
+        let file = match file_index.get(&(row.repository.as_str(), row.file_path.as_str())) {
+            Some(file) => *file,
+            None => EXTERNAL_FILE | external_files[&(repository, row.file_path.as_str())],
+        };
         evidence
             .bytes(&row.key.0)
-            .u32(
-                repository_index
-                    .get(row.repository.as_str())
-                    .copied()
-                    .unwrap_or(NONE),
-            )
-            .u32(
-                file_index
-                    .get(&(row.repository.as_str(), row.file_path.as_str()))
-                    .copied()
-                    .unwrap_or(NONE),
-            )
+            .u32(repository)
+            .u32(file)
             .u32(row.span.start_line)
             .u32(row.span.end_line)
             .u32(row.span.start_byte)
@@ -639,6 +750,18 @@ pub fn write_snapshot(facts: &FactSet, generation: u64) -> Result<Vec<u8>, Write
     let (package_offsets, package_edges) = adjacency(facts.packages.len(), &facts.edges, |e| {
         package_index.get(&e.target)
     });
+    let (external_offsets, external_edges) = adjacency(externals.len(), &facts.edges, |e| {
+        external_rows.get(&e.target)
+    });
+    let package_key_index = sorted_index(facts.packages.len(), |i| (&facts.packages[i].key.0, b""));
+    let file_key_index = sorted_index(facts.files.len(), |i| (&facts.files[i].key.0, b""));
+    let mut external_file_rows = Record::new(external_files.len() * EXTERNAL_FILE_LEN);
+    for (repository, path) in external_files.keys() {
+        external_file_rows
+            .u32(*repository)
+            .pad(4)
+            .str(arena.add(path)?);
+    }
     let mut unresolved_names: Vec<u32> = (0..facts.unresolved.len() as u32)
         .filter(|i| facts.unresolved[*i as usize].requested_symbol.is_some())
         .collect();
@@ -674,6 +797,7 @@ pub fn write_snapshot(facts: &FactSet, generation: u64) -> Result<Vec<u8>, Write
                     file_index: &file_index,
                     symbol_index: &symbol_index,
                     evidence_index: &evidence_index,
+                    external,
                 },
             )
         },
@@ -749,6 +873,32 @@ pub fn write_snapshot(facts: &FactSet, generation: u64) -> Result<Vec<u8>, Write
         ),
         (SectionKind::TermNames, term_names.0, 0),
         (SectionKind::TermPostings, term_postings.0, 0),
+        (
+            SectionKind::ExternalNodes,
+            external_nodes.0,
+            externals.len(),
+        ),
+        (
+            SectionKind::ExternalOffsets,
+            external_offsets.0,
+            externals.len() + 1,
+        ),
+        (SectionKind::ExternalEdges, external_edges.0, 0),
+        (
+            SectionKind::PackageKeyIndex,
+            package_key_index.0,
+            facts.packages.len(),
+        ),
+        (
+            SectionKind::FileKeyIndex,
+            file_key_index.0,
+            facts.files.len(),
+        ),
+        (
+            SectionKind::ExternalFiles,
+            external_file_rows.0,
+            external_files.len(),
+        ),
         (SectionKind::Strings, arena.bytes.clone(), arena.bytes.len()),
     ];
     let directory_len = sections.len() * DIRECTORY_ENTRY_LEN;
@@ -779,30 +929,36 @@ pub fn write_snapshot(facts: &FactSet, generation: u64) -> Result<Vec<u8>, Write
         let aligned = (HEADER_LEN + payload.len()).next_multiple_of(ALIGN) - HEADER_LEN;
         payload.resize(aligned, 0);
     }
+    let digest = *blake3::hash(&payload).as_bytes();
     let mut out = Record::new(HEADER_LEN + payload.len());
-    out.bytes(MAGIC)
+    out.bytes(PAGE_MAGIC)
         .u32(FORMAT_VERSION)
         .u32(sections.len() as u32)
-        .u64(generation)
+        .u64(u64::from(number))
         .u64(payload.len() as u64)
-        .bytes(blake3::hash(&payload).as_bytes());
+        .bytes(&digest);
     out.bytes(&payload);
-    Ok(out.0)
+    Ok(PageFile {
+        number,
+        digest,
+        bytes: out.0,
+    })
 }
 
-/// Where the generation id sits in the header: after the magic, the format version and the
-/// section count.
-const GENERATION_OFFSET: usize = 16;
-
-/// Gives the snapshot of one generation the id of another that republishes the same facts.
-/// Only the header changes: the payload, and so its digest, stays byte-identical.
-pub fn restamp_generation(snapshot: &mut [u8], generation: u64) -> Result<(), WriteError> {
-    if snapshot.len() < HEADER_LEN
-        || &snapshot[..MAGIC.len()] != MAGIC
-        || snapshot[MAGIC.len()..MAGIC.len() + 4] != FORMAT_VERSION.to_le_bytes()
-    {
-        return Err(WriteError::NotASnapshot);
+/// The root of generation `generation` over its pages, `(number, payload digest)` by
+/// ascending number.
+pub fn write_root(generation: u64, pages: &[(u32, [u8; 32])]) -> Vec<u8> {
+    let mut payload = Record::new(pages.len() * ROOT_ENTRY_LEN);
+    for (number, digest) in pages {
+        payload.u32(*number).pad(4).bytes(digest);
     }
-    snapshot[GENERATION_OFFSET..GENERATION_OFFSET + 8].copy_from_slice(&generation.to_le_bytes());
-    Ok(())
+    let mut out = Record::new(HEADER_LEN + payload.0.len());
+    out.bytes(MAGIC)
+        .u32(FORMAT_VERSION)
+        .u32(pages.len() as u32)
+        .u64(generation)
+        .u64(payload.0.len() as u64)
+        .bytes(blake3::hash(&payload.0).as_bytes())
+        .bytes(&payload.0);
+    out.0
 }

@@ -1,7 +1,10 @@
 //! Round trip, lookups, and refusal of corrupt files.
 
 use kivgraph_facts::*;
-use kivgraph_snapshot::{NodeRef, Snapshot, SnapshotError, TERM_IN_NAME, write_snapshot};
+use kivgraph_snapshot::{
+    ExternalNode, ExternalTable, NodeRef, PageFile, Snapshot, SnapshotError, TERM_IN_NAME,
+    write_page, write_root,
+};
 use proptest::prelude::*;
 
 fn key(text: &str) -> StableKey {
@@ -135,11 +138,22 @@ fn sample() -> FactSet {
     facts
 }
 
+/// `facts` laid out as one page (page 0): its root for `generation`, and the page.
+fn one_page(facts: &FactSet, generation: u64) -> (Vec<u8>, PageFile) {
+    let page = write_page(0, facts, &|_| None).unwrap();
+    (write_root(generation, &[(0, page.digest)]), page)
+}
+
+fn open_one_page(facts: &FactSet, generation: u64) -> Snapshot {
+    let (root, page) = one_page(facts, generation);
+    Snapshot::from_parts(root, vec![page.bytes]).unwrap()
+}
+
 #[test]
 fn round_trip_and_lookups() {
     let facts = sample();
-    let bytes = write_snapshot(&facts, 7).unwrap();
-    let snapshot = Snapshot::from_bytes(bytes.clone()).unwrap();
+    let (_, page) = one_page(&facts, 7);
+    let snapshot = open_one_page(&facts, 7);
     assert_eq!(snapshot.generation(), 7);
     assert_eq!(
         (
@@ -269,16 +283,155 @@ fn round_trip_and_lookups() {
         ),
         ("PARSE_ERROR", Some("x/b.go"), Some((3, 3)))
     );
-    // The payload does not depend on the generation.
-    let again = write_snapshot(&facts, 8).unwrap();
-    assert_eq!(bytes[64..], again[64..]);
+    // A page does not depend on the generation.
+    assert_eq!(one_page(&facts, 8).1, page);
+}
+
+/// The sample split in two packages on two pages: `Server` and `Server.Start` (x/a.go) on
+/// page 3, the caller `Start` (x/b.go) on page 9, whose call was observed in x/a.go.
+fn two_pages() -> (FactSet, FactSet) {
+    let mut facts = sample();
+    let second = PackageFact {
+        key: key("pkg2"),
+        path: "y".into(),
+        ..facts.packages[0].clone()
+    };
+    facts.packages.push(second.clone());
+    for file in facts.files.iter_mut().filter(|f| f.path == "x/b.go") {
+        file.package = second.key;
+    }
+    for symbol in facts.symbols.iter_mut().filter(|s| s.file_path == "x/b.go") {
+        symbol.package = second.key;
+    }
+    facts.evidence[0].file_path = "x/a.go".into();
+    let on = |page: bool| {
+        let package = if page {
+            second.key
+        } else {
+            facts.packages[0].key
+        };
+        let mut part = FactSet {
+            repositories: facts.repositories.clone(),
+            packages: facts
+                .packages
+                .iter()
+                .filter(|p| p.key == package)
+                .cloned()
+                .collect(),
+            files: facts
+                .files
+                .iter()
+                .filter(|f| f.package == package)
+                .cloned()
+                .collect(),
+            symbols: facts
+                .symbols
+                .iter()
+                .filter(|s| s.package == package)
+                .cloned()
+                .collect(),
+            ..FactSet::default()
+        };
+        let held: std::collections::BTreeSet<StableKey> =
+            part.symbols.iter().map(|s| s.key).collect();
+        part.edges = facts
+            .edges
+            .iter()
+            .filter(|e| held.contains(&e.source))
+            .cloned()
+            .collect();
+        if page {
+            part.evidence = facts.evidence.clone();
+            part.unresolved = facts.unresolved.clone();
+        }
+        part.canonicalize();
+        part
+    };
+    (on(false), on(true))
+}
+
+#[test]
+fn pages_read_as_one_graph() {
+    let (first, second) = two_pages();
+    let server_start = first
+        .symbols
+        .iter()
+        .find(|s| s.qualified_name == "Server.Start")
+        .unwrap()
+        .clone();
+    let page_a = write_page(3, &first, &|_| None).unwrap();
+    // An edge into a node no page holds is refused.
+    assert!(write_page(9, &second, &|_| None).is_err());
+    let external = |key: &StableKey| {
+        (*key == server_start.key).then_some(ExternalNode {
+            table: ExternalTable::Symbol,
+            page: 3,
+            name: "Start",
+        })
+    };
+    let page_b = write_page(9, &second, &external).unwrap();
+    let root = write_root(5, &[(3, page_a.digest), (9, page_b.digest)]);
+    let snapshot = Snapshot::from_parts(
+        root.clone(),
+        vec![page_b.bytes.clone(), page_a.bytes.clone()],
+    )
+    .unwrap();
+    assert_eq!(
+        (
+            snapshot.page_count(),
+            snapshot.symbol_count(),
+            snapshot.edge_count()
+        ),
+        (2, 3, 2)
+    );
+    let method = snapshot.symbols_qualified("Server.Start")[0];
+    let caller = snapshot.symbols_qualified("Start")[0];
+    // The call crosses pages: its target is found by key in the page that holds it, and the
+    // method's callers are asked of every page.
+    let call = snapshot.outgoing(caller.index).next().unwrap();
+    assert_eq!(call.target(), NodeRef::Symbol(method.index));
+    let incoming: Vec<_> = snapshot
+        .incoming(method.index)
+        .map(|e| (e.kind(), e.source()))
+        .collect();
+    assert_eq!(
+        incoming,
+        vec![(EdgeKind::CallsDirect, NodeRef::Symbol(caller.index))]
+    );
+    assert_eq!(
+        call.evidence().unwrap().file().unwrap().path(),
+        "x/a.go",
+        "an observation in another page's file"
+    );
+    // Names come in page order; rows are numbered across pages.
+    let starts: Vec<_> = snapshot
+        .symbols_named("Start")
+        .iter()
+        .map(|s| (s.qualified_name().to_string(), s.index))
+        .collect();
+    assert_eq!(
+        starts,
+        vec![("Server.Start".to_string(), 1), ("Start".to_string(), 2)]
+    );
+    assert_eq!(
+        snapshot.repositories().next().unwrap().files().count(),
+        2,
+        "a repository's files are gathered from every page"
+    );
+    // A page is missing, or not the one the root names: refused.
+    assert!(Snapshot::from_parts(root.clone(), vec![page_a.bytes.clone()]).is_err());
+    let other_root = write_root(5, &[(4, page_a.digest), (9, page_b.digest)]);
+    assert!(Snapshot::from_parts(other_root, vec![page_a.bytes, page_b.bytes]).is_err());
 }
 
 #[test]
 fn a_mapped_file_is_read_in_place() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("snapshot.kgs");
-    std::fs::write(&path, write_snapshot(&sample(), 1).unwrap()).unwrap();
+    let (root, page) = one_page(&sample(), 1);
+    std::fs::write(&path, root).unwrap();
+    std::fs::create_dir(dir.path().join("pages")).unwrap();
+    std::fs::write(dir.path().join("pages").join(page.file_name()), &page.bytes).unwrap();
     let snapshot = Snapshot::open(&path).unwrap();
     assert_eq!(snapshot.symbols_named("Server").len(), 1);
     std::fs::write(&path, [b'x'; 200]).unwrap();
@@ -288,15 +441,22 @@ fn a_mapped_file_is_read_in_place() {
     ));
 }
 
-/// Rewrites the digest so that corruption reaches the structural checks.
-fn reseal(mut bytes: Vec<u8>) -> Vec<u8> {
+/// Opens one page's bytes under a root that names it as page 0 by `digest`.
+fn open_page(bytes: Vec<u8>, digest: [u8; 32]) -> Result<Snapshot, SnapshotError> {
+    Snapshot::from_parts(write_root(1, &[(0, digest)]), vec![bytes])
+}
+
+/// Rewrites the digest so that corruption reaches the structural checks; the root names
+/// the page by its new digest.
+fn reseal(mut bytes: Vec<u8>) -> Result<Snapshot, SnapshotError> {
+    let mut digest = [0; 32];
     if bytes.len() >= 64 {
         let payload_len = (bytes.len() - 64) as u64;
         bytes[24..32].copy_from_slice(&payload_len.to_le_bytes());
-        let digest = *blake3::hash(&bytes[64..]).as_bytes();
+        digest = *blake3::hash(&bytes[64..]).as_bytes();
         bytes[32..64].copy_from_slice(&digest);
     }
-    bytes
+    open_page(bytes, digest)
 }
 
 /// Every accessor, so that a snapshot that validated is proven panic-free to read.
@@ -361,30 +521,38 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
 
     #[test]
-    fn truncated_files_are_refused(cut in 0usize..2000) {
-        let bytes = write_snapshot(&sample(), 1).unwrap();
-        let cut = cut % bytes.len();
-        prop_assert!(Snapshot::from_bytes(bytes[..cut].to_vec()).is_err());
+    fn truncated_files_are_refused(cut in 0usize..4000) {
+        let (root, page) = one_page(&sample(), 1);
+        let cut_page = cut % page.bytes.len();
+        prop_assert!(open_page(page.bytes[..cut_page].to_vec(), page.digest).is_err());
+        let cut_root = cut % root.len();
+        prop_assert!(Snapshot::from_parts(root[..cut_root].to_vec(), vec![page.bytes]).is_err());
     }
 
     #[test]
-    fn flipped_bits_are_refused(position in 0usize..4000, bit in 0u8..8) {
-        let mut bytes = write_snapshot(&sample(), 1).unwrap();
-        let position = position % bytes.len();
-        // The generation field is not covered by the digest; everything else is.
-        prop_assume!(!(16..24).contains(&position));
-        bytes[position] ^= 1 << bit;
-        prop_assert!(Snapshot::from_bytes(bytes).is_err());
+    fn flipped_bits_are_refused(position in 0usize..6000, bit in 0u8..8) {
+        let (root, page) = one_page(&sample(), 1);
+        let mut bytes = page.bytes.clone();
+        let at = position % bytes.len();
+        bytes[at] ^= 1 << bit;
+        prop_assert!(open_page(bytes, page.digest).is_err());
+        // The root's generation field is not covered by its digest; the rest is.
+        let mut root = root;
+        let at = position % root.len();
+        prop_assume!(!(16..24).contains(&at));
+        root[at] ^= 1 << bit;
+        prop_assert!(Snapshot::from_parts(root, vec![page.bytes]).is_err());
     }
 
     #[test]
-    fn resealed_corruption_never_panics(position in 64usize..4000, value: u8, cut in 0usize..64) {
-        let mut bytes = write_snapshot(&sample(), 1).unwrap();
+    fn resealed_corruption_never_panics(position in 64usize..6000, value: u8, cut in 0usize..64) {
+        let (_, page) = one_page(&sample(), 1);
+        let mut bytes = page.bytes;
         let position = 64 + position % (bytes.len() - 64);
         bytes[position] = value;
         let keep = bytes.len() - cut.min(bytes.len() - 64);
         bytes.truncate(keep);
-        if let Ok(snapshot) = Snapshot::from_bytes(reseal(bytes)) {
+        if let Ok(snapshot) = reseal(bytes) {
             read_everything(&snapshot);
         }
     }

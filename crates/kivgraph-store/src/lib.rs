@@ -1,7 +1,9 @@
 //! The generation store: immutable, validated, published generations.
 //!
-//! Owns: the layout under the state directory (`generations/NNNNNN/` holding `facts.bin`,
-//! `snapshot.kgs` and `manifest.json`), the `CURRENT` and `BACKUP` pointers (temporary file,
+//! Owns: the layout under the state directory (`generations/NNNNNN/` holding the snapshot's
+//! root `snapshot.kgs` and its `pages/`, each page's facts under `facts/`, and
+//! `manifest.json`; a page the generation shares with the one before is a hard link to the
+//! same file), the `CURRENT` and `BACKUP` pointers (temporary file,
 //! rename, fsync), the non-blocking publish lock, the validation a candidate must pass before
 //! it becomes `CURRENT`, rollback and clean; and where a repository's checkout stands
 //! (read from `.git` without running git), which manifests record and servers compare.
@@ -12,11 +14,12 @@
 mod generation;
 mod git;
 mod manifest;
+mod pages;
 mod store;
 mod time;
 
 pub use generation::GenerationId;
 pub use git::{GitPosition, read_git_position};
-pub use manifest::{AnalyzerState, Counts, Digests, Manifest, RepositoryState};
-pub use store::{CleanReport, GenerationStore, PublishLock, Published, StoreError};
+pub use manifest::{AnalyzerState, Counts, Digests, Manifest, PageEntry, RepositoryState};
+pub use store::{CleanReport, GenerationStore, PublishLock, Published, SinglePage, StoreError};
 pub use time::rfc3339_utc;

@@ -18,10 +18,26 @@ pub struct Counts {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Digests {
-    /// BLAKE3-256 of `facts.bin`, hex.
+    /// BLAKE3-256 over the pages' facts digests in page order, hex.
     pub facts: String,
-    /// BLAKE3-256 of the snapshot payload (everything after its header), hex.
+    /// BLAKE3-256 of the snapshot root's payload (which names every page by its digest),
+    /// hex.
     pub snapshot_payload: String,
+}
+
+/// One page of the generation: what it was built from, and its two files.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageEntry {
+    pub number: u32,
+    /// What the pass built the page from (`FactPage::identity`), hex; a later pass built
+    /// from the same links the page instead of laying it out again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity: Option<String>,
+    /// BLAKE3-256 of the page's payload, hex: its file is `pages/<number>-<digest>.kgp`.
+    pub snapshot: String,
+    /// BLAKE3-256 of the page's facts, hex: their file is `facts/<number>-<digest>.bin`.
+    pub facts: String,
+    pub counts: Counts,
 }
 
 /// Where a repository's checkout was when it was indexed.
@@ -82,6 +98,8 @@ pub struct Manifest {
     pub counts: Counts,
     pub digests: Digests,
     pub repositories: Vec<RepositoryState>,
+    /// By ascending page number.
+    pub pages: Vec<PageEntry>,
 }
 
-pub const MANIFEST_FORMAT: u32 = 1;
+pub const MANIFEST_FORMAT: u32 = 2;

@@ -5,10 +5,15 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use kivgraph_facts::{FactSet, FactSetError};
-use kivgraph_snapshot::{Snapshot, SnapshotError, restamp_generation, write_snapshot};
+use kivgraph_facts::{FactPage, FactSet, FactSetError};
+use kivgraph_snapshot::{Snapshot, SnapshotError, write_root};
 
 use crate::manifest::{Counts, Digests, MANIFEST_FORMAT, Manifest, RepositoryState};
+pub use crate::pages::SinglePage;
+use crate::pages::{
+    Previous, check_facts_files, facts_digest, link_pages, read_facts, root_entries, total_counts,
+    write_pages,
+};
 use crate::{GenerationId, rfc3339_utc};
 
 const GENERATIONS: &str = "generations";
@@ -16,7 +21,6 @@ const CURRENT: &str = "CURRENT";
 const BACKUP: &str = "BACKUP";
 const LOCK: &str = "publish.lock";
 const TEMPORARY_PREFIX: &str = ".tmp-";
-pub const FACTS_FILE: &str = "facts.bin";
 pub const SNAPSHOT_FILE: &str = "snapshot.kgs";
 pub const MANIFEST_FILE: &str = "manifest.json";
 
@@ -46,7 +50,10 @@ pub enum StoreError {
     Snapshot(String),
 }
 
-fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + use<> {
+pub(crate) fn io(
+    action: &'static str,
+    path: &Path,
+) -> impl FnOnce(std::io::Error) -> StoreError + use<> {
     let path = path.to_path_buf();
     move |source| StoreError::Io {
         action,
@@ -208,22 +215,62 @@ impl GenerationStore {
         Ok(())
     }
 
-    /// Writes `facts` as a new generation, validates it, and only then points `CURRENT` at it.
-    pub fn publish(
+    /// Writes a pass's pages as a new generation, validates it, and only then points
+    /// `CURRENT` at it. A page whose identity equals the served generation's is linked from
+    /// it rather than laid out again.
+    pub fn publish<P: FactPage>(
         &self,
         lock: &PublishLock,
-        facts: &FactSet,
+        pages: &[P],
         repositories: Vec<RepositoryState>,
     ) -> Result<Published, StoreError> {
         self.publish_candidate(lock, |store, directory, id, lap| {
-            store.write_candidate(directory, id, facts, repositories, lap)
+            let previous = store.reusable_generation();
+            lap("open_previous");
+            let previous = previous
+                .as_ref()
+                .map(|(directory, manifest, snapshot)| Previous {
+                    directory,
+                    pages: &manifest.pages,
+                    snapshot,
+                });
+            let entries = write_pages(directory, id, pages, previous.as_ref())?;
+            lap("validate_lay_out_and_write");
+            let root = write_root(id.0, &root_entries(&entries));
+            write_synced(&directory.join(SNAPSHOT_FILE), &root)?;
+            let manifest = Manifest {
+                repositories,
+                ..fresh_manifest(
+                    id,
+                    total_counts(&entries),
+                    Digests {
+                        facts: facts_digest(&entries),
+                        snapshot_payload: blake3::hash(&root[64..]).to_hex().to_string(),
+                    },
+                    entries,
+                )
+            };
+            store.write_manifest_and_verify(directory, id, manifest, lap)
         })
     }
 
+    /// The served generation, when its pages can be shared: its directory, manifest and
+    /// snapshot. Anything unreadable only means nothing is shared.
+    fn reusable_generation(&self) -> Option<(PathBuf, Manifest, Snapshot)> {
+        let current = self.current().ok()??;
+        let directory = self.generation_dir(current);
+        let manifest = read_manifest(&directory, current).ok()?;
+        if manifest.format != MANIFEST_FORMAT {
+            return None;
+        }
+        let snapshot = Snapshot::open(&directory.join(SNAPSHOT_FILE)).ok()?;
+        Some((directory, manifest, snapshot))
+    }
+
     /// Publishes the facts of generation `from` again as a new generation, for a pass that
-    /// proved its inputs unchanged: `facts.bin` is linked (or copied), the snapshot's
-    /// header takes the new id, its payload stays byte-identical, the manifest carries the
-    /// repositories' new states. Validated from disk like any candidate.
+    /// proved its inputs unchanged: its pages and their facts are linked (or copied), the
+    /// root names them under the new id, the manifest carries the repositories' new states.
+    /// Validated from disk like any candidate.
     pub fn republish(
         &self,
         lock: &PublishLock,
@@ -233,23 +280,16 @@ impl GenerationStore {
         self.publish_candidate(lock, |store, directory, id, lap| {
             let source = store.generation_dir(from);
             let previous = read_manifest(&source, from)?;
-            let facts_path = source.join(FACTS_FILE);
-            let facts_copy = directory.join(FACTS_FILE);
-            if std::fs::hard_link(&facts_path, &facts_copy).is_err() {
-                std::fs::copy(&facts_path, &facts_copy).map_err(io("copy", &facts_path))?;
-            }
-            let snapshot_path = source.join(SNAPSHOT_FILE);
-            let mut snapshot = std::fs::read(&snapshot_path).map_err(io("read", &snapshot_path))?;
-            restamp_generation(&mut snapshot, id.0).map_err(|e| StoreError::Invalid {
-                id: from,
-                reason: format!("{SNAPSHOT_FILE}: {e}"),
-            })?;
+            link_pages(&source, directory, &previous.pages)?;
             lap("copy_generation");
-            write_synced(&directory.join(SNAPSHOT_FILE), &snapshot)?;
+            write_synced(
+                &directory.join(SNAPSHOT_FILE),
+                &write_root(id.0, &root_entries(&previous.pages)),
+            )?;
             lap("write_and_sync");
             let manifest = Manifest {
                 repositories,
-                ..fresh_manifest(id, previous.counts, previous.digests)
+                ..fresh_manifest(id, previous.counts, previous.digests, previous.pages)
             };
             store.write_manifest_and_verify(directory, id, manifest, lap)
         })
@@ -306,48 +346,6 @@ impl GenerationStore {
         })
     }
 
-    fn write_candidate(
-        &self,
-        directory: &Path,
-        id: GenerationId,
-        facts: &FactSet,
-        repositories: Vec<RepositoryState>,
-        lap: &mut dyn FnMut(&'static str),
-    ) -> Result<Manifest, StoreError> {
-        // Two cores: the invariants, the facts' encoding and their file beside the
-        // snapshot's layout and its file (the facts are written while the layout runs);
-        // each file is digested once written.
-        let (facts_digest, snapshot_digest) = rayon::join(
-            || {
-                facts.validate()?;
-                let bytes =
-                    postcard::to_stdvec(facts).map_err(|e| StoreError::Snapshot(e.to_string()))?;
-                write_synced(&directory.join(FACTS_FILE), &bytes)?;
-                Ok::<_, StoreError>(blake3::hash(&bytes))
-            },
-            || {
-                let bytes =
-                    write_snapshot(facts, id.0).map_err(|e| StoreError::Snapshot(e.to_string()))?;
-                write_synced(&directory.join(SNAPSHOT_FILE), &bytes)?;
-                Ok::<_, StoreError>(blake3::hash(&bytes[64..]))
-            },
-        );
-        let (facts_digest, snapshot_digest) = (facts_digest?, snapshot_digest?);
-        lap("validate_lay_out_and_write");
-        let manifest = Manifest {
-            repositories,
-            ..fresh_manifest(
-                id,
-                counts(facts),
-                Digests {
-                    facts: facts_digest.to_hex().to_string(),
-                    snapshot_payload: snapshot_digest.to_hex().to_string(),
-                },
-            )
-        };
-        self.write_manifest_and_verify(directory, id, manifest, lap)
-    }
-
     fn write_manifest_and_verify(
         &self,
         directory: &Path,
@@ -360,8 +358,8 @@ impl GenerationStore {
         write_synced(&directory.join(MANIFEST_FILE), &manifest_bytes)?;
         sync_dir(directory)?;
         // Validate exactly what a server will map, from disk. The facts were validated in
-        // memory (or, republished, when they were first published); their file is checked
-        // against its digest.
+        // memory (or, republished, when they were first published); their files are checked
+        // against their digests.
         verify_files(directory, id, &manifest)?;
         lap("verify_from_disk");
         Ok(manifest)
@@ -372,11 +370,12 @@ impl GenerationStore {
         read_manifest(&self.generation_dir(id), id)
     }
 
-    /// A generation's fact set, checked against the digest in its manifest.
+    /// A generation's fact set, its pages' facts each checked against its digest in the
+    /// manifest.
     pub fn facts(&self, id: GenerationId) -> Result<FactSet, StoreError> {
         let directory = self.generation_dir(id);
         let manifest = read_manifest(&directory, id)?;
-        read_facts(&directory, id, &manifest)
+        read_facts(&directory, &manifest.pages).map_err(|reason| StoreError::Invalid { id, reason })
     }
 
     /// Recomputes a generation's digests and counts, reopens its snapshot and checks its
@@ -455,53 +454,12 @@ impl GenerationStore {
     }
 }
 
-fn counts(facts: &FactSet) -> Counts {
-    Counts {
-        repositories: facts.repositories.len(),
-        packages: facts.packages.len(),
-        files: facts.files.len(),
-        symbols: facts.symbols.len(),
-        edges: facts.edges.len(),
-        unresolved: facts.unresolved.len(),
-        evidence: facts.evidence.len(),
-    }
-}
-
 fn read_manifest(directory: &Path, id: GenerationId) -> Result<Manifest, StoreError> {
     let path = directory.join(MANIFEST_FILE);
     let bytes = std::fs::read(&path).map_err(io("read", &path))?;
     serde_json::from_slice(&bytes).map_err(|e| StoreError::Invalid {
         id,
         reason: format!("{MANIFEST_FILE}: {e}"),
-    })
-}
-
-/// `facts.bin`, after checking it against the digest in the manifest.
-fn read_facts_bytes(
-    directory: &Path,
-    id: GenerationId,
-    manifest: &Manifest,
-) -> Result<Vec<u8>, StoreError> {
-    let facts_path = directory.join(FACTS_FILE);
-    let facts_bytes = std::fs::read(&facts_path).map_err(io("read", &facts_path))?;
-    if blake3::hash(&facts_bytes).to_hex().as_str() != manifest.digests.facts {
-        return Err(StoreError::Invalid {
-            id,
-            reason: format!("{FACTS_FILE} does not match the digest in its manifest"),
-        });
-    }
-    Ok(facts_bytes)
-}
-
-fn read_facts(
-    directory: &Path,
-    id: GenerationId,
-    manifest: &Manifest,
-) -> Result<FactSet, StoreError> {
-    let bytes = read_facts_bytes(directory, id, manifest)?;
-    postcard::from_bytes(&bytes).map_err(|e| StoreError::Invalid {
-        id,
-        reason: format!("{FACTS_FILE}: {e}"),
     })
 }
 
@@ -514,9 +472,9 @@ fn verify_directory(directory: &Path, id: GenerationId) -> Result<Manifest, Stor
             reason: format!("its manifest names generation {}", manifest.generation_id),
         });
     }
-    let facts = read_facts(directory, id, &manifest)?;
     let invalid = |reason: String| StoreError::Invalid { id, reason };
-    if counts(&facts) != manifest.counts {
+    let facts = read_facts(directory, &manifest.pages).map_err(invalid)?;
+    if crate::pages::page_counts(&facts) != manifest.counts {
         return Err(invalid("the fact counts do not match the manifest".into()));
     }
     facts.validate().map_err(|e| invalid(e.to_string()))?;
@@ -528,12 +486,12 @@ fn verify_directory(directory: &Path, id: GenerationId) -> Result<Manifest, Stor
 /// validated by the reader that servers use.
 fn verify_files(directory: &Path, id: GenerationId, manifest: &Manifest) -> Result<(), StoreError> {
     let invalid = |reason: String| StoreError::Invalid { id, reason };
-    // The facts' digest is checked beside the snapshot's validation.
+    // The facts' digests are checked beside the snapshot's validation.
     let (facts, snapshot) = rayon::join(
-        || read_facts_bytes(directory, id, manifest).map(drop),
+        || check_facts_files(directory, &manifest.pages),
         || Snapshot::open(&directory.join(SNAPSHOT_FILE)),
     );
-    facts?;
+    facts.map_err(invalid)?;
     let snapshot = snapshot.map_err(|e: SnapshotError| invalid(format!("{SNAPSHOT_FILE}: {e}")))?;
     let digest: String = snapshot
         .payload_digest()
@@ -558,8 +516,13 @@ fn verify_files(directory: &Path, id: GenerationId, manifest: &Manifest) -> Resu
     Ok(())
 }
 
-/// A manifest built now, by this build, for facts with these counts and digests.
-fn fresh_manifest(id: GenerationId, counts: Counts, digests: Digests) -> Manifest {
+/// A manifest built now, by this build, for pages with these counts and digests.
+fn fresh_manifest(
+    id: GenerationId,
+    counts: Counts,
+    digests: Digests,
+    pages: Vec<crate::manifest::PageEntry>,
+) -> Manifest {
     let now = SystemTime::now();
     Manifest {
         generation_id: id,
@@ -573,10 +536,11 @@ fn fresh_manifest(id: GenerationId, counts: Counts, digests: Digests) -> Manifes
         counts,
         digests,
         repositories: Vec::new(),
+        pages,
     }
 }
 
-fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+pub(crate) fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     let mut file = File::create(path).map_err(io("create", path))?;
     file.write_all(bytes).map_err(io("write", path))?;
     file.sync_all().map_err(io("sync", path))

@@ -1,5 +1,5 @@
 use kivgraph_facts::*;
-use kivgraph_store::{GenerationId, GenerationStore, StoreError};
+use kivgraph_store::{GenerationId, GenerationStore, SinglePage, StoreError};
 
 fn key(text: &str) -> StableKey {
     StableKey(*blake3::hash(text.as_bytes()).as_bytes())
@@ -84,13 +84,19 @@ fn publish_rollback_and_clean() {
         "another process is publishing into this generation store"
     );
 
-    let first = store.publish(&lock, &facts("F"), vec![]).unwrap();
-    let second = store.publish(&lock, &facts("F"), vec![]).unwrap();
+    let first = store
+        .publish(&lock, &[SinglePage(&facts("F"))], vec![])
+        .unwrap();
+    let second = store
+        .publish(&lock, &[SinglePage(&facts("F"))], vec![])
+        .unwrap();
     assert_eq!((first.id, second.id), (GenerationId(1), GenerationId(2)));
     assert_eq!(second.previous, Some(GenerationId(1)));
     let read =
         |id: GenerationId, file: &str| std::fs::read(store.generation_dir(id).join(file)).unwrap();
-    assert_eq!(read(first.id, "facts.bin"), read(second.id, "facts.bin"));
+    assert_eq!(first.manifest.digests, second.manifest.digests);
+    assert_eq!(first.manifest.pages, second.manifest.pages);
+    assert_eq!(store.facts(second.id).unwrap(), facts("F"));
     assert_eq!(
         read(first.id, "snapshot.kgs")[64..],
         read(second.id, "snapshot.kgs")[64..]
@@ -101,14 +107,16 @@ fn publish_rollback_and_clean() {
     let mut broken = facts("G");
     broken.edges.clear();
     assert!(matches!(
-        store.publish(&lock, &broken, vec![]),
+        store.publish(&lock, &[SinglePage(&broken)], vec![]),
         Err(StoreError::Invariants(_))
     ));
     assert_eq!(store.current().unwrap(), Some(GenerationId(2)));
 
     // A dead writer's temporary generation is removed by the next publication.
     std::fs::create_dir_all(dir.path().join("generations/.tmp-000009-1")).unwrap();
-    let third = store.publish(&lock, &facts("H"), vec![]).unwrap();
+    let third = store
+        .publish(&lock, &[SinglePage(&facts("H"))], vec![])
+        .unwrap();
     assert_eq!(third.id, GenerationId(3));
     assert!(!dir.path().join("generations/.tmp-000009-1").exists());
 

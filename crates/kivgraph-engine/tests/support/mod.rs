@@ -41,7 +41,6 @@ pub fn index_at(
     outcome
         .computed()
         .expect("a pass with the cache off computes")
-        .clone()
 }
 
 pub fn relations(facts: &FactSet, kind: EdgeKind) -> Vec<String> {

@@ -1,0 +1,158 @@
+//! A pass's facts as the store publishes them: one page per `page_of(package key)`.
+//!
+//! A page is its packages' memo values, not yet decoded: its identity is the digest of
+//! those values (and of the repositories every page lists), which the fact cache knows
+//! without decoding anything, so the store tells an unchanged page from a changed one for
+//! the price of a hash, and decodes and lays out only the pages a pass changed.
+
+use std::sync::Arc;
+
+use kivgraph_facts::{FactPage, FactSet, PAGE_COUNT, RepositoryFact, UnresolvedReference, page_of};
+use rayon::prelude::*;
+
+use crate::queries::{RepositoryFacts, WorkspaceFacts, repository_key};
+use crate::stored::Stored;
+
+/// One page of a pass: every repository, the packages whose key falls on it, and the
+/// pass-wide rows of the repositories whose key does (a repository nobody could read).
+#[derive(Debug, Clone)]
+pub struct EnginePage {
+    number: u32,
+    repositories: Arc<Vec<Arc<RepositoryFacts>>>,
+    /// (repository position, package position) in `repositories`.
+    packages: Vec<(usize, usize)>,
+    pass_wide: Vec<UnresolvedReference>,
+}
+
+impl WorkspaceFacts {
+    /// The workspace in [`PAGE_COUNT`] pages, with `pass_wide` rows (about a repository
+    /// as a whole) on their repository's page.
+    pub fn pages(&self, pass_wide: &[UnresolvedReference]) -> Vec<EnginePage> {
+        let repositories = Arc::new(self.repositories.clone());
+        let mut pages: Vec<EnginePage> = (0..PAGE_COUNT)
+            .map(|number| EnginePage {
+                number,
+                repositories: Arc::clone(&repositories),
+                packages: Vec::new(),
+                pass_wide: Vec::new(),
+            })
+            .collect();
+        for (r, repository) in self.repositories.iter().enumerate() {
+            for (p, (key, _)) in repository.packages.iter().enumerate() {
+                pages[page_of(key) as usize].packages.push((r, p));
+            }
+        }
+        for row in pass_wide {
+            pages[page_of(&repository_key(&row.repository)) as usize]
+                .pass_wide
+                .push(row.clone());
+        }
+        pages
+    }
+}
+
+impl EnginePage {
+    fn parts(&self) -> Vec<(&RepositoryFacts, &Stored<FactSet>)> {
+        self.packages
+            .iter()
+            .map(|(r, p)| {
+                let repository = self.repositories[*r].as_ref();
+                (repository, &repository.packages[*p].1)
+            })
+            .collect()
+    }
+
+    fn repository_rows(&self) -> Vec<RepositoryFact> {
+        self.repositories
+            .iter()
+            .map(|r| r.repository.clone())
+            .collect()
+    }
+}
+
+impl FactPage for EnginePage {
+    fn number(&self) -> u32 {
+        self.number
+    }
+
+    fn identity(&self) -> Option<[u8; 32]> {
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(&self.number.to_le_bytes());
+        hasher.update(&postcard::to_stdvec(&self.repository_rows()).ok()?);
+        hasher.update(&postcard::to_stdvec(&self.pass_wide).ok()?);
+        for (repository, facts) in self.parts() {
+            hasher.update(repository.repository.name.as_bytes());
+            hasher.update(&facts.digest()?);
+        }
+        Some(*hasher.finalize().as_bytes())
+    }
+
+    fn facts(&self) -> FactSet {
+        gather(
+            self.repository_rows(),
+            &self.parts(),
+            self.pass_wide.clone(),
+        )
+    }
+}
+
+/// The canonical fact set of `parts` (each a package's facts in its repository), with every
+/// repository and the `pass_wide` rows: the packages decoded on both cores, each table
+/// gathered in package order.
+pub(crate) fn gather(
+    repositories: Vec<RepositoryFact>,
+    parts: &[(&RepositoryFacts, &Stored<FactSet>)],
+    pass_wide: Vec<UnresolvedReference>,
+) -> FactSet {
+    let decoded: Vec<(&RepositoryFacts, Arc<FactSet>)> = parts
+        .par_iter()
+        .map(|(repository, facts)| (*repository, facts.arc()))
+        .collect();
+    let packages: Vec<&FactSet> = decoded.iter().map(|(_, facts)| facts.as_ref()).collect();
+    fn table<T: Clone + Send>(packages: &[&FactSet], rows: impl Fn(&FactSet) -> &Vec<T>) -> Vec<T> {
+        let mut out = Vec::with_capacity(packages.iter().map(|p| rows(p).len()).sum());
+        for package in packages {
+            out.extend(rows(package).iter().cloned());
+        }
+        out
+    }
+    let ((symbols, evidence), (edges, (files, mut unresolved))) = rayon::join(
+        || {
+            rayon::join(
+                || table(&packages, |p| &p.symbols),
+                || table(&packages, |p| &p.evidence),
+            )
+        },
+        || {
+            rayon::join(
+                || {
+                    let mut edges =
+                        Vec::with_capacity(decoded.iter().map(|(_, p)| p.edges.len() + 1).sum());
+                    for (repository, package) in &decoded {
+                        edges.extend(repository.contains(package));
+                        edges.extend(package.edges.iter().cloned());
+                    }
+                    edges
+                },
+                || {
+                    (
+                        table(&packages, |p| &p.files),
+                        table(&packages, |p| &p.unresolved),
+                    )
+                },
+            )
+        },
+    );
+    unresolved.extend(pass_wide);
+    let mut facts = FactSet {
+        repositories,
+        packages: table(&packages, |p| &p.packages),
+        files,
+        symbols,
+        evidence,
+        edges,
+        unresolved,
+    };
+    facts.canonicalize();
+    facts
+}

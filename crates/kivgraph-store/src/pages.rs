@@ -1,0 +1,357 @@
+//! A generation's pages: laying out the ones a pass changed, linking the ones it did not,
+//! and checking that the pages, new and old, still make one graph.
+//!
+//! A page whose identity (what the pass built it from) equals the previous generation's is
+//! a hard link to the previous generation's files: unchanged pages cost neither layout nor
+//! writing. A changed page is laid out beside the others: the nodes its edges reach in
+//! other pages are looked up in the changed pages' facts, then in the previous generation's
+//! unchanged pages, which are this generation's too.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use kivgraph_facts::{FactPage, FactSet, KeyMap, StableKey};
+use kivgraph_snapshot::{
+    ExternalNode, ExternalTable, PAGES_DIRECTORY, Snapshot, page_file_name, write_page,
+};
+use rayon::prelude::*;
+
+use crate::GenerationId;
+use crate::manifest::{Counts, PageEntry};
+use crate::store::{StoreError, io, write_synced};
+
+/// Where each page's facts sit, beside the pages.
+pub(crate) const FACTS_DIRECTORY: &str = "facts";
+
+fn hex(digest: &[u8; 32]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `<number>-<digest>.bin`, like the page's own file (two pages may hold the same facts).
+pub(crate) fn facts_file_name(number: u32, digest_hex: &str) -> String {
+    format!("{number:02}-{digest_hex}.bin")
+}
+
+pub(crate) fn page_counts(facts: &FactSet) -> Counts {
+    Counts {
+        repositories: facts.repositories.len(),
+        packages: facts.packages.len(),
+        files: facts.files.len(),
+        symbols: facts.symbols.len(),
+        edges: facts.edges.len(),
+        unresolved: facts.unresolved.len(),
+        evidence: facts.evidence.len(),
+    }
+}
+
+/// The generation's counts: every page lists every repository; the rest add up.
+pub(crate) fn total_counts(pages: &[PageEntry]) -> Counts {
+    let mut total = Counts {
+        repositories: pages.first().map_or(0, |p| p.counts.repositories),
+        ..Counts::default()
+    };
+    for page in pages {
+        let c = &page.counts;
+        total.packages += c.packages;
+        total.files += c.files;
+        total.symbols += c.symbols;
+        total.edges += c.edges;
+        total.unresolved += c.unresolved;
+        total.evidence += c.evidence;
+    }
+    total
+}
+
+/// The previous generation, as far as this publication reuses it.
+pub(crate) struct Previous<'a> {
+    pub directory: &'a Path,
+    pub pages: &'a [PageEntry],
+    pub snapshot: &'a Snapshot,
+}
+
+/// Links `name` under `subdirectory` of `from` into the same place under `to` (copies it
+/// where a link cannot be made).
+pub(crate) fn link(
+    from: &Path,
+    to: &Path,
+    subdirectory: &str,
+    name: &str,
+) -> Result<(), StoreError> {
+    let (source, copy) = (
+        from.join(subdirectory).join(name),
+        to.join(subdirectory).join(name),
+    );
+    if std::fs::hard_link(&source, &copy).is_err() {
+        std::fs::copy(&source, &copy).map_err(io("copy", &source))?;
+    }
+    Ok(())
+}
+
+/// Links every page of `pages` (and its facts) from the generation in `from` into `to`.
+pub(crate) fn link_pages(from: &Path, to: &Path, pages: &[PageEntry]) -> Result<(), StoreError> {
+    create_directories(to)?;
+    for page in pages {
+        link(
+            from,
+            to,
+            PAGES_DIRECTORY,
+            &page_file_name(page.number, &unhex(&page.snapshot)),
+        )?;
+        link(
+            from,
+            to,
+            FACTS_DIRECTORY,
+            &facts_file_name(page.number, &page.facts),
+        )?;
+    }
+    Ok(())
+}
+
+fn create_directories(directory: &Path) -> Result<(), StoreError> {
+    for sub in [PAGES_DIRECTORY, FACTS_DIRECTORY] {
+        let path = directory.join(sub);
+        std::fs::create_dir_all(&path).map_err(io("create", &path))?;
+    }
+    Ok(())
+}
+
+pub(crate) fn unhex(text: &str) -> [u8; 32] {
+    let mut digest = [0u8; 32];
+    for (i, byte) in digest.iter_mut().enumerate() {
+        *byte = text
+            .get(2 * i..2 * i + 2)
+            .and_then(|pair| u8::from_str_radix(pair, 16).ok())
+            .unwrap_or(0);
+    }
+    digest
+}
+
+/// Writes the pages of a pass into `directory`: the unchanged ones linked from `previous`,
+/// the others validated and laid out. Returns their entries, by page number.
+pub(crate) fn write_pages<P: FactPage>(
+    directory: &Path,
+    id: GenerationId,
+    pages: &[P],
+    previous: Option<&Previous>,
+) -> Result<Vec<PageEntry>, StoreError> {
+    create_directories(directory)?;
+    let invalid = |reason: String| StoreError::Invalid { id, reason };
+    let previous_entry =
+        |number: u32| previous.and_then(|p| p.pages.iter().find(|entry| entry.number == number));
+    let (reused, changed): (Vec<&P>, Vec<&P>) = pages.iter().partition(|page| {
+        let identity = page.identity().map(|i| hex(&i));
+        identity.is_some()
+            && previous_entry(page.number()).is_some_and(|entry| entry.identity == identity)
+    });
+    let mut entries = Vec::with_capacity(pages.len());
+    if let Some(previous) = previous {
+        for page in &reused {
+            let entry = previous_entry(page.number()).expect("a reused page has an entry");
+            link(
+                previous.directory,
+                directory,
+                PAGES_DIRECTORY,
+                &page_file_name(entry.number, &unhex(&entry.snapshot)),
+            )?;
+            link(
+                previous.directory,
+                directory,
+                FACTS_DIRECTORY,
+                &facts_file_name(entry.number, &entry.facts),
+            )?;
+            entries.push(entry.clone());
+        }
+    }
+    let built: Vec<(u32, Option<[u8; 32]>, FactSet)> = changed
+        .par_iter()
+        .map(|page| (page.number(), page.identity(), page.facts()))
+        .collect();
+    let changed_numbers: HashSet<u32> = built.iter().map(|(n, _, _)| *n).collect();
+    // The pages the previous generation shares with this one.
+    let unchanged = |number: u32| !changed_numbers.contains(&number);
+    // What the changed pages hold, by key.
+    let mut held: KeyMap<ExternalNode> = KeyMap::default();
+    let mut files: HashSet<(&str, &str)> = HashSet::new();
+    for (number, _, facts) in &built {
+        let node = |table, name| ExternalNode {
+            table,
+            page: *number,
+            name,
+        };
+        let rows = facts
+            .packages
+            .iter()
+            .map(|p| (p.key, node(ExternalTable::Package, "")))
+            .chain(
+                facts
+                    .files
+                    .iter()
+                    .map(|f| (f.key, node(ExternalTable::File, ""))),
+            )
+            .chain(
+                facts
+                    .symbols
+                    .iter()
+                    .map(|s| (s.key, node(ExternalTable::Symbol, s.name.as_str()))),
+            );
+        for (key, node) in rows {
+            if let Some(other) = held.insert(key, node) {
+                return Err(invalid(format!(
+                    "pages {} and {number} both hold {key}",
+                    other.page
+                )));
+            }
+        }
+        files.extend(
+            facts
+                .files
+                .iter()
+                .map(|f| (f.repository.as_str(), f.path.as_str())),
+        );
+    }
+    let lookup = |key: &StableKey| -> Option<ExternalNode> {
+        held.get(key)
+            .copied()
+            .or_else(|| previous.and_then(|p| p.snapshot.node_by_key(key, unchanged)))
+    };
+    let file_elsewhere = |repository: &str, path: &str| {
+        files.contains(&(repository, path))
+            || previous.is_some_and(|p| p.snapshot.holds_file(repository, path, unchanged))
+    };
+    if let Some(previous) = previous {
+        check_against_previous(previous.snapshot, &built, &held, &unchanged).map_err(invalid)?;
+    }
+    let laid_out: Vec<PageEntry> = built
+        .par_iter()
+        .map(|(number, identity, facts)| {
+            let elsewhere = |key: &StableKey| lookup(key).is_some();
+            facts.validate_page(&elsewhere, &file_elsewhere)?;
+            let (page, encoded) = rayon::join(
+                || write_page(*number, facts, &lookup),
+                || postcard::to_stdvec(facts),
+            );
+            let page = page.map_err(|e| StoreError::Snapshot(e.to_string()))?;
+            let encoded = encoded.map_err(|e| StoreError::Snapshot(e.to_string()))?;
+            let facts_digest = blake3::hash(&encoded).to_hex().to_string();
+            write_synced(
+                &directory.join(PAGES_DIRECTORY).join(page.file_name()),
+                &page.bytes,
+            )?;
+            write_synced(
+                &directory
+                    .join(FACTS_DIRECTORY)
+                    .join(facts_file_name(*number, &facts_digest)),
+                &encoded,
+            )?;
+            Ok(PageEntry {
+                number: *number,
+                identity: identity.map(|i| hex(&i)),
+                snapshot: hex(&page.digest),
+                facts: facts_digest,
+                counts: page_counts(facts),
+            })
+        })
+        .collect::<Result<_, StoreError>>()?;
+    entries.extend(laid_out);
+    entries.sort_by_key(|entry| entry.number);
+    Ok(entries)
+}
+
+/// What the changed pages dropped or added against the pages they share with the previous
+/// generation: a node one of those pages still points at must not have gone, and a node
+/// added must not be one they already hold.
+fn check_against_previous(
+    snapshot: &Snapshot,
+    built: &[(u32, Option<[u8; 32]>, FactSet)],
+    held: &KeyMap<ExternalNode>,
+    unchanged: &(dyn Fn(u32) -> bool + Sync),
+) -> Result<(), String> {
+    let before: HashSet<StableKey> = built
+        .iter()
+        .flat_map(|(number, _, _)| snapshot.page_keys(*number))
+        .collect();
+    if let Some(gone) = before
+        .par_iter()
+        .filter(|key| !held.contains_key(key))
+        .find_first(|key| snapshot.reaches(key, unchanged))
+    {
+        return Err(format!(
+            "{gone} is gone, and a page this generation keeps points at it"
+        ));
+    }
+    if let Some(added) = held
+        .par_iter()
+        .filter(|(key, _)| !before.contains(key))
+        .find_first(|(key, _)| snapshot.node_by_key(key, unchanged).is_some())
+    {
+        return Err(format!(
+            "{} is held by page {} and by a page this generation keeps",
+            added.0, added.1.page
+        ));
+    }
+    Ok(())
+}
+
+/// The generation's facts, page by page, each checked against its digest in `entries`.
+pub(crate) fn read_facts(directory: &Path, entries: &[PageEntry]) -> Result<FactSet, String> {
+    let pages: Vec<FactSet> = entries
+        .par_iter()
+        .map(|entry| {
+            let name = facts_file_name(entry.number, &entry.facts);
+            let path = directory.join(FACTS_DIRECTORY).join(&name);
+            let bytes = std::fs::read(&path).map_err(|e| format!("{name}: {e}"))?;
+            if blake3::hash(&bytes).to_hex().as_str() != entry.facts {
+                return Err(format!("{name} does not match the digest in its manifest"));
+            }
+            postcard::from_bytes(&bytes).map_err(|e| format!("{name}: {e}"))
+        })
+        .collect::<Result<_, String>>()?;
+    Ok(FactSet::from_pages(pages))
+}
+
+/// Checks the facts files of `entries` against their digests without decoding them.
+pub(crate) fn check_facts_files(directory: &Path, entries: &[PageEntry]) -> Result<(), String> {
+    entries.par_iter().try_for_each(|entry| {
+        let name = facts_file_name(entry.number, &entry.facts);
+        let bytes = std::fs::read(directory.join(FACTS_DIRECTORY).join(&name))
+            .map_err(|e| format!("{name}: {e}"))?;
+        if blake3::hash(&bytes).to_hex().as_str() == entry.facts {
+            Ok(())
+        } else {
+            Err(format!("{name} does not match the digest in its manifest"))
+        }
+    })
+}
+
+/// A whole fact set as one page (page 0): for callers that hold a fact set rather than a
+/// pass's pages (tests, tools). It is laid out again on every publication.
+pub struct SinglePage<'a>(pub &'a FactSet);
+
+impl FactPage for SinglePage<'_> {
+    fn number(&self) -> u32 {
+        0
+    }
+    fn identity(&self) -> Option<[u8; 32]> {
+        None
+    }
+    fn facts(&self) -> FactSet {
+        self.0.clone()
+    }
+}
+
+/// The root's entries: each page's number and payload digest.
+pub(crate) fn root_entries(entries: &[PageEntry]) -> Vec<(u32, [u8; 32])> {
+    entries
+        .iter()
+        .map(|entry| (entry.number, unhex(&entry.snapshot)))
+        .collect()
+}
+
+/// The generation's facts digest: over its pages' facts digests, in page order.
+pub(crate) fn facts_digest(entries: &[PageEntry]) -> String {
+    let mut hasher = blake3::Hasher::new();
+    for entry in entries {
+        hasher.update(entry.facts.as_bytes());
+    }
+    hasher.finalize().to_hex().to_string()
+}
