@@ -193,7 +193,7 @@ fn index_benchmark(args: &[String]) -> anyhow::Result<()> {
     let files = facts.files.len();
     let symbols = facts.symbols.len();
     let snapshot_path = store.snapshot_path(generation);
-    let snapshot_bytes = std::fs::metadata(&snapshot_path)?.len();
+    let snapshot_bytes = snapshot_len(&snapshot_path)?;
 
     // 2. Warm passes through the CLI with the fact cache on: unchanged, then one file edited.
     let warm_dir = work.join("warm");
@@ -276,7 +276,7 @@ fn index_benchmark(args: &[String]) -> anyhow::Result<()> {
         .output()?;
     let small_opened: Value =
         serde_json::from_slice(&probe.stdout).context("open-lookup output")?;
-    let small_bytes = std::fs::metadata(&small_snapshot)?.len();
+    let small_bytes = snapshot_len(&small_snapshot)?;
 
     let _ = std::fs::remove_dir_all(&work);
     let report = json!({
@@ -331,6 +331,11 @@ fn rss() -> (i64, i64) {
             .unwrap_or(0)
     };
     (field("RssAnon:"), field("RssFile:"))
+}
+
+/// The bytes of a snapshot: its root and its pages.
+fn snapshot_len(root: &Path) -> anyhow::Result<u64> {
+    Ok(Snapshot::open(root)?.len_bytes() as u64)
 }
 
 /// In a fresh process: open (map + validate) the snapshot, answer a name lookup, and report

@@ -87,6 +87,8 @@ sections! {
     PackageKeyIndex = 29, 4;
     FileKeyIndex = 30, 4;
     ExternalFiles = 31, EXTERNAL_FILE_LEN;
+    ExternalSourceOffsets = 32, 4;
+    ExternalSourceEdges = 33, 4;
 }
 
 // Adjacency is compressed sparse rows over the symbol table: `ForwardOffsets` holds
@@ -116,7 +118,9 @@ sections! {
 // ascending (each once): an edge endpoint in table `TABLE_EXTERNAL` is a row of it.
 // `ExternalOffsets`/`ExternalEdges` are compressed sparse rows over them, by target: which
 // edges of this page point into another page at that node — what `incoming` asks every
-// other page for. `PackageKeyIndex` and `FileKeyIndex` order those tables by key, so a
+// other page for; `ExternalSourceOffsets`/`ExternalSourceEdges` the same by source (an
+// edge a package's analysis found starting at another package's declaration, a type
+// implementing its interface), what `outgoing` asks. `PackageKeyIndex` and `FileKeyIndex` order those tables by key, so a
 // node another page names is one binary search away. `ExternalFiles` are the files of
 // observations made in another page's file (an evidence row's file with
 // `EXTERNAL_FILE` set is a row of it).

@@ -19,7 +19,7 @@ mod writer;
 pub use format::{FORMAT_VERSION, MAGIC, SectionKind, requested_name};
 pub use reader::{
     EdgeView, EvidenceView, FileView, NodeRef, PAGES_DIRECTORY, PackageView, RepositoryView,
-    Snapshot, SnapshotError, SymbolView, UnresolvedView,
+    Snapshot, SnapshotError, SymbolView, UnresolvedView, ValidatedRoot,
 };
 pub use terms::{TERM_IN_NAME, terms};
 pub use writer::{

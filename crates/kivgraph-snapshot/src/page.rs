@@ -464,9 +464,7 @@ impl Page {
                 table_len(table).is_some_and(|len| (read_u32(r, at) as usize) < len)
             };
             let evidence_index = read_u32(r, 16);
-            // An edge starts in its own page.
-            if r[3] == TABLE_EXTERNAL
-                || !in_range(r[3], 8)
+            if !in_range(r[3], 8)
                 || !in_range(r[4], 12)
                 || (evidence_index != NONE && evidence_index as usize >= evidence)
             {
@@ -522,6 +520,14 @@ impl Page {
             (SectionKind::ExternalOffsets, SectionKind::ExternalEdges),
             (TABLE_EXTERNAL, externals),
             (4, 12),
+        )?;
+        self.validate_adjacency(
+            (
+                SectionKind::ExternalSourceOffsets,
+                SectionKind::ExternalSourceEdges,
+            ),
+            (TABLE_EXTERNAL, externals),
+            (3, 8),
         )?;
         let unresolved = self.count(SectionKind::Unresolved);
         let requested = |i: usize| {

@@ -106,7 +106,64 @@ fn parse_root(bytes: &[u8]) -> Result<(u64, [u8; 32], Vec<RootEntry>), SnapshotE
     Ok((generation, digest, entries))
 }
 
+/// What [`Snapshot::validate_pages`] proved of a root and some of its pages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValidatedRoot {
+    pub generation: u64,
+    pub payload_digest: [u8; 32],
+    /// The pages validated: number, symbols, files, edges.
+    pub pages: Vec<(u32, usize, usize, usize)>,
+}
+
 impl Snapshot {
+    /// Validates the root at `path` and the pages `among` accepts, and that every other
+    /// page it names is there: what a publication proves of the pages it wrote, beside
+    /// pages it linked from a generation that proved them.
+    pub fn validate_pages(
+        path: &Path,
+        among: impl Fn(u32) -> bool + Sync,
+    ) -> Result<ValidatedRoot, SnapshotError> {
+        let root = std::fs::read(path).map_err(|source| SnapshotError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let (generation, payload_digest, entries) = parse_root(&root)?;
+        let directory = path.parent().map_or_else(
+            || PathBuf::from(PAGES_DIRECTORY),
+            |d| d.join(PAGES_DIRECTORY),
+        );
+        let pages = entries
+            .par_iter()
+            .map(|entry| {
+                let file = directory.join(page_file_name(entry.number, &entry.digest));
+                if !among(entry.number) {
+                    return std::fs::metadata(&file)
+                        .map(|_| None)
+                        .map_err(|source| SnapshotError::Io { path: file, source });
+                }
+                let page = Page::open(&file)?;
+                if page.payload_digest() != entry.digest || page.number() != u64::from(entry.number)
+                {
+                    return Err(SnapshotError::Root(format!(
+                        "page {} is not the one the root names",
+                        entry.number
+                    )));
+                }
+                Ok(Some((
+                    entry.number,
+                    page.count(SectionKind::Symbols),
+                    page.count(SectionKind::Files),
+                    page.count(SectionKind::Edges),
+                )))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(ValidatedRoot {
+            generation,
+            payload_digest,
+            pages: pages.into_iter().flatten().collect(),
+        })
+    }
+
     /// Reads the root at `path`, then maps each page it names from the `pages` directory
     /// beside it and validates it.
     pub fn open(path: &Path) -> Result<Self, SnapshotError> {
@@ -395,50 +452,52 @@ impl Snapshot {
 
     /// Edges whose source is symbol `symbol`, in edge order.
     pub fn outgoing(&self, symbol: usize) -> impl Iterator<Item = EdgeView<'_>> {
-        let edges = match self.locate(Table::Symbols, symbol) {
-            Some((page, local)) => self.edges_of(
-                page,
-                self.pages[page].adjacent(
-                    SectionKind::ForwardOffsets,
-                    SectionKind::ForwardEdges,
-                    local,
-                ),
+        self.across_pages(
+            Table::Symbols,
+            symbol,
+            (SectionKind::ForwardOffsets, SectionKind::ForwardEdges),
+            (
+                SectionKind::ExternalSourceOffsets,
+                SectionKind::ExternalSourceEdges,
             ),
-            None => Vec::new(),
-        };
-        edges.into_iter()
+        )
+        .into_iter()
     }
 
     /// Edges whose target is symbol `symbol`, in edge order.
     pub fn incoming(&self, symbol: usize) -> impl Iterator<Item = EdgeView<'_>> {
-        self.pointing_at(
+        self.across_pages(
             Table::Symbols,
             symbol,
             (SectionKind::ReverseOffsets, SectionKind::ReverseEdges),
+            (SectionKind::ExternalOffsets, SectionKind::ExternalEdges),
         )
         .into_iter()
     }
 
     /// Edges whose target is package `package`: who depends on it, in edge order.
     pub fn package_incoming(&self, package: usize) -> impl Iterator<Item = EdgeView<'_>> {
-        self.pointing_at(
+        self.across_pages(
             Table::Packages,
             package,
             (
                 SectionKind::PackageReverseOffsets,
                 SectionKind::PackageReverseEdges,
             ),
+            (SectionKind::ExternalOffsets, SectionKind::ExternalEdges),
         )
         .into_iter()
     }
 
-    /// The edges of every page that point at row `index` of `table`: its own page's by its
-    /// reverse adjacency, the others' by its key among their external nodes.
-    fn pointing_at(
+    /// The edges of every page that start (or end, as the adjacencies say) at row `index`
+    /// of `table`: its own page's by `own`, the others' by its key among their external
+    /// nodes and `external`.
+    fn across_pages(
         &self,
         table: Table,
         index: usize,
-        (offsets, entries): (SectionKind, SectionKind),
+        own: (SectionKind, SectionKind),
+        external: (SectionKind, SectionKind),
     ) -> Vec<EdgeView<'_>> {
         let Some((home, local)) = self.locate(table, index) else {
             return Vec::new();
@@ -450,16 +509,9 @@ impl Snapshot {
         let mut edges = Vec::new();
         for (p, page) in self.pages.iter().enumerate() {
             if p == home {
-                edges.extend(self.edges_of(p, page.adjacent(offsets, entries, local)));
+                edges.extend(self.edges_of(p, page.adjacent(own.0, own.1, local)));
             } else if let Some(row) = page.external_row(&key) {
-                edges.extend(self.edges_of(
-                    p,
-                    page.adjacent(
-                        SectionKind::ExternalOffsets,
-                        SectionKind::ExternalEdges,
-                        row,
-                    ),
-                ));
+                edges.extend(self.edges_of(p, page.adjacent(external.0, external.1, row)));
             }
         }
         edges

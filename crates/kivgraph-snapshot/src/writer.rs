@@ -15,8 +15,6 @@ pub enum WriteError {
     DanglingEdge { kind: &'static str, key: StableKey },
     #[error("symbol {0} is declared in a file the fact set does not hold")]
     OrphanSymbol(StableKey),
-    #[error("edge {kind} starts at {key}, which this page does not hold")]
-    ForeignSource { kind: &'static str, key: StableKey },
     #[error("the fact set is too large for 32-bit offsets ({0})")]
     TooLarge(&'static str),
 }
@@ -614,15 +612,11 @@ pub fn write_page<'a>(
         key,
     };
     for edge in &facts.edges {
-        if !nodes.contains_key(&edge.source) {
-            return Err(WriteError::ForeignSource {
-                kind: edge.kind.as_str(),
-                key: edge.source,
-            });
-        }
-        if !nodes.contains_key(&edge.target) && !externals.contains_key(&edge.target) {
-            let node = external(&edge.target).ok_or_else(|| dangling(edge, edge.target))?;
-            externals.insert(edge.target, (node.table.code(), node.page));
+        for key in [edge.source, edge.target] {
+            if !nodes.contains_key(&key) && !externals.contains_key(&key) {
+                let node = external(&key).ok_or_else(|| dangling(edge, key))?;
+                externals.insert(key, (node.table.code(), node.page));
+            }
         }
     }
     let external_rows: KeyMap<u32> = externals
@@ -753,6 +747,10 @@ pub fn write_page<'a>(
     let (external_offsets, external_edges) = adjacency(externals.len(), &facts.edges, |e| {
         external_rows.get(&e.target)
     });
+    let (external_source_offsets, external_source_edges) =
+        adjacency(externals.len(), &facts.edges, |e| {
+            external_rows.get(&e.source)
+        });
     let package_key_index = sorted_index(facts.packages.len(), |i| (&facts.packages[i].key.0, b""));
     let file_key_index = sorted_index(facts.files.len(), |i| (&facts.files[i].key.0, b""));
     let mut external_file_rows = Record::new(external_files.len() * EXTERNAL_FILE_LEN);
@@ -884,6 +882,12 @@ pub fn write_page<'a>(
             externals.len() + 1,
         ),
         (SectionKind::ExternalEdges, external_edges.0, 0),
+        (
+            SectionKind::ExternalSourceOffsets,
+            external_source_offsets.0,
+            externals.len() + 1,
+        ),
+        (SectionKind::ExternalSourceEdges, external_source_edges.0, 0),
         (
             SectionKind::PackageKeyIndex,
             package_key_index.0,

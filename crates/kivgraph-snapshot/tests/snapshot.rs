@@ -340,6 +340,29 @@ fn two_pages() -> (FactSet, FactSet) {
             .filter(|e| held.contains(&e.source))
             .cloned()
             .collect();
+        if !page {
+            // An edge the first page's analysis found starting at the second page's `Start`.
+            let server = part
+                .symbols
+                .iter()
+                .find(|s| s.name == "Server")
+                .unwrap()
+                .key;
+            let caller = facts
+                .symbols
+                .iter()
+                .find(|s| s.qualified_name == "Start")
+                .unwrap()
+                .key;
+            part.edges.push(Edge {
+                kind: EdgeKind::References,
+                source: caller,
+                target: server,
+                confidence: Confidence::StructuralCertain,
+                provenance: Provenance::TreeSitterSyntax,
+                evidence: None,
+            });
+        }
         if page {
             part.evidence = facts.evidence.clone();
             part.unresolved = facts.unresolved.clone();
@@ -359,9 +382,18 @@ fn pages_read_as_one_graph() {
         .find(|s| s.qualified_name == "Server.Start")
         .unwrap()
         .clone();
-    let page_a = write_page(3, &first, &|_| None).unwrap();
-    // An edge into a node no page holds is refused.
+    let caller_key = second.symbols[0].key;
+    // An edge reaching a node no page holds is refused.
+    assert!(write_page(3, &first, &|_| None).is_err());
     assert!(write_page(9, &second, &|_| None).is_err());
+    let page_a = write_page(3, &first, &|key: &StableKey| {
+        (*key == caller_key).then_some(ExternalNode {
+            table: ExternalTable::Symbol,
+            page: 9,
+            name: "Start",
+        })
+    })
+    .unwrap();
     let external = |key: &StableKey| {
         (*key == server_start.key).then_some(ExternalNode {
             table: ExternalTable::Symbol,
@@ -382,14 +414,37 @@ fn pages_read_as_one_graph() {
             snapshot.symbol_count(),
             snapshot.edge_count()
         ),
-        (2, 3, 2)
+        (2, 3, 3)
     );
     let method = snapshot.symbols_qualified("Server.Start")[0];
     let caller = snapshot.symbols_qualified("Start")[0];
     // The call crosses pages: its target is found by key in the page that holds it, and the
     // method's callers are asked of every page.
-    let call = snapshot.outgoing(caller.index).next().unwrap();
-    assert_eq!(call.target(), NodeRef::Symbol(method.index));
+    let server = snapshot.symbols_qualified("Server")[0];
+    let outgoing: Vec<_> = snapshot
+        .outgoing(caller.index)
+        .map(|e| (e.kind(), e.source(), e.target()))
+        .collect();
+    // Its own page's call, and the reference the other page holds, which starts here.
+    assert_eq!(
+        outgoing,
+        vec![
+            (
+                EdgeKind::References,
+                NodeRef::Symbol(caller.index),
+                NodeRef::Symbol(server.index)
+            ),
+            (
+                EdgeKind::CallsDirect,
+                NodeRef::Symbol(caller.index),
+                NodeRef::Symbol(method.index)
+            ),
+        ]
+    );
+    let call = snapshot
+        .outgoing(caller.index)
+        .find(|e| e.kind() == EdgeKind::CallsDirect)
+        .unwrap();
     let incoming: Vec<_> = snapshot
         .incoming(method.index)
         .map(|e| (e.kind(), e.source()))

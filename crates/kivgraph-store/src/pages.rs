@@ -18,7 +18,7 @@ use rayon::prelude::*;
 
 use crate::GenerationId;
 use crate::manifest::{Counts, PageEntry};
-use crate::store::{StoreError, io, write_synced};
+use crate::store::{SNAPSHOT_FILE, StoreError, io, write_synced};
 
 /// Where each page's facts sit, beside the pages.
 pub(crate) const FACTS_DIRECTORY: &str = "facts";
@@ -66,7 +66,6 @@ pub(crate) fn total_counts(pages: &[PageEntry]) -> Counts {
 pub(crate) struct Previous<'a> {
     pub directory: &'a Path,
     pub pages: &'a [PageEntry],
-    pub snapshot: &'a Snapshot,
 }
 
 /// Links `name` under `subdirectory` of `from` into the same place under `to` (copies it
@@ -127,22 +126,51 @@ pub(crate) fn unhex(text: &str) -> [u8; 32] {
 }
 
 /// Writes the pages of a pass into `directory`: the unchanged ones linked from `previous`,
-/// the others validated and laid out. Returns their entries, by page number.
+/// the others validated and laid out. Returns their entries, by page number, and the
+/// numbers of the pages it laid out.
 pub(crate) fn write_pages<P: FactPage>(
     directory: &Path,
     id: GenerationId,
     pages: &[P],
     previous: Option<&Previous>,
-) -> Result<Vec<PageEntry>, StoreError> {
+) -> Result<(Vec<PageEntry>, HashSet<u32>), StoreError> {
     create_directories(directory)?;
     let invalid = |reason: String| StoreError::Invalid { id, reason };
     let previous_entry =
         |number: u32| previous.and_then(|p| p.pages.iter().find(|entry| entry.number == number));
-    let (reused, changed): (Vec<&P>, Vec<&P>) = pages.iter().partition(|page| {
+    let (mut reused, changed): (Vec<&P>, Vec<&P>) = pages.iter().partition(|page| {
         let identity = page.identity().map(|i| hex(&i));
         identity.is_some()
             && previous_entry(page.number()).is_some_and(|entry| entry.identity == identity)
     });
+    let build = |pages: &[&P]| -> Vec<(u32, Option<[u8; 32]>, FactSet)> {
+        pages
+            .par_iter()
+            .map(|page| (page.number(), page.identity(), page.facts()))
+            .collect()
+    };
+    // The changed pages decoded while the previous snapshot, whose pages this generation
+    // keeps, is opened and validated.
+    let (mut built, snapshot) = rayon::join(
+        || build(&changed),
+        || {
+            previous
+                .filter(|_| !reused.is_empty())
+                .map(|p| Snapshot::open(&p.directory.join(SNAPSHOT_FILE)))
+        },
+    );
+    let snapshot = match snapshot {
+        Some(Err(error)) => {
+            // Nothing is shared with a generation that does not read back whole.
+            tracing::warn!(%error, "the served generation's snapshot is unreadable; every page is laid out again");
+            built.extend(build(&reused));
+            reused.clear();
+            None
+        }
+        Some(Ok(snapshot)) => Some(snapshot),
+        None => None,
+    };
+    let snapshot = snapshot.as_ref();
     let mut entries = Vec::with_capacity(pages.len());
     if let Some(previous) = previous {
         for page in &reused {
@@ -162,10 +190,6 @@ pub(crate) fn write_pages<P: FactPage>(
             entries.push(entry.clone());
         }
     }
-    let built: Vec<(u32, Option<[u8; 32]>, FactSet)> = changed
-        .par_iter()
-        .map(|page| (page.number(), page.identity(), page.facts()))
-        .collect();
     let changed_numbers: HashSet<u32> = built.iter().map(|(n, _, _)| *n).collect();
     // The pages the previous generation shares with this one.
     let unchanged = |number: u32| !changed_numbers.contains(&number);
@@ -212,14 +236,14 @@ pub(crate) fn write_pages<P: FactPage>(
     let lookup = |key: &StableKey| -> Option<ExternalNode> {
         held.get(key)
             .copied()
-            .or_else(|| previous.and_then(|p| p.snapshot.node_by_key(key, unchanged)))
+            .or_else(|| snapshot.and_then(|s| s.node_by_key(key, unchanged)))
     };
     let file_elsewhere = |repository: &str, path: &str| {
         files.contains(&(repository, path))
-            || previous.is_some_and(|p| p.snapshot.holds_file(repository, path, unchanged))
+            || snapshot.is_some_and(|s| s.holds_file(repository, path, unchanged))
     };
-    if let Some(previous) = previous {
-        check_against_previous(previous.snapshot, &built, &held, &unchanged).map_err(invalid)?;
+    if let Some(snapshot) = snapshot {
+        check_against_previous(snapshot, &built, &held, &unchanged).map_err(invalid)?;
     }
     let laid_out: Vec<PageEntry> = built
         .par_iter()
@@ -254,7 +278,7 @@ pub(crate) fn write_pages<P: FactPage>(
         .collect::<Result<_, StoreError>>()?;
     entries.extend(laid_out);
     entries.sort_by_key(|entry| entry.number);
-    Ok(entries)
+    Ok((entries, changed_numbers))
 }
 
 /// What the changed pages dropped or added against the pages they share with the previous

@@ -226,15 +226,11 @@ impl GenerationStore {
     ) -> Result<Published, StoreError> {
         self.publish_candidate(lock, |store, directory, id, lap| {
             let previous = store.reusable_generation();
-            lap("open_previous");
-            let previous = previous
-                .as_ref()
-                .map(|(directory, manifest, snapshot)| Previous {
-                    directory,
-                    pages: &manifest.pages,
-                    snapshot,
-                });
-            let entries = write_pages(directory, id, pages, previous.as_ref())?;
+            let previous = previous.as_ref().map(|(directory, manifest)| Previous {
+                directory,
+                pages: &manifest.pages,
+            });
+            let (entries, written) = write_pages(directory, id, pages, previous.as_ref())?;
             lap("validate_lay_out_and_write");
             let root = write_root(id.0, &root_entries(&entries));
             write_synced(&directory.join(SNAPSHOT_FILE), &root)?;
@@ -250,21 +246,23 @@ impl GenerationStore {
                     entries,
                 )
             };
-            store.write_manifest_and_verify(directory, id, manifest, lap)
+            store.write_manifest_and_verify(
+                directory,
+                id,
+                manifest,
+                &|number| written.contains(&number),
+                lap,
+            )
         })
     }
 
-    /// The served generation, when its pages can be shared: its directory, manifest and
-    /// snapshot. Anything unreadable only means nothing is shared.
-    fn reusable_generation(&self) -> Option<(PathBuf, Manifest, Snapshot)> {
+    /// The served generation, when its pages can be shared: its directory and manifest.
+    /// Anything unreadable only means nothing is shared.
+    fn reusable_generation(&self) -> Option<(PathBuf, Manifest)> {
         let current = self.current().ok()??;
         let directory = self.generation_dir(current);
         let manifest = read_manifest(&directory, current).ok()?;
-        if manifest.format != MANIFEST_FORMAT {
-            return None;
-        }
-        let snapshot = Snapshot::open(&directory.join(SNAPSHOT_FILE)).ok()?;
-        Some((directory, manifest, snapshot))
+        (manifest.format == MANIFEST_FORMAT).then_some((directory, manifest))
     }
 
     /// Publishes the facts of generation `from` again as a new generation, for a pass that
@@ -291,7 +289,7 @@ impl GenerationStore {
                 repositories,
                 ..fresh_manifest(id, previous.counts, previous.digests, previous.pages)
             };
-            store.write_manifest_and_verify(directory, id, manifest, lap)
+            store.write_manifest_and_verify(directory, id, manifest, &|_| false, lap)
         })
     }
 
@@ -351,16 +349,17 @@ impl GenerationStore {
         directory: &Path,
         id: GenerationId,
         manifest: Manifest,
+        written: &(dyn Fn(u32) -> bool + Sync),
         lap: &mut dyn FnMut(&'static str),
     ) -> Result<Manifest, StoreError> {
         let manifest_bytes = serde_json::to_vec_pretty(&manifest)
             .map_err(|e| StoreError::Snapshot(e.to_string()))?;
         write_synced(&directory.join(MANIFEST_FILE), &manifest_bytes)?;
         sync_dir(directory)?;
-        // Validate exactly what a server will map, from disk. The facts were validated in
-        // memory (or, republished, when they were first published); their files are checked
-        // against their digests.
-        verify_files(directory, id, &manifest)?;
+        // Validate exactly what a server will map, from disk: the root and the pages this
+        // publication wrote (the facts were validated in memory; their files are checked
+        // against their digests). A linked page is the file a previous publication proved.
+        verify_files(directory, id, &manifest, Some(written))?;
         lap("verify_from_disk");
         Ok(manifest)
     }
@@ -478,39 +477,79 @@ fn verify_directory(directory: &Path, id: GenerationId) -> Result<Manifest, Stor
         return Err(invalid("the fact counts do not match the manifest".into()));
     }
     facts.validate().map_err(|e| invalid(e.to_string()))?;
-    verify_files(directory, id, &manifest)?;
+    verify_files(directory, id, &manifest, None)?;
     Ok(manifest)
 }
 
-/// The files on disk against the manifest: the facts' digest, and the snapshot reopened and
-/// validated by the reader that servers use.
-fn verify_files(directory: &Path, id: GenerationId, manifest: &Manifest) -> Result<(), StoreError> {
+/// The files on disk against the manifest: the facts' digests, and the snapshot reopened
+/// and validated by the reader that servers use — all of it (`written: None`), or the root
+/// and the pages `written` accepts, which this publication wrote (the others are links to
+/// files a previous publication proved, and must only be there).
+fn verify_files(
+    directory: &Path,
+    id: GenerationId,
+    manifest: &Manifest,
+    written: Option<&(dyn Fn(u32) -> bool + Sync)>,
+) -> Result<(), StoreError> {
     let invalid = |reason: String| StoreError::Invalid { id, reason };
+    let root = directory.join(SNAPSHOT_FILE);
+    let mismatch = || {
+        invalid(format!(
+            "{SNAPSHOT_FILE} does not hold this generation's facts"
+        ))
+    };
+    let to_hex =
+        |digest: [u8; 32]| -> String { digest.iter().map(|b| format!("{b:02x}")).collect() };
+    let checked: Vec<_> = manifest
+        .pages
+        .iter()
+        .filter(|entry| written.is_none_or(|written| written(entry.number)))
+        .cloned()
+        .collect();
     // The facts' digests are checked beside the snapshot's validation.
-    let (facts, snapshot) = rayon::join(
-        || check_facts_files(directory, &manifest.pages),
-        || Snapshot::open(&directory.join(SNAPSHOT_FILE)),
+    let (facts, payload_digest) = rayon::join(
+        || check_facts_files(directory, &checked),
+        || -> Result<String, StoreError> {
+            let in_file = |e: SnapshotError| invalid(format!("{SNAPSHOT_FILE}: {e}"));
+            match written {
+                None => {
+                    let snapshot = Snapshot::open(&root).map_err(in_file)?;
+                    let counts = &manifest.counts;
+                    if snapshot.generation() != id.0
+                        || snapshot.symbol_count() != counts.symbols
+                        || snapshot.file_count() != counts.files
+                        || snapshot.edge_count() != counts.edges
+                    {
+                        return Err(mismatch());
+                    }
+                    Ok(to_hex(snapshot.payload_digest()))
+                }
+                Some(written) => {
+                    let validated = Snapshot::validate_pages(&root, written).map_err(in_file)?;
+                    let agrees = validated.generation == id.0
+                        && validated
+                            .pages
+                            .iter()
+                            .all(|(number, symbols, files, edges)| {
+                                manifest.pages.iter().any(|entry| {
+                                    entry.number == *number
+                                        && entry.counts.symbols == *symbols
+                                        && entry.counts.files == *files
+                                        && entry.counts.edges == *edges
+                                })
+                            });
+                    if !agrees {
+                        return Err(mismatch());
+                    }
+                    Ok(to_hex(validated.payload_digest))
+                }
+            }
+        },
     );
     facts.map_err(invalid)?;
-    let snapshot = snapshot.map_err(|e: SnapshotError| invalid(format!("{SNAPSHOT_FILE}: {e}")))?;
-    let digest: String = snapshot
-        .payload_digest()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    if digest != manifest.digests.snapshot_payload {
+    if payload_digest? != manifest.digests.snapshot_payload {
         return Err(invalid(format!(
             "{SNAPSHOT_FILE} does not match the digest in its manifest"
-        )));
-    }
-    let counts = &manifest.counts;
-    if snapshot.generation() != id.0
-        || snapshot.symbol_count() != counts.symbols
-        || snapshot.file_count() != counts.files
-        || snapshot.edge_count() != counts.edges
-    {
-        return Err(invalid(format!(
-            "{SNAPSHOT_FILE} does not hold this generation's facts"
         )));
     }
     Ok(())

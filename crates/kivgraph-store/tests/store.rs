@@ -155,3 +155,144 @@ fn publish_rollback_and_clean() {
         Err(StoreError::NothingToRollBack)
     ));
 }
+
+/// A page of a test pass: its facts and the identity a pass would give them.
+struct TestPage {
+    number: u32,
+    identity: [u8; 32],
+    facts: FactSet,
+}
+
+impl FactPage for TestPage {
+    fn number(&self) -> u32 {
+        self.number
+    }
+    fn identity(&self) -> Option<[u8; 32]> {
+        Some(self.identity)
+    }
+    fn facts(&self) -> FactSet {
+        self.facts.clone()
+    }
+}
+
+/// Page `number` holding package `package` with one file declaring `symbols`; `calls`
+/// adds an edge from its first declaration to a declaration of another page.
+fn page(number: u32, package: &str, symbols: &[&str], calls: Option<&str>) -> TestPage {
+    let mut facts = facts(symbols[0]);
+    let template = facts.clone();
+    let package_key = key(package);
+    let file_key = key(&format!("{package}.go"));
+    facts.packages[0].key = package_key;
+    facts.packages[0].name = package.into();
+    facts.files[0].key = file_key;
+    facts.files[0].package = package_key;
+    facts.files[0].path = format!("{package}.go");
+    facts.symbols.clear();
+    facts.edges.clear();
+    for name in symbols {
+        let symbol = SymbolFact {
+            key: key(name),
+            name: name.to_string(),
+            qualified_name: name.to_string(),
+            package: package_key,
+            file_path: format!("{package}.go"),
+            ..template.symbols[0].clone()
+        };
+        facts.edges.push(Edge {
+            target: symbol.key,
+            source: file_key,
+            ..template.edges[0].clone()
+        });
+        facts.symbols.push(symbol);
+    }
+    if let Some(callee) = calls {
+        facts.edges.push(Edge {
+            kind: EdgeKind::CallsDirect,
+            source: key(symbols[0]),
+            target: key(callee),
+            confidence: Confidence::StructuralCertain,
+            provenance: Provenance::TreeSitterSyntax,
+            evidence: None,
+        });
+    }
+    facts.canonicalize();
+    let identity = *blake3::hash(format!("{package}{symbols:?}{calls:?}").as_bytes()).as_bytes();
+    TestPage {
+        number,
+        identity,
+        facts,
+    }
+}
+
+#[test]
+fn unchanged_pages_are_linked_and_kept_pages_stay_whole() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().unwrap();
+    let store = GenerationStore::new(dir.path());
+    let lock = store.lock().unwrap();
+    let first = store
+        .publish(
+            &lock,
+            &[
+                page(1, "a", &["Sa"], None),
+                page(2, "b", &["Sb"], Some("Sa")),
+            ],
+            vec![],
+        )
+        .unwrap();
+    // Page 2 changes: page 1 is the same file in both generations.
+    let second = store
+        .publish(
+            &lock,
+            &[
+                page(1, "a", &["Sa"], None),
+                page(2, "b", &["Sb", "Sc"], Some("Sa")),
+            ],
+            vec![],
+        )
+        .unwrap();
+    let inode = |generation: &kivgraph_store::Published, number: u32| {
+        let entry = generation
+            .manifest
+            .pages
+            .iter()
+            .find(|p| p.number == number)
+            .unwrap()
+            .clone();
+        std::fs::read_dir(generation.directory.join("pages"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .contains(&entry.snapshot)
+            })
+            .map(|p| std::fs::metadata(p).unwrap().ino())
+            .unwrap()
+    };
+    assert_eq!(inode(&first, 1), inode(&second, 1));
+    assert_ne!(inode(&first, 2), inode(&second, 2));
+    assert_eq!(second.manifest.counts.symbols, 3);
+    let snapshot = kivgraph_snapshot::Snapshot::open(&store.snapshot_path(second.id)).unwrap();
+    let callee = snapshot.symbols_named("Sa")[0];
+    assert_eq!(
+        snapshot.incoming(callee.index).count(),
+        2,
+        "DEFINES and the call"
+    );
+    // A changed page may not drop a declaration a kept page points at.
+    let refused = store.publish(
+        &lock,
+        &[
+            page(1, "a", &["Sz"], None),
+            page(2, "b", &["Sb", "Sc"], Some("Sa")),
+        ],
+        vec![],
+    );
+    assert!(
+        matches!(&refused, Err(StoreError::Invalid { reason, .. }) if reason.contains("is gone, and a page this generation keeps points at it")),
+        "{refused:?}"
+    );
+    assert_eq!(store.current().unwrap(), Some(second.id));
+}
