@@ -995,6 +995,7 @@ pub fn run_pass(
         .count();
     if options.fact_cache == FactCacheMode::Verify {
         verify_against_fresh(&engine, &workspace, &loaded, &options.analyzers)?;
+        timings.lap("verify");
     }
     let mut reports: Vec<RepositoryReport> = loaded
         .iter()

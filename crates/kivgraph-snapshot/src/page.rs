@@ -87,6 +87,53 @@ pub(crate) fn read_key(bytes: &[u8], at: usize) -> [u8; 32] {
     key
 }
 
+/// What the 64-byte header of a root or a page says, once checked.
+pub(crate) struct Header {
+    /// Sections of a page, pages of a root.
+    pub count: usize,
+    /// A page's number, a root's generation.
+    pub field: u64,
+    pub digest: [u8; 32],
+}
+
+impl Header {
+    /// Checks length, `magic`, version, payload length and payload digest.
+    pub(crate) fn check(bytes: &[u8], magic: &[u8; 8]) -> Result<Header, SnapshotError> {
+        if bytes.len() < HEADER_LEN {
+            return Err(SnapshotError::TooSmall(bytes.len()));
+        }
+        if &bytes[..8] != magic {
+            return Err(SnapshotError::BadMagic);
+        }
+        let version = read_u32(bytes, 8);
+        if version != FORMAT_VERSION {
+            return Err(SnapshotError::UnsupportedVersion(version));
+        }
+        let payload_len = read_u64(bytes, 24);
+        let actual = (bytes.len() - HEADER_LEN) as u64;
+        if payload_len != actual {
+            return Err(SnapshotError::Truncated {
+                expected: payload_len,
+                actual,
+            });
+        }
+        let digest = read_key(bytes, 32);
+        if blake3::Hasher::new()
+            .update_rayon(&bytes[HEADER_LEN..])
+            .finalize()
+            .as_bytes()
+            != &digest
+        {
+            return Err(SnapshotError::DigestMismatch);
+        }
+        Ok(Header {
+            count: read_u32(bytes, 12) as usize,
+            field: read_u64(bytes, 16),
+            digest,
+        })
+    }
+}
+
 impl Page {
     /// Maps `path` read-only and validates it.
     pub(crate) fn open(path: &Path) -> Result<Self, SnapshotError> {
@@ -164,35 +211,11 @@ impl Page {
             Backing::Mapped(map) => map,
             Backing::Owned(bytes) => bytes,
         };
-        if bytes.len() < HEADER_LEN {
-            return Err(SnapshotError::TooSmall(bytes.len()));
-        }
-        if &bytes[..8] != PAGE_MAGIC {
-            return Err(SnapshotError::BadMagic);
-        }
-        let version = read_u32(bytes, 8);
-        if version != FORMAT_VERSION {
-            return Err(SnapshotError::UnsupportedVersion(version));
-        }
-        let section_count = read_u32(bytes, 12) as usize;
-        let number = read_u64(bytes, 16);
-        let payload_len = read_u64(bytes, 24);
-        let actual = (bytes.len() - HEADER_LEN) as u64;
-        if payload_len != actual {
-            return Err(SnapshotError::Truncated {
-                expected: payload_len,
-                actual,
-            });
-        }
-        let digest = read_key(bytes, 32);
-        if blake3::Hasher::new()
-            .update_rayon(&bytes[HEADER_LEN..])
-            .finalize()
-            .as_bytes()
-            != &digest
-        {
-            return Err(SnapshotError::DigestMismatch);
-        }
+        let Header {
+            count: section_count,
+            field: number,
+            digest,
+        } = Header::check(bytes, PAGE_MAGIC)?;
         let sections = Self::validate_directory(bytes, section_count)?;
         if std::str::from_utf8(&bytes[sections[SectionKind::Strings as usize].range.clone()])
             .is_err()

@@ -14,7 +14,7 @@ use kivgraph_facts::{
 use rayon::prelude::*;
 
 use crate::format::*;
-use crate::page::{Page, partition_point, read_key, read_u32, read_u64};
+use crate::page::{Header, Page, partition_point, read_key, read_u32, read_u64};
 use crate::terms::TERM_IN_NAME;
 use crate::writer::{ExternalNode, ExternalTable, page_file_name};
 
@@ -60,31 +60,46 @@ struct RootEntry {
     digest: [u8; 32],
 }
 
+impl RootEntry {
+    /// Whether `page` is the page this entry names.
+    fn names(&self, page: &Page) -> Result<(), SnapshotError> {
+        if page.payload_digest() == self.digest && page.number() == u64::from(self.number) {
+            Ok(())
+        } else {
+            Err(SnapshotError::Root(format!(
+                "page {} is not the one the root names",
+                self.number
+            )))
+        }
+    }
+
+    /// Maps and validates the page this entry names, from `directory`.
+    fn open(&self, directory: &Path) -> Result<Page, SnapshotError> {
+        let page = Page::open(&directory.join(page_file_name(self.number, &self.digest)))?;
+        self.names(&page)?;
+        Ok(page)
+    }
+}
+
+/// The root file's bytes, and the directory its pages are in.
+fn read_root(path: &Path) -> Result<(Vec<u8>, PathBuf), SnapshotError> {
+    let root = std::fs::read(path).map_err(|source| SnapshotError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let directory = path.parent().map_or_else(
+        || PathBuf::from(PAGES_DIRECTORY),
+        |d| d.join(PAGES_DIRECTORY),
+    );
+    Ok((root, directory))
+}
+
 fn parse_root(bytes: &[u8]) -> Result<(u64, [u8; 32], Vec<RootEntry>), SnapshotError> {
-    if bytes.len() < HEADER_LEN {
-        return Err(SnapshotError::TooSmall(bytes.len()));
-    }
-    if &bytes[..8] != MAGIC {
-        return Err(SnapshotError::BadMagic);
-    }
-    let version = read_u32(bytes, 8);
-    if version != FORMAT_VERSION {
-        return Err(SnapshotError::UnsupportedVersion(version));
-    }
-    let count = read_u32(bytes, 12) as usize;
-    let generation = read_u64(bytes, 16);
-    let payload_len = read_u64(bytes, 24);
-    let actual = (bytes.len() - HEADER_LEN) as u64;
-    if payload_len != actual {
-        return Err(SnapshotError::Truncated {
-            expected: payload_len,
-            actual,
-        });
-    }
-    let digest = read_key(bytes, 32);
-    if blake3::hash(&bytes[HEADER_LEN..]).as_bytes() != &digest {
-        return Err(SnapshotError::DigestMismatch);
-    }
+    let Header {
+        count,
+        field: generation,
+        digest,
+    } = Header::check(bytes, MAGIC)?;
     if count.checked_mul(ROOT_ENTRY_LEN) != Some(bytes.len() - HEADER_LEN) || count == 0 {
         return Err(SnapshotError::Root(format!(
             "{count} pages do not fill {} bytes of entries",
@@ -123,32 +138,18 @@ impl Snapshot {
         path: &Path,
         among: impl Fn(u32) -> bool + Sync,
     ) -> Result<ValidatedRoot, SnapshotError> {
-        let root = std::fs::read(path).map_err(|source| SnapshotError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let (root, directory) = read_root(path)?;
         let (generation, payload_digest, entries) = parse_root(&root)?;
-        let directory = path.parent().map_or_else(
-            || PathBuf::from(PAGES_DIRECTORY),
-            |d| d.join(PAGES_DIRECTORY),
-        );
         let pages = entries
             .par_iter()
             .map(|entry| {
-                let file = directory.join(page_file_name(entry.number, &entry.digest));
                 if !among(entry.number) {
+                    let file = directory.join(page_file_name(entry.number, &entry.digest));
                     return std::fs::metadata(&file)
                         .map(|_| None)
                         .map_err(|source| SnapshotError::Io { path: file, source });
                 }
-                let page = Page::open(&file)?;
-                if page.payload_digest() != entry.digest || page.number() != u64::from(entry.number)
-                {
-                    return Err(SnapshotError::Root(format!(
-                        "page {} is not the one the root names",
-                        entry.number
-                    )));
-                }
+                let page = entry.open(&directory)?;
                 Ok(Some((
                     entry.number,
                     page.count(SectionKind::Symbols),
@@ -167,18 +168,11 @@ impl Snapshot {
     /// Reads the root at `path`, then maps each page it names from the `pages` directory
     /// beside it and validates it.
     pub fn open(path: &Path) -> Result<Self, SnapshotError> {
-        let root = std::fs::read(path).map_err(|source| SnapshotError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let (root, directory) = read_root(path)?;
         let (generation, digest, entries) = parse_root(&root)?;
-        let directory = path.parent().map_or_else(
-            || PathBuf::from(PAGES_DIRECTORY),
-            |d| d.join(PAGES_DIRECTORY),
-        );
         let pages: Vec<Page> = entries
             .par_iter()
-            .map(|entry| Page::open(&directory.join(page_file_name(entry.number, &entry.digest))))
+            .map(|entry| entry.open(&directory))
             .collect::<Result<_, _>>()?;
         Self::assemble(generation, digest, root.len(), &entries, pages)
     }
@@ -210,12 +204,7 @@ impl Snapshot {
         pages: Vec<Page>,
     ) -> Result<Self, SnapshotError> {
         for (entry, page) in entries.iter().zip(&pages) {
-            if page.payload_digest() != entry.digest || page.number() != u64::from(entry.number) {
-                return Err(SnapshotError::Root(format!(
-                    "page {} is not the one the root names",
-                    entry.number
-                )));
-            }
+            entry.names(page)?;
         }
         // Every page carries every repository, in one order: rows are numbered alike.
         let first = &pages[0];
