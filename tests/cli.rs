@@ -435,6 +435,32 @@ fn corruption_is_refused_and_a_killed_pass_leaves_the_previous_generation() {
     assert!(stdout(&workspace.run(&["doctor"])).contains("snapshot: FAIL (snapshot is truncated"));
     std::fs::write(&snapshot, &original).unwrap();
     assert!(workspace.run(&["doctor"]).status.success());
+
+    // The same of a page the root names: its bytes hold the graph.
+    let largest_page = std::fs::read_dir(store.generation_dir(current).join("pages"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .max_by_key(|p| std::fs::metadata(p).unwrap().len())
+        .unwrap();
+    let page = read(largest_page.clone());
+    let mut flipped = page.clone();
+    flipped[page.len() / 2] ^= 0x10;
+    std::fs::write(&largest_page, &flipped).unwrap();
+    assert!(matches!(
+        Snapshot::open(&snapshot),
+        Err(kivgraph_snapshot::SnapshotError::DigestMismatch)
+    ));
+    let report = stdout(&workspace.run(&["doctor"]));
+    assert!(
+        report.contains("snapshot: FAIL (snapshot payload digest does not match"),
+        "{report}"
+    );
+    std::fs::write(&largest_page, &page[..page.len() - 100]).unwrap();
+    assert!(stdout(&workspace.run(&["doctor"])).contains("snapshot: FAIL (snapshot is truncated"));
+    std::fs::remove_file(&largest_page).unwrap();
+    assert!(stdout(&workspace.run(&["doctor"])).contains("snapshot: FAIL (cannot read snapshot"));
+    std::fs::write(&largest_page, &page).unwrap();
+    assert!(workspace.run(&["doctor"]).status.success());
     let graph = workspace.run(&["doctor", "graph"]);
     assert!(graph.status.success(), "{}", stdout(&graph));
     assert!(stdout(&graph).contains("duplicate_stable_key: PASS (0)"));

@@ -18,6 +18,9 @@ use crate::stored::Stored;
 #[derive(Debug, Clone)]
 pub struct EnginePage {
     number: u32,
+    /// The build that lays the page out (the fact cache's identity): a new build lays out
+    /// every page again, whatever its facts.
+    build: Arc<str>,
     repositories: Arc<Vec<Arc<RepositoryFacts>>>,
     /// (repository position, package position) in `repositories`.
     packages: Vec<(usize, usize)>,
@@ -25,13 +28,15 @@ pub struct EnginePage {
 }
 
 impl WorkspaceFacts {
-    /// The workspace in [`PAGE_COUNT`] pages, with `pass_wide` rows (about a repository
-    /// as a whole) on their repository's page.
-    pub fn pages(&self, pass_wide: &[UnresolvedReference]) -> Vec<EnginePage> {
+    /// The workspace in [`PAGE_COUNT`] pages laid out by `build`, with `pass_wide` rows
+    /// (about a repository as a whole) on their repository's page.
+    pub fn pages(&self, build: &str, pass_wide: &[UnresolvedReference]) -> Vec<EnginePage> {
         let repositories = Arc::new(self.repositories.clone());
+        let build: Arc<str> = Arc::from(build);
         let mut pages: Vec<EnginePage> = (0..PAGE_COUNT)
             .map(|number| EnginePage {
                 number,
+                build: Arc::clone(&build),
                 repositories: Arc::clone(&repositories),
                 packages: Vec::new(),
                 pass_wide: Vec::new(),
@@ -78,6 +83,7 @@ impl FactPage for EnginePage {
     fn identity(&self) -> Option<[u8; 32]> {
         let mut hasher = blake3::Hasher::new();
         hasher.update(&self.number.to_le_bytes());
+        hasher.update(self.build.as_bytes());
         hasher.update(&postcard::to_stdvec(&self.repository_rows()).ok()?);
         hasher.update(&postcard::to_stdvec(&self.pass_wide).ok()?);
         for (repository, facts) in self.parts() {

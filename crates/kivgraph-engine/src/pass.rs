@@ -1043,7 +1043,7 @@ pub fn run_pass(
     };
     timings.lap("cache_save");
     // After the save: every page's memo values then have their digest, its identity.
-    let pages = workspace.pages(&pass_wide);
+    let pages = workspace.pages(&options.identity.0, &pass_wide);
     // The memo tables of a large workspace take a quarter of a second to free, which
     // nobody needs to wait for.
     std::thread::spawn(move || drop(engine));

@@ -318,3 +318,57 @@ fn a_restored_engine_reexecutes_only_what_the_edit_reaches() {
     cold.update(&load());
     assert_eq!(cold.facts(&|_| {}).to_fact_set(), after);
 }
+
+/// What a pass hands the store: pages whose identity moves with their facts alone. After an
+/// edit of one package, that package's page alone has a new identity (the store lays out
+/// that page and links the others); another build gives every page a new one.
+#[test]
+fn an_edit_changes_the_identity_of_its_page_alone() {
+    use kivgraph_facts::{FactPage, page_of};
+
+    let (dir, entries) = fixture();
+    let identities = |identity: &str| -> Vec<Option<[u8; 32]>> {
+        let outcome = run_pass(
+            &entries,
+            &options(dir.path(), FactCacheMode::On, identity),
+            &|_| {},
+        )
+        .unwrap();
+        match &outcome.graph {
+            PassGraph::Computed(pages) => pages.iter().map(FactPage::identity).collect(),
+            PassGraph::Unchanged { .. } => panic!("no generation was recorded"),
+        }
+    };
+    let before = identities("test-build");
+    assert!(before.iter().all(Option::is_some));
+    write(
+        &entries[0].path,
+        "lib/util.py",
+        "def helper():\n    pass\n\ndef added():\n    pass\n",
+    );
+    let after = identities("test-build");
+    let python_page = fixture_package_key(&entries, "lib");
+    let changed: Vec<usize> = (0..before.len())
+        .filter(|page| before[*page] != after[*page])
+        .collect();
+    assert_eq!(changed, vec![page_of(&python_page) as usize]);
+    let rebuilt = identities("other-build");
+    assert!(rebuilt.iter().zip(&after).all(|(a, b)| a != b));
+}
+
+/// The key of the fixture's package at directory `path`, from a cold pass's facts.
+fn fixture_package_key(entries: &[RepositoryEntry], path: &str) -> kivgraph_facts::StableKey {
+    let dir = tempfile::tempdir().unwrap();
+    let outcome = run_pass(
+        entries,
+        &options(dir.path(), FactCacheMode::Off, "test-build"),
+        &|_| {},
+    )
+    .unwrap();
+    facts(&outcome)
+        .packages
+        .iter()
+        .find(|p| p.path == path)
+        .expect("the fixture has the package")
+        .key
+}
