@@ -221,7 +221,7 @@ pub(crate) fn write_pages<P: FactPage>(
         for (key, node) in rows {
             if let Some(other) = held.insert(key, node) {
                 return Err(invalid(format!(
-                    "pages {} and {number} both hold {key}",
+                    "{key} is held twice (pages {} and {number})",
                     other.page
                 )));
             }
