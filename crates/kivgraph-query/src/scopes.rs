@@ -76,6 +76,9 @@ pub fn invisible_scopes(
             detail: u.detail().to_string(),
         });
     }
+    scopes.sort_by(|a, b| {
+        (&a.repository, &a.path, &a.reason).cmp(&(&b.repository, &b.path, &b.reason))
+    });
     scopes
 }
 
@@ -86,14 +89,25 @@ fn absolute(published: &Published, repository: &str, path: &str) -> Option<Strin
 }
 
 /// The failures, anywhere in the graph, that asked for `name` (the last segment of what they
-/// requested), in table order. Rows without a file are scopes, not sites.
+/// requested), by repository, file and line. Rows without a file are scopes, not sites.
 pub fn blind_spots<'a>(published: &'a Published, name: &str) -> Vec<UnresolvedView<'a>> {
-    published
+    let mut spots: Vec<UnresolvedView> = published
         .snapshot
         .unresolved_requesting(name)
         .into_iter()
         .filter(|u| u.file_path().is_some())
-        .collect()
+        .collect();
+    spots.sort_by_cached_key(|u| {
+        (
+            u.repository().map(|r| r.index),
+            u.file_path(),
+            u.lines(),
+            u.reason(),
+            u.requested_symbol(),
+            u.index,
+        )
+    });
+    spots
 }
 
 /// A file where the name is spelled more often than the graph explains (how many times), or
@@ -126,11 +140,15 @@ pub fn unbound_mentions<'a>(
             }
         }
     }
-    unbound.sort_unstable();
-    unbound
+    let mut unbound: Vec<UnboundFile> = unbound
         .into_iter()
         .filter_map(|(file, unexplained)| Some((snapshot.file(file)?, unexplained)))
-        .collect()
+        .collect();
+    // In the fact set's file order (repository, package, path), whatever page a file is on.
+    unbound.sort_by_cached_key(|(file, _)| {
+        (file.repository().index, file.package().key(), file.path())
+    });
+    unbound
 }
 
 /// Everything that bounds one answer, as views into the snapshot: only what the block lists

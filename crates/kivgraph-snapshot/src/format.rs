@@ -89,6 +89,7 @@ sections! {
     ExternalFiles = 31, EXTERNAL_FILE_LEN;
     ExternalSourceOffsets = 32, 4;
     ExternalSourceEdges = 33, 4;
+    RequestedNames = 34, REQUESTED_NAME_LEN;
 }
 
 // Adjacency is compressed sparse rows over the symbol table: `ForwardOffsets` holds
@@ -100,6 +101,10 @@ sections! {
 // `UnresolvedNameIndex` orders the unresolved rows that request a symbol by the last segment
 // of the requested name (after the final `.` or `::`), so "failures that asked for this
 // name" is one binary search.
+//
+// `RequestedNames` is each distinct requested name of `UnresolvedNameIndex`, sorted, with the
+// start of its run there: "failures that asked for this name" is one binary search on plain
+// strings.
 //
 // `UnresolvedScopeIndex` lists, in table order, the rows that describe a scope rather than
 // a site: those without a file (a repository or package nobody could read) and PARSE_ERROR
@@ -156,6 +161,9 @@ pub const MENTION_ENTRY_LEN: usize = 8;
 
 /// term str · posting start u32
 pub const TERM_NAME_LEN: usize = 12;
+
+/// name str · start of its run in `UnresolvedNameIndex` u32
+pub const REQUESTED_NAME_LEN: usize = 12;
 
 /// key 32 · table u8 (`TABLE_SYMBOL`, `TABLE_PACKAGE` or `TABLE_FILE`) · pad 3 · owning page u32
 pub const EXTERNAL_NODE_LEN: usize = 40;

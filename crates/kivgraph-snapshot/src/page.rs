@@ -574,6 +574,33 @@ impl Page {
             }
             Ok(())
         })?;
+        // Each requested name once, ascending, its run naming it: the entry that starts a
+        // run asks for its name, and the entry before it for a smaller one.
+        let index_len = self.count(SectionKind::UnresolvedNameIndex);
+        first_error(self.count(SectionKind::RequestedNames), |i| {
+            let r = self.record(SectionKind::RequestedNames, i);
+            self.check_str("requested name", i, r, 0)?;
+            let start = read_u32(r, 8) as usize;
+            let name = self.str_bytes_at(r, 0);
+            let named = |entry: usize| requested(entry).1.map(str::as_bytes);
+            let end = self.requested_run_end(i);
+            let fits = start < end
+                && end <= index_len
+                && (i > 0 || start == 0)
+                && named(start) == Some(name)
+                && (start == 0 || named(start - 1).is_some_and(|before| before < name));
+            if !fits {
+                return Err(fail(
+                    "requested name",
+                    i,
+                    "run out of range or of another name",
+                ));
+            }
+            Ok(())
+        })?;
+        if index_len > 0 && self.count(SectionKind::RequestedNames) == 0 {
+            return Err(fail("requested name", 0, "the name index has no names"));
+        }
         first_error(self.count(SectionKind::UnresolvedScopeIndex), |i| {
             let row = read_u32(self.record(SectionKind::UnresolvedScopeIndex, i), 0) as usize;
             if row >= unresolved
@@ -758,6 +785,22 @@ impl Page {
             ""
         }
     }
+    /// [`Page::repository_name`]'s bytes, for ordering (checked as UTF-8 once, at open).
+    fn repository_name_bytes(&self, row: u32) -> &[u8] {
+        if (row as usize) < self.count(SectionKind::Repositories) {
+            self.str_bytes_at(self.record(SectionKind::Repositories, row as usize), 0)
+        } else {
+            b""
+        }
+    }
+    /// A string field of an unresolved row as bytes, when its flag says it is there.
+    fn unresolved_bytes(&self, row: usize, flag: u8, at: usize) -> &[u8] {
+        if self.unresolved_flag(row, flag) {
+            self.str_bytes_at(self.record(SectionKind::Unresolved, row), at)
+        } else {
+            b""
+        }
+    }
 
     /// The bytes an index orders by, for entry `i` of its table.
     fn index_key(&self, kind: SectionKind, i: u32) -> (&[u8], &[u8]) {
@@ -777,16 +820,13 @@ impl Page {
             SectionKind::FilePathIndex => {
                 let file = self.record(SectionKind::Files, i as usize);
                 (
-                    self.repository_name(read_u32(file, 64)).as_bytes(),
+                    self.repository_name_bytes(read_u32(file, 64)),
                     self.str_bytes_at(file, 72),
                 )
             }
             SectionKind::UnresolvedFileIndex => (
-                self.repository_name(self.unresolved_repository(i as usize))
-                    .as_bytes(),
-                self.unresolved_file_path(i as usize)
-                    .unwrap_or("")
-                    .as_bytes(),
+                self.repository_name_bytes(self.unresolved_repository(i as usize)),
+                self.unresolved_bytes(i as usize, UNRESOLVED_HAS_FILE, 16),
             ),
             _ => (b"", b""),
         }
@@ -844,17 +884,25 @@ impl Page {
 
     /// Unresolved rows whose requested symbol's last segment is `name`, in table order.
     pub(crate) fn unresolved_requesting(&self, name: &str) -> Vec<u32> {
-        let kind = SectionKind::UnresolvedNameIndex;
-        let len = self.count(kind);
-        let row = |i: usize| read_u32(self.record(kind, i), 0);
-        let key = |i: usize| {
-            self.unresolved_requested_symbol(row(i) as usize)
-                .map(requested_name)
-                .unwrap_or("")
-        };
-        let start = partition_point(len, |i| key(i) < name);
-        let end = start + partition_point(len - start, |i| key(start + i) <= name);
-        (start..end).map(row).collect()
+        let names = self.count(SectionKind::RequestedNames);
+        let name_at = |i: usize| self.str_bytes_at(self.record(SectionKind::RequestedNames, i), 0);
+        let at = partition_point(names, |i| name_at(i) < name.as_bytes());
+        if at == names || name_at(at) != name.as_bytes() {
+            return Vec::new();
+        }
+        let start = read_u32(self.record(SectionKind::RequestedNames, at), 8) as usize;
+        (start..self.requested_run_end(at))
+            .map(|i| read_u32(self.record(SectionKind::UnresolvedNameIndex, i), 0))
+            .collect()
+    }
+
+    /// One past the last `UnresolvedNameIndex` entry of requested name `i`.
+    fn requested_run_end(&self, i: usize) -> usize {
+        if i + 1 < self.count(SectionKind::RequestedNames) {
+            read_u32(self.record(SectionKind::RequestedNames, i + 1), 8) as usize
+        } else {
+            self.count(SectionKind::UnresolvedNameIndex)
+        }
     }
 
     /// The rows of `UnresolvedScopeIndex`, only one repository's when `repository` names it
@@ -862,9 +910,10 @@ impl Page {
     pub(crate) fn unresolved_scopes(&self, repository: Option<&str>) -> Vec<u32> {
         let kind = SectionKind::UnresolvedScopeIndex;
         let row = |i: usize| read_u32(self.record(kind, i), 0);
-        let owner = |i: usize| self.repository_name(self.unresolved_repository(row(i) as usize));
+        let owner =
+            |i: usize| self.repository_name_bytes(self.unresolved_repository(row(i) as usize));
         let len = self.count(kind);
-        let range = match repository {
+        let range = match repository.map(str::as_bytes) {
             None => 0..len,
             Some(name) => {
                 let start = partition_point(len, |i| owner(i) < name);
@@ -878,10 +927,9 @@ impl Page {
     /// graph explains, in file order.
     pub(crate) fn unexplained_mentions(&self, name: &str) -> Vec<(u32, u32)> {
         let names = self.count(SectionKind::MentionNames);
-        let at = partition_point(names, |i| {
-            self.str_at(self.record(SectionKind::MentionNames, i), 0) < name
-        });
-        if at == names || self.str_at(self.record(SectionKind::MentionNames, at), 0) != name {
+        let name_at = |i: usize| self.str_bytes_at(self.record(SectionKind::MentionNames, i), 0);
+        let at = partition_point(names, |i| name_at(i) < name.as_bytes());
+        if at == names || name_at(at) != name.as_bytes() {
             return Vec::new();
         }
         let start = read_u32(self.record(SectionKind::MentionNames, at), 8) as usize;

@@ -383,28 +383,22 @@ impl Snapshot {
         rows
     }
 
-    /// Symbols whose simple name is exactly `name`, page by page in name-index order.
+    /// Symbols whose simple name is exactly `name`, in the fact set's order.
     pub fn symbols_named(&self, name: &str) -> Vec<SymbolView<'_>> {
-        self.lookup(
+        canonical_symbols(self.lookup(
             Table::Symbols,
             SectionKind::NameIndex,
             (name.as_bytes(), b""),
-        )
-        .into_iter()
-        .map(SymbolView::new)
-        .collect()
+        ))
     }
 
-    /// Symbols whose qualified name is exactly `qualified_name`.
+    /// Symbols whose qualified name is exactly `qualified_name`, in the fact set's order.
     pub fn symbols_qualified(&self, qualified_name: &str) -> Vec<SymbolView<'_>> {
-        self.lookup(
+        canonical_symbols(self.lookup(
             Table::Symbols,
             SectionKind::QualifiedNameIndex,
             (qualified_name.as_bytes(), b""),
-        )
-        .into_iter()
-        .map(SymbolView::new)
-        .collect()
+        ))
     }
 
     pub fn symbol_by_key(&self, key: &StableKey) -> Option<SymbolView<'_>> {
@@ -496,56 +490,64 @@ impl Snapshot {
             0,
         ));
         let mut edges = Vec::new();
+        let mut pages = 0;
         for (p, page) in self.pages.iter().enumerate() {
+            let before = edges.len();
             if p == home {
                 edges.extend(self.edges_of(p, page.adjacent(own.0, own.1, local)));
             } else if let Some(row) = page.external_row(&key) {
                 edges.extend(self.edges_of(p, page.adjacent(external.0, external.1, row)));
             }
+            pages += usize::from(edges.len() > before);
+        }
+        // Each page lists its edges in the fact set's order: edges from several pages are
+        // merged into it, so that an answer does not depend on which page an edge sits on.
+        if pages > 1 {
+            edges.sort_by_cached_key(EdgeView::canonical_key);
         }
         edges
     }
 
     /// Unresolved rows whose requested symbol's last segment is `name`
-    /// ([`requested_name`](crate::format::requested_name)), in table order.
+    /// ([`requested_name`](crate::format::requested_name)), page by page in table order.
     pub fn unresolved_requesting(&self, name: &str) -> Vec<UnresolvedView<'_>> {
-        let mut rows = Vec::new();
-        for (p, page) in self.pages.iter().enumerate() {
-            rows.extend(
-                page.unresolved_requesting(name).into_iter().map(|local| {
-                    UnresolvedView::new(self.row(Table::Unresolved, p, local as usize))
-                }),
-            );
-        }
+        self.unresolved_rows(|page| page.unresolved_requesting(name))
+    }
+
+    /// The unresolved rows recorded in one file of one repository, in table order (one
+    /// page holds a file and its rows).
+    pub fn unresolved_in_file(&self, repository: &str, path: &str) -> Vec<UnresolvedView<'_>> {
+        let mut rows = self.unresolved_rows(|page| {
+            page.lookup(
+                SectionKind::UnresolvedFileIndex,
+                (repository.as_bytes(), path.as_bytes()),
+            )
+        });
+        rows.sort_unstable_by_key(|row| row.index);
         rows
     }
 
-    /// The unresolved rows recorded in one file of one repository, in table order.
-    pub fn unresolved_in_file(&self, repository: &str, path: &str) -> Vec<UnresolvedView<'_>> {
-        let mut rows = self.lookup(
-            Table::Unresolved,
-            SectionKind::UnresolvedFileIndex,
-            (repository.as_bytes(), path.as_bytes()),
-        );
-        rows.sort_unstable_by_key(|row| row.index);
-        rows.into_iter().map(UnresolvedView::new).collect()
-    }
-
-    /// The unresolved rows that describe unreadable scopes ([`is_scope_row`]), in table order;
-    /// only one repository's when `repository` names it.
+    /// The unresolved rows that describe unreadable scopes ([`is_scope_row`]), page by page
+    /// in table order; only one repository's when `repository` names it.
     pub fn unresolved_scopes(
         &self,
         repository: Option<&str>,
     ) -> impl Iterator<Item = UnresolvedView<'_>> {
-        let mut rows = Vec::new();
+        self.unresolved_rows(|page| page.unresolved_scopes(repository))
+            .into_iter()
+    }
+
+    /// The unresolved rows each page's `rows` names, page by page.
+    fn unresolved_rows(&self, rows: impl Fn(&Page) -> Vec<u32>) -> Vec<UnresolvedView<'_>> {
+        let mut found: Vec<UnresolvedView<'_>> = Vec::new();
         for (p, page) in self.pages.iter().enumerate() {
-            rows.extend(
-                page.unresolved_scopes(repository).into_iter().map(|local| {
+            found.extend(
+                rows(page).into_iter().map(|local| {
                     UnresolvedView::new(self.row(Table::Unresolved, p, local as usize))
                 }),
             );
         }
-        rows.into_iter()
+        found
     }
 
     /// The files spelling identifier `name` more often than the graph explains (file
@@ -686,6 +688,29 @@ impl Snapshot {
         };
         node.unwrap_or(NodeRef::Missing(key))
     }
+}
+
+/// `Edge`'s order: kind, source key, target key, confidence, provenance, observation key.
+type EdgeOrder = (u8, [u8; 32], [u8; 32], u8, u8, Option<[u8; 32]>);
+
+/// `symbols` in the fact set's order (repository, package, file, position, key), which is
+/// each page's table order, merged.
+fn canonical_symbols(rows: Vec<Row<'_>>) -> Vec<SymbolView<'_>> {
+    let mut symbols: Vec<SymbolView<'_>> = rows.into_iter().map(SymbolView::new).collect();
+    if symbols.windows(2).any(|w| w[0].row.page != w[1].row.page) {
+        symbols.sort_by_cached_key(|s| {
+            let span = s.span();
+            (
+                s.file().repository().index,
+                s.package().key(),
+                s.file().path(),
+                span.start_byte,
+                span.end_byte,
+                s.key(),
+            )
+        });
+    }
+    symbols
 }
 
 /// A row of a paged table: its page, its row there, and its number in the graph.
@@ -985,6 +1010,36 @@ impl<'a> EdgeView<'a> {
     }
     pub fn target(&self) -> NodeRef {
         self.node(4, 12)
+    }
+
+    /// The key of the node an endpoint names (`table_at`, `index_at`: where the endpoint's
+    /// table and row sit in the record).
+    fn endpoint_key(&self, table_at: usize, index_at: usize) -> [u8; 32] {
+        let local = read_u32(self.record(), index_at) as usize;
+        let page = self.row.page();
+        let key_of = |kind: SectionKind, at: usize| read_key(page.record(kind, local), at);
+        match self.record().get(table_at).copied().unwrap_or(0) {
+            TABLE_REPOSITORY => key_of(SectionKind::Repositories, 16),
+            TABLE_PACKAGE => key_of(SectionKind::Packages, 0),
+            TABLE_FILE => key_of(SectionKind::Files, 0),
+            TABLE_EVIDENCE => key_of(SectionKind::Evidence, 0),
+            TABLE_EXTERNAL => page.external_node(local).0.0,
+            _ => key_of(SectionKind::Symbols, 0),
+        }
+    }
+
+    /// Where the edge sorts in the fact set.
+    fn canonical_key(&self) -> EdgeOrder {
+        let record = self.record();
+        let code = |at: usize| record.get(at).copied().unwrap_or(0);
+        (
+            code(0),
+            self.endpoint_key(3, 8),
+            self.endpoint_key(4, 12),
+            code(1),
+            code(2),
+            self.evidence().map(|e| e.key().0),
+        )
     }
 }
 

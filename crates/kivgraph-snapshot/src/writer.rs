@@ -775,8 +775,22 @@ pub fn write_page<'a>(
         name(a).cmp(name(b)).then(a.cmp(b))
     });
     let mut unresolved_name_index = Record::new(unresolved_names.len() * 4);
-    for i in &unresolved_names {
+    let mut requested_names = Record::new(0);
+    let mut previous: Option<&str> = None;
+    for (at, i) in unresolved_names.iter().enumerate() {
         unresolved_name_index.u32(*i);
+        let name = requested_name(
+            facts.unresolved[*i as usize]
+                .requested_symbol
+                .as_deref()
+                .unwrap_or(""),
+        );
+        if previous != Some(name) {
+            requested_names
+                .str(arena.add(name)?)
+                .u32(index(at, "requested names")?);
+            previous = Some(name);
+        }
     }
     let mut scope_index = Record::new(0);
     for (i, row) in facts.unresolved.iter().enumerate() {
@@ -888,6 +902,7 @@ pub fn write_page<'a>(
             externals.len() + 1,
         ),
         (SectionKind::ExternalSourceEdges, external_source_edges.0, 0),
+        (SectionKind::RequestedNames, requested_names.0, 0),
         (
             SectionKind::PackageKeyIndex,
             package_key_index.0,
