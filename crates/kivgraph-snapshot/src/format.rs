@@ -90,6 +90,7 @@ sections! {
     ExternalSourceOffsets = 32, 4;
     ExternalSourceEdges = 33, 4;
     RequestedNames = 34, REQUESTED_NAME_LEN;
+    ExternalFilter = 35, 8;
 }
 
 // Adjacency is compressed sparse rows over the symbol table: `ForwardOffsets` holds
@@ -101,6 +102,10 @@ sections! {
 // `UnresolvedNameIndex` orders the unresolved rows that request a symbol by the last segment
 // of the requested name (after the final `.` or `::`), so "failures that asked for this
 // name" is one binary search.
+//
+// `ExternalFilter` is a Bloom filter over the keys of `ExternalNodes` (`filter_bits`): a walk
+// asks each other page whether its edges reach a node, and most pages answer no without a
+// binary search.
 //
 // `RequestedNames` is each distinct requested name of `UnresolvedNameIndex`, sorted, with the
 // start of its run there: "failures that asked for this name" is one binary search on plain
@@ -189,6 +194,22 @@ pub const TABLE_FILE: u8 = 3;
 pub const TABLE_SYMBOL: u8 = 4;
 pub const TABLE_EVIDENCE: u8 = 5;
 pub const TABLE_EXTERNAL: u8 = 6;
+
+/// The words of an external-node filter for `nodes` keys: about ten bits a key, a power of two.
+pub fn filter_words(nodes: usize) -> usize {
+    (nodes * 10).div_ceil(64).next_power_of_two().max(1)
+}
+
+/// The three bits of a filter of `words` words a key sets: keys are BLAKE3 digests, so
+/// their bytes are already uniformly spread.
+pub fn filter_bits(key: &[u8; 32], words: usize) -> [usize; 3] {
+    let bits = (words * 64) as u64;
+    [0, 8, 16].map(|at| {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&key[at..at + 8]);
+        (u64::from_le_bytes(word) % bits) as usize
+    })
+}
 
 /// The simple name an unresolved row asks for: the last segment of its requested symbol
 /// (`Type.Method` asks for `Method`, `crate::m::f` for `f`).

@@ -457,11 +457,26 @@ impl Page {
             TABLE_EXTERNAL => Some(externals),
             _ => None,
         };
-        // Other pages' nodes: each a node table, by key strictly ascending.
+        // Other pages' nodes: each a node table, by key strictly ascending, let through by
+        // the filter.
+        if self.count(SectionKind::ExternalFilter) != filter_words(externals) {
+            return Err(fail(
+                "external filter",
+                0,
+                "not sized for the external nodes",
+            ));
+        }
         first_error(externals, |i| {
             let (key, table, _) = self.external_node(i);
             if !matches!(table, TABLE_PACKAGE | TABLE_FILE | TABLE_SYMBOL) {
                 return Err(fail("external node", i, "not a node table"));
+            }
+            if !self.may_reach(&key) {
+                return Err(fail(
+                    "external node",
+                    i,
+                    "the filter does not let it through",
+                ));
             }
             if i > 0 && self.external_node(i - 1).0 >= key {
                 return Err(fail("external node", i, "keys out of order"));
@@ -862,6 +877,9 @@ impl Page {
 
     /// The row of `ExternalNodes` holding `key`, if this page's edges reach it.
     pub(crate) fn external_row(&self, key: &StableKey) -> Option<usize> {
+        if !self.may_reach(key) {
+            return None;
+        }
         let len = self.count(SectionKind::ExternalNodes);
         let key_at = |i: usize| {
             self.record(SectionKind::ExternalNodes, i)
@@ -870,6 +888,15 @@ impl Page {
         };
         let at = partition_point(len, |i| key_at(i) < &key.0[..]);
         (at < len && key_at(at) == &key.0[..]).then_some(at)
+    }
+
+    /// Whether this page's external-node filter lets `key` through (never false for a key
+    /// the page holds: open checked every one).
+    fn may_reach(&self, key: &StableKey) -> bool {
+        let words = self.count(SectionKind::ExternalFilter);
+        filter_bits(&key.0, words).iter().all(|bit| {
+            read_u64(self.record(SectionKind::ExternalFilter, bit / 64), 0) & (1 << (bit % 64)) != 0
+        })
     }
 
     /// External node `row`: its key, its table and the page that holds it.

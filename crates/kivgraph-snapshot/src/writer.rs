@@ -653,8 +653,16 @@ pub fn write_page<'a>(
             .pad(4);
     }
     let mut external_nodes = Record::new(externals.len() * EXTERNAL_NODE_LEN);
+    let mut filter = vec![0u64; filter_words(externals.len())];
     for (key, (table, page)) in &externals {
         external_nodes.bytes(&key.0).u8(*table).pad(3).u32(*page);
+        for bit in filter_bits(&key.0, filter.len()) {
+            filter[bit / 64] |= 1 << (bit % 64);
+        }
+    }
+    let mut external_filter = Record::new(filter.len() * 8);
+    for word in &filter {
+        external_filter.u64(*word);
     }
     let mut unresolved = Record::new(facts.unresolved.len() * UNRESOLVED_LEN);
     for row in &facts.unresolved {
@@ -903,6 +911,7 @@ pub fn write_page<'a>(
         ),
         (SectionKind::ExternalSourceEdges, external_source_edges.0, 0),
         (SectionKind::RequestedNames, requested_names.0, 0),
+        (SectionKind::ExternalFilter, external_filter.0, filter.len()),
         (
             SectionKind::PackageKeyIndex,
             package_key_index.0,
