@@ -612,3 +612,78 @@ proptest! {
         }
     }
 }
+
+/// The same facts on one page or on two: every answer that merges pages is the same, in
+/// the same order, named by keys (row numbers differ with the layout).
+#[test]
+fn answers_do_not_depend_on_the_pages() {
+    let (first, second) = two_pages();
+    let whole = FactSet::from_pages([first.clone(), second.clone()]);
+    let single = open_one_page(&whole, 1);
+    let held: std::collections::BTreeMap<StableKey, (u32, String)> = first
+        .symbols
+        .iter()
+        .map(|s| (s.key, (3, s.name.clone())))
+        .chain(second.symbols.iter().map(|s| (s.key, (9, s.name.clone()))))
+        .collect();
+    let external = |key: &StableKey| {
+        held.get(key).map(|(page, name)| ExternalNode {
+            table: ExternalTable::Symbol,
+            page: *page,
+            name,
+        })
+    };
+    let (a, b) = (
+        write_page(3, &first, &external).unwrap(),
+        write_page(9, &second, &external).unwrap(),
+    );
+    let paged = Snapshot::from_parts(
+        write_root(1, &[(3, a.digest), (9, b.digest)]),
+        vec![a.bytes, b.bytes],
+    )
+    .unwrap();
+    let node_key = |snapshot: &Snapshot, node: NodeRef| match node {
+        NodeRef::Symbol(i) => snapshot.symbol(i).map(|s| s.key()),
+        NodeRef::File(i) => snapshot.file(i).map(|f| f.key()),
+        NodeRef::Package(i) => snapshot.package(i).map(|p| p.key()),
+        _ => None,
+    };
+    let answers = |snapshot: &Snapshot| {
+        let mut lines = Vec::new();
+        for name in ["Start", "Server", "Stop"] {
+            let named: Vec<StableKey> = snapshot
+                .symbols_named(name)
+                .iter()
+                .map(|s| s.key())
+                .collect();
+            lines.push(format!("{name}: {named:?}"));
+            let asked: Vec<&str> = snapshot
+                .unresolved_requesting(name)
+                .iter()
+                .map(|u| u.reason())
+                .collect();
+            lines.push(format!("{name} asked by {asked:?}"));
+        }
+        for symbol in snapshot.symbols() {
+            for (direction, edges) in [
+                ("in", snapshot.incoming(symbol.index).collect::<Vec<_>>()),
+                ("out", snapshot.outgoing(symbol.index).collect::<Vec<_>>()),
+            ] {
+                let edges: Vec<_> = edges
+                    .iter()
+                    .map(|e| {
+                        (
+                            e.kind(),
+                            node_key(snapshot, e.source()),
+                            node_key(snapshot, e.target()),
+                        )
+                    })
+                    .collect();
+                lines.push(format!("{} {direction} {edges:?}", symbol.key()));
+            }
+        }
+        lines.sort();
+        lines
+    };
+    assert_eq!(answers(&paged), answers(&single));
+}
