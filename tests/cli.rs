@@ -811,8 +811,7 @@ fn fixture_declarations_are_exact() {
     unresolved.sort();
     lines.extend(unresolved);
     let actual = lines.join("\n") + "\n";
-    let expected_path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/expected/declarations.txt");
+    let expected_path = common::manifest_dir().join("../../testdata/expected/declarations.txt");
     if std::env::var_os("KIVGRAPH_BLESS").is_some() {
         std::fs::create_dir_all(expected_path.parent().unwrap()).unwrap();
         std::fs::write(&expected_path, &actual).unwrap();

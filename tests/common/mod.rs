@@ -6,8 +6,17 @@ pub fn binary() -> &'static str {
     env!("CARGO_BIN_EXE_kivgraph")
 }
 
+/// The package directory of the checkout the tests run in: cargo says so at run time (a
+/// test binary built in another clone sharing the target directory names that clone at
+/// compile time).
+pub fn manifest_dir() -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+}
+
 pub fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    manifest_dir()
         .join("../../testdata/repos")
         .canonicalize()
         .unwrap()

@@ -21,7 +21,7 @@ use support::{copy_tree, index_at, relations, unresolved_rows};
 
 /// `testdata/exact`: the fixtures the exact analyzers are asserted on.
 fn exact_fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/exact")
+    support::manifest_dir().join("../../testdata/exact")
 }
 
 fn analyzers(scratch: &std::path::Path) -> AnalyzerOptions {

@@ -3,15 +3,13 @@
 
 mod support;
 
-use std::path::PathBuf;
-
 use kivgraph_config::{LanguageToken, RepositoryEntry};
 use kivgraph_engine::{AnalyzerOptions, Engine, load_repository};
 use kivgraph_facts::{EdgeKind, FactSet, StableKey};
 use support::{copy_tree, evidence_of, index_at, relations, unresolved_rows};
 
 fn index(fixtures: &[&str], language: LanguageToken) -> FactSet {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/resolution");
+    let root = support::manifest_dir().join("../../testdata/resolution");
     index_at(&root, fixtures, language, AnalyzerOptions::default())
 }
 
@@ -164,7 +162,7 @@ fn package_dependencies(facts: &FactSet) -> Vec<String> {
 #[test]
 fn resolution_reruns_only_where_the_names_it_read_changed() {
     let dir = tempfile::tempdir().unwrap();
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/resolution");
+    let root = support::manifest_dir().join("../../testdata/resolution");
     let entries: Vec<RepositoryEntry> = ["gocalls", "goconsumer"]
         .iter()
         .map(|name| {

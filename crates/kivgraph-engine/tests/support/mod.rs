@@ -10,6 +10,15 @@ use kivgraph_config::{FactCacheMode, LanguageToken, RepositoryEntry};
 use kivgraph_engine::{AnalyzerOptions, CacheIdentity, PassOptions, run_pass};
 use kivgraph_facts::{Edge, EdgeKind, Evidence, FactSet};
 
+/// The engine's package directory in the checkout the tests run in: cargo says so at run
+/// time (a test binary built in another clone sharing the target directory names that
+/// clone at compile time).
+pub fn manifest_dir() -> std::path::PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+}
+
 /// One pass, fact cache off, over `fixtures` (directories under `root`, each a repository
 /// of its own name).
 pub fn index_at(
