@@ -66,8 +66,10 @@ impl PageFile {
 
 /// The file name of page `number` whose payload digest is `digest`.
 pub fn page_file_name(number: u32, digest: &[u8; 32]) -> String {
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    format!("{number:02}-{hex}.kgp")
+    format!(
+        "{number:02}-{}.kgp",
+        blake3::Hash::from_bytes(*digest).to_hex()
+    )
 }
 
 /// Deduplicating string arena, borrowing from the facts; insertion order is deterministic.

@@ -23,8 +23,8 @@ use crate::store::{SNAPSHOT_FILE, StoreError, io, write_synced};
 /// Where each page's facts sit, beside the pages.
 pub(crate) const FACTS_DIRECTORY: &str = "facts";
 
-fn hex(digest: &[u8; 32]) -> String {
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+pub(crate) fn hex(digest: &[u8; 32]) -> String {
+    blake3::Hash::from_bytes(*digest).to_hex().to_string()
 }
 
 /// `<number>-<digest>.bin`, like the page's own file (two pages may hold the same facts).
@@ -86,24 +86,26 @@ pub(crate) fn link(
     Ok(())
 }
 
+/// Links a page and its facts from the generation in `from` into `to`.
+fn link_page(from: &Path, to: &Path, page: &PageEntry) -> Result<(), StoreError> {
+    link(
+        from,
+        to,
+        PAGES_DIRECTORY,
+        &page_file_name(page.number, &unhex(&page.snapshot)),
+    )?;
+    link(
+        from,
+        to,
+        FACTS_DIRECTORY,
+        &facts_file_name(page.number, &page.facts),
+    )
+}
+
 /// Links every page of `pages` (and its facts) from the generation in `from` into `to`.
 pub(crate) fn link_pages(from: &Path, to: &Path, pages: &[PageEntry]) -> Result<(), StoreError> {
     create_directories(to)?;
-    for page in pages {
-        link(
-            from,
-            to,
-            PAGES_DIRECTORY,
-            &page_file_name(page.number, &unhex(&page.snapshot)),
-        )?;
-        link(
-            from,
-            to,
-            FACTS_DIRECTORY,
-            &facts_file_name(page.number, &page.facts),
-        )?;
-    }
-    Ok(())
+    pages.iter().try_for_each(|page| link_page(from, to, page))
 }
 
 fn create_directories(directory: &Path) -> Result<(), StoreError> {
@@ -114,15 +116,9 @@ fn create_directories(directory: &Path) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// A manifest's hex digest (zeros for one that is not: it then names no file).
 pub(crate) fn unhex(text: &str) -> [u8; 32] {
-    let mut digest = [0u8; 32];
-    for (i, byte) in digest.iter_mut().enumerate() {
-        *byte = text
-            .get(2 * i..2 * i + 2)
-            .and_then(|pair| u8::from_str_radix(pair, 16).ok())
-            .unwrap_or(0);
-    }
-    digest
+    blake3::Hash::from_hex(text).map_or([0; 32], |hash| *hash.as_bytes())
 }
 
 /// Writes the pages of a pass into `directory`: the unchanged ones linked from `previous`,
@@ -138,15 +134,19 @@ pub(crate) fn write_pages<P: FactPage>(
     let invalid = |reason: String| StoreError::Invalid { id, reason };
     let previous_entry =
         |number: u32| previous.and_then(|p| p.pages.iter().find(|entry| entry.number == number));
-    let (mut reused, changed): (Vec<&P>, Vec<&P>) = pages.iter().partition(|page| {
-        let identity = page.identity().map(|i| hex(&i));
-        identity.is_some()
-            && previous_entry(page.number()).is_some_and(|entry| entry.identity == identity)
-    });
-    let build = |pages: &[&P]| -> Vec<(u32, Option<[u8; 32]>, FactSet)> {
+    // Each page's identity, computed once.
+    let identified: Vec<(&P, Option<[u8; 32]>)> =
+        pages.iter().map(|page| (page, page.identity())).collect();
+    let (mut reused, changed): (Vec<_>, Vec<_>) =
+        identified.iter().partition(|(page, identity)| {
+            let identity = identity.map(|i| hex(&i));
+            identity.is_some()
+                && previous_entry(page.number()).is_some_and(|entry| entry.identity == identity)
+        });
+    let build = |pages: &[&(&P, Option<[u8; 32]>)]| -> Vec<(u32, Option<[u8; 32]>, FactSet)> {
         pages
             .par_iter()
-            .map(|page| (page.number(), page.identity(), page.facts()))
+            .map(|(page, identity)| (page.number(), *identity, page.facts()))
             .collect()
     };
     // The changed pages decoded while the previous snapshot, whose pages this generation
@@ -173,20 +173,9 @@ pub(crate) fn write_pages<P: FactPage>(
     let snapshot = snapshot.as_ref();
     let mut entries = Vec::with_capacity(pages.len());
     if let Some(previous) = previous {
-        for page in &reused {
+        for (page, _) in &reused {
             let entry = previous_entry(page.number()).expect("a reused page has an entry");
-            link(
-                previous.directory,
-                directory,
-                PAGES_DIRECTORY,
-                &page_file_name(entry.number, &unhex(&entry.snapshot)),
-            )?;
-            link(
-                previous.directory,
-                directory,
-                FACTS_DIRECTORY,
-                &facts_file_name(entry.number, &entry.facts),
-            )?;
+            link_page(previous.directory, directory, entry)?;
             entries.push(entry.clone());
         }
     }

@@ -11,8 +11,8 @@ use kivgraph_snapshot::{Snapshot, SnapshotError, write_root};
 use crate::manifest::{Counts, Digests, MANIFEST_FORMAT, Manifest, RepositoryState};
 pub use crate::pages::SinglePage;
 use crate::pages::{
-    Previous, check_facts_files, facts_digest, link_pages, read_facts, root_entries, total_counts,
-    write_pages,
+    Previous, check_facts_files, facts_digest, hex, link_pages, read_facts, root_entries,
+    total_counts, write_pages,
 };
 use crate::{GenerationId, rfc3339_utc};
 
@@ -498,8 +498,6 @@ fn verify_files(
             "{SNAPSHOT_FILE} does not hold this generation's facts"
         ))
     };
-    let to_hex =
-        |digest: [u8; 32]| -> String { digest.iter().map(|b| format!("{b:02x}")).collect() };
     let checked: Vec<_> = manifest
         .pages
         .iter()
@@ -522,7 +520,7 @@ fn verify_files(
                     {
                         return Err(mismatch());
                     }
-                    Ok(to_hex(snapshot.payload_digest()))
+                    Ok(hex(&snapshot.payload_digest()))
                 }
                 Some(written) => {
                     let validated = Snapshot::validate_pages(&root, written).map_err(in_file)?;
@@ -541,7 +539,7 @@ fn verify_files(
                     if !agrees {
                         return Err(mismatch());
                     }
-                    Ok(to_hex(validated.payload_digest))
+                    Ok(hex(&validated.payload_digest))
                 }
             }
         },
