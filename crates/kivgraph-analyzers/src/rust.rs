@@ -137,6 +137,10 @@ impl Toolchain {
             .arg("--config-path")
             .arg(&config_file)
             .arg("--exclude-vendored-libraries")
+            // What it reports of a failed load is part of the unit's answer: a backtrace the
+            // caller's environment asks for would make that answer depend on the environment.
+            .env_remove("RUST_BACKTRACE")
+            .env_remove("RUST_LIB_BACKTRACE")
             // rust-analyzer asks rustup for the toolchain of the directory it runs in:
             // scratch space has none of its own, so the default one answers.
             .current_dir(work.path());
@@ -166,12 +170,17 @@ fn metadata_failures(said: &str) -> Vec<String> {
     let mut rest = said;
     while let Some(at) = rest.find(MARK) {
         let block = &rest[at + MARK.len()..];
-        // The block runs until cargo's reminder or the next log line.
-        let end = ["As a reminder", "\nrust-analyzer:", "\n20"]
-            .iter()
-            .filter_map(|stop| block.find(stop))
-            .min()
-            .unwrap_or(block.len());
+        // The block runs until cargo's reminder, a backtrace or the next log line.
+        let end = [
+            "As a reminder",
+            "Stack backtrace:",
+            "\nrust-analyzer:",
+            "\n20",
+        ]
+        .iter()
+        .filter_map(|stop| block.find(stop))
+        .min()
+        .unwrap_or(block.len());
         let text = &block[..end];
         rest = &block[end..];
         // Cargo's progress lines (`Blocking waiting for file lock on package cache`, when
@@ -216,6 +225,13 @@ rust-analyzer: Loading cargo metadata: finished
 location searched: crates.io index
 required by package `std v0.0.0 (/root/.rustup/toolchains/stable/lib/rustlib/src/rust/library/std)`
 As a reminder, you're using offline mode (--offline).
+2026-11-30T04:19:55.000000000Z  WARN `cargo metadata` failed and returning succeeded result with `--no-deps` error=`cargo metadata` exited with an error: error: failed to download `libc v0.2.189`
+
+Caused by:
+  attempting to make an HTTP request, but --offline was specified
+
+Stack backtrace:
+   0: <anyhow::Error as core::convert::From<cargo_metadata::errors::Error>>::from
 ";
         let failures = metadata_failures(said);
         assert_eq!(
@@ -224,7 +240,12 @@ As a reminder, you're using offline mode (--offline).
              location searched: crates.io index required by package `app v0.2.0 (/src/app)`)"
         );
         assert!(failures[1].starts_with("the standard library's dependencies not loaded"));
-        assert_eq!(failures.len(), 2);
+        assert_eq!(
+            failures[2],
+            "dependencies not loaded (error: failed to download `libc v0.2.189` Caused by: \
+             attempting to make an HTTP request, but --offline was specified)"
+        );
+        assert_eq!(failures.len(), 3);
         assert!(metadata_failures("Generating SCIP finished").is_empty());
     }
 
