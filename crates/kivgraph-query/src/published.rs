@@ -1,6 +1,7 @@
 //! One published generation as the serving side sees it.
 
 use std::path::Path;
+use std::sync::OnceLock;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use kivgraph_facts::Language;
@@ -14,6 +15,8 @@ pub struct Published {
     pub id: GenerationId,
     pub snapshot: Snapshot,
     pub manifest: Manifest,
+    /// `graph_status`'s counts of the snapshot: a walk over every edge, done once.
+    pub(crate) census: OnceLock<crate::status::Census>,
 }
 
 impl Published {
@@ -46,6 +49,7 @@ impl Published {
             id,
             snapshot,
             manifest,
+            census: OnceLock::new(),
         }
     }
 

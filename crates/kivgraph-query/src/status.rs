@@ -83,6 +83,39 @@ fn derived_breakdown(snapshot: &Snapshot) -> Option<Value> {
     }))
 }
 
+/// What `graph_status` counts over the whole snapshot: a snapshot never changes, so it is
+/// counted once.
+pub(crate) struct Census {
+    /// Edges by kind and unresolved rows by reason.
+    counts: Value,
+    /// The derived providers' share, when there are any.
+    derived: Option<Value>,
+}
+
+fn census(snapshot: &Snapshot) -> Census {
+    let mut edges_by_kind: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut package_edges = 0;
+    for edge in snapshot.edges() {
+        *edges_by_kind.entry(edge.kind().as_str()).or_default() += 1;
+        if edge.kind() == EdgeKind::PackageDependsOn {
+            package_edges += 1;
+        }
+    }
+    let mut unresolved_by_reason: BTreeMap<&str, usize> = BTreeMap::new();
+    for row in snapshot.unresolved() {
+        *unresolved_by_reason.entry(row.reason()).or_default() += 1;
+    }
+    Census {
+        counts: json!({
+            "package_edges": package_edges,
+            "unresolved": snapshot.unresolved_count(),
+            "edges_by_kind": breakdown(edges_by_kind),
+            "unresolved_by_reason": breakdown(unresolved_by_reason),
+        }),
+        derived: derived_breakdown(snapshot),
+    }
+}
+
 /// `published` is `None` when nothing is published: reporting that is this tool's job, never
 /// a failure.
 pub fn graph_status(
@@ -105,18 +138,6 @@ pub fn graph_status(
         Some(published) => {
             let snapshot = &published.snapshot;
             let manifest = &published.manifest;
-            let mut edges_by_kind: BTreeMap<&str, usize> = BTreeMap::new();
-            let mut package_edges = 0;
-            for edge in snapshot.edges() {
-                *edges_by_kind.entry(edge.kind().as_str()).or_default() += 1;
-                if edge.kind() == EdgeKind::PackageDependsOn {
-                    package_edges += 1;
-                }
-            }
-            let mut unresolved_by_reason: BTreeMap<&str, usize> = BTreeMap::new();
-            for row in snapshot.unresolved() {
-                *unresolved_by_reason.entry(row.reason()).or_default() += 1;
-            }
             let freshness: Vec<Value> = manifest.repositories.iter().map(row).collect();
             let analyzers: std::collections::BTreeSet<&str> = manifest
                 .repositories
@@ -133,7 +154,6 @@ pub fn graph_status(
                 )
             };
             let moved = freshness.iter().filter(|r| r["moved"] == true).count();
-            let derived = derived_breakdown(snapshot);
             let mut status = json!({
                 "status": "ready",
                 "snapshot_id": published.snapshot_id(),
@@ -148,15 +168,14 @@ pub fn graph_status(
                 "symbols": snapshot.symbol_count(),
                 "evidence": snapshot.evidence_count(),
                 "edges": snapshot.edge_count(),
-                "package_edges": package_edges,
-                "unresolved": snapshot.unresolved_count(),
-                "edges_by_kind": breakdown(edges_by_kind),
-                "unresolved_by_reason": breakdown(unresolved_by_reason),
-                "repository_freshness": freshness,
-                "repositories_moved": moved,
             });
-            if let Some(derived) = derived {
-                status["derived"] = derived;
+            let fields = status.as_object_mut().expect("object");
+            let census = published.census.get_or_init(|| census(snapshot));
+            fields.extend(census.counts.as_object().expect("object").clone());
+            fields.insert("repository_freshness".into(), freshness.into());
+            fields.insert("repositories_moved".into(), moved.into());
+            if let Some(derived) = &census.derived {
+                fields.insert("derived".into(), derived.clone());
             }
             status
                 .as_object_mut()
