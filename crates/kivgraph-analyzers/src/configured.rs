@@ -12,7 +12,7 @@ use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 
-use crate::runner::{AnalyzerError, run_indexer, scratch_directory};
+use crate::runner::{AnalyzerError, reported_version, run_indexer, scratch_directory};
 use crate::scip_index::ScipIndex;
 
 /// Replaced, in every argument of the command, by where the index must be written.
@@ -36,27 +36,11 @@ impl ScipIndexer {
     /// Asks the command's program for its version: a program that cannot be started or
     /// says nothing is absent, which the pass reports and survives.
     pub fn locate(name: &str, command: &[String]) -> Result<ScipIndexer, AnalyzerError> {
-        let missing = |detail: String| AnalyzerError::Missing {
+        let program = command.first().ok_or_else(|| AnalyzerError::Missing {
             analyzer: name.to_string(),
-            detail,
-        };
-        let program = command
-            .first()
-            .ok_or_else(|| missing("its command is empty".into()))?;
-        let output = Command::new(program)
-            .arg("--version")
-            .output()
-            .map_err(|e| missing(format!("{program} could not be started ({e})")))?;
-        let said = String::from_utf8_lossy(&output.stdout);
-        let version = said
-            .lines()
-            .map(str::trim)
-            .find(|l| !l.is_empty())
-            .unwrap_or_default()
-            .to_string();
-        if !output.status.success() || version.is_empty() {
-            return Err(missing(format!("{program} --version answered nothing")));
-        }
+            detail: "its command is empty".into(),
+        })?;
+        let version = reported_version(name, Path::new(program), "")?;
         Ok(ScipIndexer {
             name: name.to_string(),
             command: command.to_vec(),

@@ -113,37 +113,42 @@ impl Toolchain {
             (None, Some(beside)) => (beside, "beside the kivgraph executable".to_string()),
             (None, None) => (PathBuf::from(name), "PATH".to_string()),
         };
-        let output = Command::new(&program)
-            .arg("--version")
-            .output()
-            .map_err(|e| AnalyzerError::Missing {
-                analyzer: name.to_string(),
-                detail: format!(
-                    "{} could not be started ({e}); run scripts/setup-analyzers.sh",
-                    program.display()
-                ),
-            })?;
-        let said = String::from_utf8_lossy(&output.stdout);
+        let said = reported_version(name, &program, "; run scripts/setup-analyzers.sh")?;
         // rust-analyzer names itself: `rust-analyzer 1.95.0 (5980761 2026-04-14)`.
-        let version = said.trim().trim_start_matches(name).trim().to_string();
-        if !output.status.success() || version.is_empty() {
-            return Err(AnalyzerError::Missing {
-                analyzer: name.to_string(),
-                detail: format!(
-                    "{} --version answered nothing{}; run scripts/setup-analyzers.sh",
-                    program.display(),
-                    first_line(&String::from_utf8_lossy(&output.stderr))
-                        .map(|l| format!(" ({l})"))
-                        .unwrap_or_default()
-                ),
-            });
-        }
+        let version = said.trim_start_matches(name).trim().to_string();
         Ok(Toolchain {
             analyzer,
             program,
             version,
             source,
         })
+    }
+}
+
+/// Asks `program` (the analyzer `analyzer`) for `--version`: the first line it printed, or
+/// why it counts as absent, with `remedy` appended to the reason.
+pub(crate) fn reported_version(
+    analyzer: &str,
+    program: &Path,
+    remedy: &str,
+) -> Result<String, AnalyzerError> {
+    let missing = |detail: String| AnalyzerError::Missing {
+        analyzer: analyzer.to_string(),
+        detail: format!("{detail}{remedy}"),
+    };
+    let output = Command::new(program)
+        .arg("--version")
+        .output()
+        .map_err(|e| missing(format!("{} could not be started ({e})", program.display())))?;
+    match first_line(&String::from_utf8_lossy(&output.stdout)) {
+        Some(line) if output.status.success() => Ok(line.to_string()),
+        _ => Err(missing(format!(
+            "{} --version answered nothing{}",
+            program.display(),
+            first_line(&String::from_utf8_lossy(&output.stderr))
+                .map(|l| format!(" ({l})"))
+                .unwrap_or_default()
+        ))),
     }
 }
 

@@ -621,27 +621,25 @@ impl Snapshot {
             .iter()
             .filter(|page| among(page.number() as u32))
             .find_map(|page| {
-                let found = |kind: SectionKind| page.lookup(kind, (&key.0, b"")).first().copied();
                 let number = page.number() as u32;
-                if let Some(row) = found(SectionKind::KeyIndex) {
-                    let record = page.record(SectionKind::Symbols, row as usize);
-                    return Some(ExternalNode {
-                        table: ExternalTable::Symbol,
+                let tables = [
+                    ExternalTable::Symbol,
+                    ExternalTable::Package,
+                    ExternalTable::File,
+                ];
+                tables.into_iter().find_map(|table| {
+                    let row = keyed_row(page, table, key)?;
+                    let name = match table {
+                        ExternalTable::Symbol => {
+                            page.str_at(page.record(SectionKind::Symbols, row), 48)
+                        }
+                        ExternalTable::Package | ExternalTable::File => "",
+                    };
+                    Some(ExternalNode {
+                        table,
                         page: number,
-                        name: page.str_at(record, 48),
-                    });
-                }
-                let table = if found(SectionKind::PackageKeyIndex).is_some() {
-                    ExternalTable::Package
-                } else if found(SectionKind::FileKeyIndex).is_some() {
-                    ExternalTable::File
-                } else {
-                    return None;
-                };
-                Some(ExternalNode {
-                    table,
-                    page: number,
-                    name: "",
+                        name,
+                    })
                 })
             })
     }
@@ -672,22 +670,30 @@ impl Snapshot {
         let Some(home) = self.page_numbered(number) else {
             return NodeRef::Missing(key);
         };
-        let found = |kind: SectionKind| {
-            self.pages[home]
-                .lookup(kind, (&key.0, b""))
-                .first()
-                .map(|local| *local as usize)
+        let table = match table {
+            TABLE_PACKAGE => ExternalTable::Package,
+            TABLE_FILE => ExternalTable::File,
+            _ => ExternalTable::Symbol,
         };
-        let node = match table {
-            TABLE_PACKAGE => found(SectionKind::PackageKeyIndex)
-                .map(|l| NodeRef::Package(self.global(Table::Packages, home, l))),
-            TABLE_FILE => found(SectionKind::FileKeyIndex)
-                .map(|l| NodeRef::File(self.global(Table::Files, home, l))),
-            _ => found(SectionKind::KeyIndex)
-                .map(|l| NodeRef::Symbol(self.global(Table::Symbols, home, l))),
-        };
+        let node = keyed_row(&self.pages[home], table, &key).map(|row| match table {
+            ExternalTable::Package => NodeRef::Package(self.global(Table::Packages, home, row)),
+            ExternalTable::File => NodeRef::File(self.global(Table::Files, home, row)),
+            ExternalTable::Symbol => NodeRef::Symbol(self.global(Table::Symbols, home, row)),
+        });
         node.unwrap_or(NodeRef::Missing(key))
     }
+}
+
+/// The row of `page`'s table `table` whose key is `key`, by that table's key index.
+fn keyed_row(page: &Page, table: ExternalTable, key: &StableKey) -> Option<usize> {
+    let index = match table {
+        ExternalTable::Package => SectionKind::PackageKeyIndex,
+        ExternalTable::File => SectionKind::FileKeyIndex,
+        ExternalTable::Symbol => SectionKind::KeyIndex,
+    };
+    page.lookup(index, (&key.0, b""))
+        .first()
+        .map(|row| *row as usize)
 }
 
 /// `Edge`'s order: kind, source key, target key, confidence, provenance, observation key.
