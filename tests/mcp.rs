@@ -599,6 +599,48 @@ fn get_symbol_selectors_and_their_errors() {
 }
 
 #[test]
+fn oversized_arguments_are_refused_without_being_quoted_back() {
+    let dir = workspace(true);
+    let mut client = Client::start(dir.path());
+    let long = "a".repeat(100_000);
+    let refusal = client.refused("find_symbol", json!({ "name": long }));
+    assert_eq!(
+        refusal,
+        "INVALID_ARGUMENT: argument `name` holds a string of 100000 bytes; the longest accepted is 4096"
+    );
+    // Nested (index_project's list of projects) and as a name, shortened on a character
+    // boundary.
+    let refusal = client.refused(
+        "index_project",
+        json!({"projects": [{"name": "x", "path": long}]}),
+    );
+    assert!(
+        refusal.starts_with("INVALID_ARGUMENT: argument `projects` holds a string of 100000 bytes"),
+        "{refusal}"
+    );
+    let key = "é".repeat(3000);
+    let refusal = client.refused("get_file_outline", json!({ key: 1 }));
+    assert_eq!(
+        refusal,
+        format!(
+            "INVALID_ARGUMENT: argument `{}…` holds a string of 6000 bytes; the longest accepted is 4096",
+            "é".repeat(64)
+        )
+    );
+    // At the bound, an argument is read as usual: nothing is declared under that name.
+    let answer = client.ok("find_symbol", json!({ "name": "a".repeat(4096) }));
+    assert_eq!(answer["total"], 0);
+    // And the server answers on.
+    assert_eq!(
+        client.ok(
+            "find_symbol",
+            json!({"name": "NewServer", "repo": "go", "path_prefix": "server/"})
+        )["total"],
+        1
+    );
+}
+
+#[test]
 fn list_repositories_reports_positions() {
     let dir = workspace(true);
     let mut client = Client::start(dir.path());

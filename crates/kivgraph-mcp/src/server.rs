@@ -227,15 +227,17 @@ impl ServerHandler for KivgraphServer {
     ) -> Result<CallToolResponse, McpError> {
         let arguments = request.arguments.unwrap_or_default();
         let started = std::time::Instant::now();
-        let result = if request.name == "index_project" {
-            self.call_index_project(arguments, &context).await
-        } else if let Some(tool) = QueryTool::find(&request.name) {
-            self.call_query(tool, arguments).await
-        } else {
+        let tool = QueryTool::find(&request.name);
+        if tool.is_none() && request.name != "index_project" {
             return Err(McpError::invalid_params(
-                format!("unknown tool {:?}", request.name),
+                format!("unknown tool {:?}", echoed(&request.name)),
                 None,
             ));
+        }
+        let result = match (oversized_argument(&arguments), tool) {
+            (Some(refusal), _) => Err(refusal),
+            (None, Some(tool)) => self.call_query(tool, arguments).await,
+            (None, None) => self.call_index_project(arguments, &context).await,
         };
         match &result {
             Ok(_) => {
@@ -249,6 +251,53 @@ impl ServerHandler for KivgraphServer {
     }
 }
 
+/// The longest string a tool accepts as an argument or an argument's name, in bytes.
+/// Identifiers, paths, cursors and intents are far shorter; the bound keeps an answer that
+/// quotes what it was asked from growing with it.
+pub const MAXIMUM_ARGUMENT_BYTES: usize = 4096;
+
+/// How much of a name nothing answers to is quoted back.
+const MAXIMUM_ECHOED_BYTES: usize = 128;
+
+/// `INVALID_ARGUMENT` for the first argument holding a string longer than
+/// [`MAXIMUM_ARGUMENT_BYTES`] (in an array or object too), named by its top-level key.
+fn oversized_argument(arguments: &Map<String, Value>) -> Option<QueryError> {
+    fn longest(value: &Value) -> usize {
+        match value {
+            Value::String(text) => text.len(),
+            Value::Array(items) => items.iter().map(longest).max().unwrap_or(0),
+            Value::Object(fields) => fields
+                .iter()
+                .map(|(key, value)| key.len().max(longest(value)))
+                .max()
+                .unwrap_or(0),
+            Value::Null | Value::Bool(_) | Value::Number(_) => 0,
+        }
+    }
+    arguments.iter().find_map(|(key, value)| {
+        let length = key.len().max(longest(value));
+        (length > MAXIMUM_ARGUMENT_BYTES).then(|| {
+            QueryError::invalid(format!(
+                "argument `{}` holds a string of {length} bytes; the longest accepted is {MAXIMUM_ARGUMENT_BYTES}",
+                echoed(key)
+            ))
+        })
+    })
+}
+
+/// `text` as an answer quotes it: its first [`MAXIMUM_ECHOED_BYTES`] (on a character
+/// boundary) and an ellipsis when it is longer.
+fn echoed(text: &str) -> String {
+    if text.len() <= MAXIMUM_ECHOED_BYTES {
+        return text.to_string();
+    }
+    let end = (0..=MAXIMUM_ECHOED_BYTES)
+        .rev()
+        .find(|at| text.is_char_boundary(*at))
+        .unwrap_or(0);
+    format!("{}…", &text[..end])
+}
+
 /// Serves MCP over stdio until the client closes stdin.
 pub async fn serve_stdio(
     options: ServeOptions,
@@ -257,4 +306,17 @@ pub async fn serve_stdio(
     let running = server.serve(rmcp::transport::stdio()).await?;
     running.waiting().await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_names_are_quoted_by_a_prefix_that_ends_on_a_character() {
+        assert_eq!(echoed("find_symbol"), "find_symbol");
+        let name = format!("a{}", "é".repeat(100));
+        assert_eq!(echoed(&name), format!("a{}…", "é".repeat(63)));
+        assert!(oversized_argument(&Map::new()).is_none());
+    }
 }
