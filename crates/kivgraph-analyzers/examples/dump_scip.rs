@@ -26,6 +26,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         for (implementing, implemented) in &document.implementations {
             println!("implements {implementing} -> {implemented}");
         }
+        for (typed, type_symbol) in &document.type_definitions {
+            println!("has type {typed} -> {type_symbol}");
+        }
     }
     Ok(())
 }

@@ -150,6 +150,7 @@ impl Toolchain {
                     })
                     .collect(),
                 implementations: Vec::new(),
+                type_definitions: Vec::new(),
             });
         }
         index

@@ -34,6 +34,9 @@ pub struct ScipDocument {
     /// `(symbol, implemented)`: the analyzer's `is_implementation` relationships of the
     /// symbols this document defines (a class member implementing an interface member).
     pub implementations: Vec<(String, String)>,
+    /// `(symbol, its type)`: the analyzer's `is_type_definition` relationships of the
+    /// symbols this document defines (a variable, a field, a function and the type it has).
+    pub type_definitions: Vec<(String, String)>,
 }
 
 /// A symbol string at a position. Lines are zero-based as SCIP writes them; columns are
@@ -183,21 +186,24 @@ pub fn decode(bytes: &[u8]) -> Result<ScipIndex, AnalyzerError> {
                 encoding,
             });
         }
-        let implementations = document
-            .symbols
-            .iter()
-            .flat_map(|information| {
-                information
-                    .relationships
-                    .iter()
-                    .filter(|r| r.is_implementation)
-                    .map(|r| (information.symbol.clone(), r.symbol.clone()))
-            })
-            .collect();
+        let related = |pick: fn(&scip::types::Relationship) -> bool| {
+            document
+                .symbols
+                .iter()
+                .flat_map(|information| {
+                    information
+                        .relationships
+                        .iter()
+                        .filter(move |r| pick(r))
+                        .map(|r| (information.symbol.clone(), r.symbol.clone()))
+                })
+                .collect()
+        };
         documents.push(ScipDocument {
             relative_path: document.relative_path.clone(),
             occurrences,
-            implementations,
+            implementations: related(|r| r.is_implementation),
+            type_definitions: related(|r| r.is_type_definition),
         });
     }
     Ok(ScipIndex {

@@ -160,6 +160,8 @@ pub struct UnitAnalysis {
     pub references: Vec<UnitReference>,
     /// `(implementing, implemented)` analyzer symbols, for members the unit defines.
     pub implementations: Vec<(String, String)>,
+    /// `(typed, type)` analyzer symbols, for declarations the unit defines.
+    pub type_definitions: Vec<(String, String)>,
     /// `(repository, path)` of files the analyzer crashed on and was made to leave out:
     /// their uses keep the syntax layer's facts.
     pub skipped_files: Vec<(String, String)>,
@@ -1016,13 +1018,17 @@ fn unit_analysis(
                 name,
                 count,
             }));
-        analysis.implementations.extend(
-            document
-                .implementations
-                .iter()
-                .filter(|(implementing, _)| defined.contains(implementing.as_str()))
-                .cloned(),
-        );
+        for (related, relationships) in [
+            (&mut analysis.implementations, &document.implementations),
+            (&mut analysis.type_definitions, &document.type_definitions),
+        ] {
+            related.extend(
+                relationships
+                    .iter()
+                    .filter(|(symbol, _)| defined.contains(symbol.as_str()))
+                    .cloned(),
+            );
+        }
     }
     // By file, so that each package reads only its own files' share.
     analysis.references.sort_by(|a, b| {
@@ -1042,6 +1048,8 @@ fn unit_analysis(
     });
     analysis.implementations.sort();
     analysis.implementations.dedup();
+    analysis.type_definitions.sort();
+    analysis.type_definitions.dedup();
     analysis
 }
 
@@ -1513,6 +1521,28 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Stored<Fact
                         unit.provenance(member.language),
                     );
                 }
+            }
+        }
+        // A declaration the analyzer says has a type: `TYPE_USES` to it, observed at the
+        // declaration — what a change to the type reaches where no annotation spells it.
+        for (typed, type_symbol) in &unit.type_definitions {
+            let (Some(sources), Some(targets)) = (
+                definitions.keys.get(typed),
+                definitions.keys.get(type_symbol),
+            ) else {
+                continue;
+            };
+            for source in sources {
+                let Some(declaration) = by_key.get(source) else {
+                    continue;
+                };
+                let at = (
+                    &declaration.repository,
+                    &declaration.file_path,
+                    declaration.span.start(),
+                );
+                let provenance = unit.provenance(declaration.language);
+                layer.add(EdgeKind::TypeUses, at, *source, targets, provenance);
             }
         }
     }

@@ -788,11 +788,25 @@ fn fake_indexer(dir: &std::path::Path, provider: &[u8], consumer: &[u8]) -> Vec<
     vec![program.display().to_string(), "{output}".to_string()]
 }
 
-/// One document of a SCIP index: `(symbol, line, start column, end column, definition)`.
-fn scip_index(path: &str, occurrences: &[(&str, i32, i32, i32, bool)]) -> Vec<u8> {
+/// One document of a SCIP index: `(symbol, line, start column, end column, definition)`,
+/// and `(symbol, its type)` type-definition relationships.
+fn scip_index(
+    path: &str,
+    occurrences: &[(&str, i32, i32, i32, bool)],
+    types: &[(&str, &str)],
+) -> Vec<u8> {
     use protobuf::Message;
     let mut document = scip::types::Document::new();
     document.relative_path = path.to_string();
+    for (typed, type_symbol) in types {
+        let mut relationship = scip::types::Relationship::new();
+        relationship.symbol = type_symbol.to_string();
+        relationship.is_type_definition = true;
+        let mut information = scip::types::SymbolInformation::new();
+        information.symbol = typed.to_string();
+        information.relationships.push(relationship);
+        document.symbols.push(information);
+    }
     for (symbol, line, start, end, definition) in occurrences {
         let mut occurrence = scip::types::Occurrence::new();
         occurrence.symbol = symbol.to_string();
@@ -813,18 +827,28 @@ fn a_configured_indexer_reaches_another_repository_through_the_symbols_it_shares
     const SQUARE: &str = "scip-fake pypi geometry 1.0 geometry.shapes/Square#";
     const LARGEST: &str = "scip-fake pypi geometry 1.0 geometry.shapes/largest().";
     const ELSEWHERE: &str = "scip-fake pypi geometry 2.0 geometry.shapes/largest().";
+    const REPORT: &str = "scip-fake pypi app 0.1 app.report/report().";
     let provider = scip_index(
         "geometry/shapes.py",
         &[(SQUARE, 7, 6, 12, true), (LARGEST, 15, 4, 11, true)],
+        &[],
     );
     let consumer = scip_index(
         "app/report.py",
         &[
             (SQUARE, 0, 21, 27, false),
             (LARGEST, 1, 28, 35, false),
+            (REPORT, 6, 4, 10, true),
             (SQUARE, 7, 15, 21, false),
             // Another release of the provider than the registered one: not its declaration.
             (ELSEWHERE, 9, 37, 44, false),
+        ],
+        // What the indexer says `report` has for a type (a relationship a declaration
+        // carries, never spelled at a use): an edge observed at the declaration. One to a
+        // type nobody defines gives nothing.
+        &[
+            (REPORT, SQUARE),
+            (REPORT, "scip-fake pypi builtins 3 builtins/str#"),
         ],
     );
     let scratch = tempfile::tempdir().unwrap();
@@ -857,6 +881,7 @@ fn a_configured_indexer_reaches_another_repository_through_the_symbols_it_shares
             "CALLS_DIRECT app/report.py#report -> geometry/shapes.py#Square EXACT_TYPECHECKED app/report.py:8",
             "CALLS_DIRECT app/report.py#report -> geometry/units.py#area CANDIDATE app/report.py:10",
             "CALLS_DIRECT app/report.py#report -> geometry/units.py#area CANDIDATE app/report.py:10",
+            "TYPE_USES app/report.py#report -> geometry/shapes.py#Square EXACT_TYPECHECKED app/report.py:7",
         ]
     );
     assert_eq!(
