@@ -51,6 +51,21 @@ pub fn serve_benchmark(args: &[String]) -> anyhow::Result<()> {
         .as_str()
         .context("a stable key")?
         .to_string();
+    // graph_status counts the whole snapshot on its first call in a process, then answers
+    // from that count.
+    let mut first_status = Vec::new();
+    for _ in 0..5 {
+        let mut fresh = McpClient::start(&kivgraph, &config)?;
+        let started = Instant::now();
+        fresh.call("graph_status", json!({}))?;
+        first_status.push(started.elapsed().as_secs_f64() * 1000.0);
+    }
+    let mut status = Vec::new();
+    for _ in 0..100 {
+        let started = Instant::now();
+        client.call("graph_status", json!({}))?;
+        status.push(started.elapsed().as_secs_f64() * 1000.0);
+    }
     let mut find = Vec::new();
     let mut get = Vec::new();
     for i in 0..1000 {
@@ -71,6 +86,8 @@ pub fn serve_benchmark(args: &[String]) -> anyhow::Result<()> {
         "first_find_symbol_ms": {"median": percentile(&mut first_answers, 0.5), "max": percentile(&mut first_answers, 1.0)},
         "warm_find_symbol_ms": {"p50": percentile(&mut find, 0.5), "p99": percentile(&mut find, 0.99)},
         "warm_get_symbol_ms": {"p50": percentile(&mut get, 0.5), "p99": percentile(&mut get, 0.99)},
+        "first_graph_status_ms": {"median": percentile(&mut first_status, 0.5), "max": percentile(&mut first_status, 1.0)},
+        "warm_graph_status_ms": {"p50": percentile(&mut status, 0.5), "p99": percentile(&mut status, 0.99)},
         "tokens": tokens,
     });
     println!("{}", serde_json::to_string_pretty(&report)?);
