@@ -610,6 +610,26 @@ fn configured_scip_indexers_are_reported_run_and_survived() {
     );
     // The absent one leaves TypeScript to the built-in checker.
     assert_eq!(analyzers("ts")[0]["analyzer"], "scip-typescript 0.4.0");
+    // `doctor repositories` says what the published pass could not analyse, and how to
+    // acknowledge it; a partial finding does not fail it.
+    let audit = workspace.run(&["doctor", "repositories", "--json", "--repository", "go"]);
+    assert!(audit.status.success(), "{}", stdout(&audit));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&audit)).unwrap();
+    let failed: Vec<&serde_json::Value> = report["repositories"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "ANALYZER_UNIT_FAILED")
+        .collect();
+    assert_eq!(failed.len(), 1, "{report}");
+    let message = failed[0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(
+            "the go analyzer, in the pass that published generation 000001: go: broken failed on "
+        ) && message.contains("no build configuration found"),
+        "{message}"
+    );
+    assert_eq!(failed[0]["remedy"]["key"], "repositories[go].exclusions");
 }
 
 #[test]

@@ -6,7 +6,10 @@
 //! the same analyzer lookup. A finding is `blocking` when the repository contributes
 //! nothing at all and `partial` when part of it is indexed less than it could be. Remedies
 //! are proposals — a file to write with its content, a command to run — never applied:
-//! nothing is written inside a repository.
+//! nothing is written inside a repository. What only running an analyzer can tell (a Cargo
+//! workspace whose dependencies are not in the local registry, a Go module whose
+//! requirements cannot be loaded) is read from the published generation's record of its
+//! pass, and said to come from there.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::ExitCode;
@@ -15,6 +18,7 @@ use kivgraph_analyzers::Analyzer;
 use kivgraph_config::{LanguageToken, LoadedConfig, Registry, RepositoryEntry};
 use kivgraph_discovery::{DiscoveredRepository, discover_repository};
 use kivgraph_facts::Language;
+use kivgraph_store::{GenerationId, GenerationStore, Manifest};
 use serde_json::{Value, json};
 
 use crate::analyzers::Located;
@@ -215,6 +219,84 @@ fn audit(entry: &RepositoryEntry, located: &Located<'_>) -> (Vec<Finding>, Value
     (findings, json!(by_language))
 }
 
+/// What the analyzers of the pass that published `manifest` could not do for repository
+/// `entry`: each failure they recorded, with what would let the next pass do it.
+fn last_pass_findings(entry: &RepositoryEntry, manifest: &Manifest) -> Vec<Finding> {
+    let Some(state) = manifest.repositories.iter().find(|r| r.name == entry.name) else {
+        return Vec::new();
+    };
+    state
+        .analyzers
+        .iter()
+        .flat_map(|analyzer| {
+            analyzer.failures.iter().map(|failure| {
+                failure_finding(entry, &analyzer.language, &manifest.generation_id, failure)
+            })
+        })
+        .collect()
+}
+
+/// One failure an analyzer recorded (`WORKSPACE_NOT_LOADED root: why`,
+/// `MODULE_NOT_LOADED package: why`, or a unit's `label: why`) as a finding.
+fn failure_finding(
+    entry: &RepositoryEntry,
+    language: &str,
+    generation: &GenerationId,
+    failure: &str,
+) -> Finding {
+    let context =
+        format!("the {language} analyzer, in the pass that published generation {generation}");
+    let finding = |code, message: String, path: Option<&str>, remedy| Finding {
+        code,
+        severity: Severity::Partial,
+        message,
+        path: path.map(str::to_string),
+        remedy,
+    };
+    if let Some(rest) = failure.strip_prefix("WORKSPACE_NOT_LOADED ") {
+        let (root, why) = rest.split_once(": ").unwrap_or((".", rest));
+        let remedy = if why.starts_with("the standard library") {
+            json!({"kind": "command", "command": "scripts/setup-analyzers.sh"})
+        } else {
+            json!({
+                "kind": "command",
+                "command": format!("cargo fetch --manifest-path {}", entry.path.join(root).join("Cargo.toml").display()),
+                "detail": "puts the workspace's dependencies in cargo's local registry, where an offline pass loads them (cargo writes Cargo.lock there if it has none); or set rust.allow_network: true",
+            })
+        };
+        return finding(
+            "WORKSPACE_NOT_LOADED",
+            format!("{context}: {why}"),
+            Some(root),
+            remedy,
+        );
+    }
+    if let Some(rest) = failure.strip_prefix("MODULE_NOT_LOADED ") {
+        return finding(
+            "MODULE_NOT_LOADED",
+            format!("{context}: {rest}"),
+            None,
+            json!({
+                "kind": "config",
+                "file": "config.yaml",
+                "key": "go.allow_network",
+                "detail": "what the module requires is not in the module cache: run `go mod download` in the module, or let the pass reach a module proxy",
+            }),
+        );
+    }
+    finding(
+        "ANALYZER_UNIT_FAILED",
+        format!("{context}: {failure}"),
+        None,
+        json!({
+            "kind": "config",
+            "file": "repositories.yaml",
+            "key": format!("repositories[{}].exclusions", entry.name),
+            "detail": "the unit's files keep syntax-layer edges: fix what the failure names, or exclude them to acknowledge the hole",
+        }),
+    )
+}
+
 /// The registry token that enables a language (JavaScript comes with `typescript`).
 fn language_token(language: Language) -> &'static str {
     match language {
@@ -246,11 +328,20 @@ pub fn run(
         None => registry.repositories.iter().collect(),
     };
     let located = crate::analyzers::locate(config);
+    let store = GenerationStore::new(config.generation_store());
+    let published: Option<Manifest> = store
+        .current()
+        .ok()
+        .flatten()
+        .and_then(|id| store.manifest(id).ok());
     let mut blocking = 0;
     let mut partial = 0;
     let mut reports = Vec::new();
     for entry in entries {
-        let (findings, files) = audit(entry, &located);
+        let (mut findings, files) = audit(entry, &located);
+        if let Some(manifest) = &published {
+            findings.extend(last_pass_findings(entry, manifest));
+        }
         blocking += findings
             .iter()
             .filter(|f| f.severity == Severity::Blocking)
@@ -313,4 +404,67 @@ pub fn run(
     } else {
         ExitCode::SUCCESS
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry() -> RepositoryEntry {
+        RepositoryEntry {
+            name: "crates".into(),
+            path: "/src/crates".into(),
+            languages: vec![LanguageToken::Rust],
+            manifests: Vec::new(),
+            roots: Vec::new(),
+            exclusions: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn recorded_failures_become_findings_with_what_would_let_the_next_pass_succeed() {
+        let generation = GenerationId(7);
+        let fetch = failure_finding(
+            &entry(),
+            "rust",
+            &generation,
+            "WORKSPACE_NOT_LOADED itoa: dependencies not loaded (error: no matching package named `criterion` found)",
+        );
+        assert_eq!(fetch.code, "WORKSPACE_NOT_LOADED");
+        assert_eq!(fetch.path.as_deref(), Some("itoa"));
+        assert_eq!(
+            fetch.message,
+            "the rust analyzer, in the pass that published generation 000007: dependencies not loaded (error: no matching package named `criterion` found)"
+        );
+        assert_eq!(
+            fetch.remedy["command"],
+            "cargo fetch --manifest-path /src/crates/itoa/Cargo.toml"
+        );
+        let sysroot = failure_finding(
+            &entry(),
+            "rust",
+            &generation,
+            "WORKSPACE_NOT_LOADED .: the standard library's dependencies not loaded; scripts/setup-analyzers.sh fetches them (error)",
+        );
+        assert_eq!(sysroot.remedy["command"], "scripts/setup-analyzers.sh");
+        let module = failure_finding(
+            &entry(),
+            "go",
+            &generation,
+            "MODULE_NOT_LOADED example.com/app/...: go: example.com/lib@v1.2.0: module lookup disabled",
+        );
+        assert_eq!(
+            (module.code, module.path, &module.remedy["key"]),
+            ("MODULE_NOT_LOADED", None, &json!("go.allow_network"))
+        );
+        let unit = failure_finding(
+            &entry(),
+            "python",
+            &generation,
+            "Python unit: pyright crashed",
+        );
+        assert_eq!(unit.code, "ANALYZER_UNIT_FAILED");
+        assert!(unit.message.ends_with(": Python unit: pyright crashed"));
+        assert_eq!(unit.remedy["key"], "repositories[crates].exclusions");
+    }
 }
