@@ -653,11 +653,22 @@ fn doctor_repositories_audits_without_indexing_and_fails_only_when_blocked() {
     std::fs::write(loose.join("cmd/main.go"), "package main\n").unwrap();
     std::fs::write(loose.join("lib.rs"), "pub fn f() {}\n").unwrap();
     std::fs::write(loose.join("index.ts"), "export const x = 1;\n").unwrap();
+    // A crate whose dependency cargo's local registry does not hold: asked offline, as a
+    // pass asks, cargo cannot resolve it.
+    let needs = workspace.dir.path().join("needs");
+    std::fs::create_dir_all(needs.join("src")).unwrap();
+    std::fs::write(
+        needs.join("Cargo.toml"),
+        "[package]\nname = \"needs\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nkivgraph-nowhere-to-be-found = \"1\"\n",
+    )
+    .unwrap();
+    std::fs::write(needs.join("src/lib.rs"), "pub fn f() {}\n").unwrap();
     let config = workspace.dir.path().join("loose.yaml");
     let init = Command::new(binary())
         .args(["init", "--config"])
         .arg(&config)
         .arg(format!("--repository=loose={}", loose.display()))
+        .arg(format!("--repository=needs={}", needs.display()))
         .arg("--languages=go,typescript,rust")
         .output()
         .unwrap();
@@ -701,6 +712,26 @@ fn doctor_repositories_audits_without_indexing_and_fails_only_when_blocked() {
     assert!(
         !loose.join("cmd/go.mod").exists(),
         "a remedy is a proposal, never written"
+    );
+    let (code, report) = audit("needs");
+    assert_eq!(code, Some(0), "{report}");
+    let finding = &report["repositories"][0]["findings"][0];
+    assert_eq!(finding["code"], "WORKSPACE_NOT_LOADED", "{report}");
+    assert_eq!(finding["path"], ".");
+    assert!(
+        finding["message"]
+            .as_str()
+            .unwrap()
+            .contains("no matching package named `kivgraph-nowhere-to-be-found` found"),
+        "{finding}"
+    );
+    assert_eq!(
+        finding["remedy"]["command"],
+        format!("cargo fetch --manifest-path {}/Cargo.toml", needs.display())
+    );
+    assert!(
+        !needs.join("Cargo.lock").exists() && !needs.join("target").exists(),
+        "cargo was asked without writing inside the repository"
     );
 }
 

@@ -22,5 +22,5 @@ pub use go::{GoAnalyzer, GoSettings, GoUnit};
 pub use runner::{
     Analyzer, AnalyzerError, Configured, PythonUnit, Toolchain, TypescriptUnit, nearest_tsconfig,
 };
-pub use rust::{RustAnalyzer, RustSettings, RustUnit};
+pub use rust::{RustAnalyzer, RustSettings, RustUnit, cargo_resolves_offline};
 pub use scip_index::{ColumnEncoding, LineIndex, Occurrence, ScipDocument, ScipIndex, decode};

@@ -160,6 +160,50 @@ impl Toolchain {
     }
 }
 
+/// Whether cargo resolves the Cargo workspace at `workspace` without the network, asked as
+/// rust-analyzer asks it in a pass (`cargo metadata --offline`): `Err` with what cargo said
+/// when it cannot, `Ok` when it can or when cargo cannot be started (nothing to say then).
+/// The lockfile cargo would write goes to scratch space (a copy of the workspace's own), so
+/// nothing is written inside the repository.
+pub fn cargo_resolves_offline(workspace: &Path, scratch: &Path) -> Result<(), String> {
+    let Ok(work) = scratch_directory(scratch, "cargo-metadata-") else {
+        return Ok(());
+    };
+    let lockfile = work.path().join("Cargo.lock");
+    // A workspace without a lockfile of its own has one resolved, in scratch.
+    let _ = std::fs::copy(workspace.join("Cargo.lock"), &lockfile);
+    let output = Command::new("cargo")
+        .args([
+            "metadata",
+            "-Zlockfile-path",
+            "--offline",
+            "--format-version",
+            "1",
+        ])
+        .arg("--manifest-path")
+        .arg(workspace.join("Cargo.toml"))
+        // `-Zlockfile-path` is how rust-analyzer keeps cargo's lockfile out of a workspace
+        // on a stable toolchain; the compiler's cached answers go to scratch too.
+        .env("__CARGO_TEST_CHANNEL_OVERRIDE_DO_NOT_USE_THIS", "nightly")
+        .env("CARGO_RESOLVER_LOCKFILE_PATH", &lockfile)
+        .env("CARGO_TARGET_DIR", work.path().join("target"))
+        .current_dir(work.path())
+        .output();
+    match output {
+        Ok(output) if !output.status.success() => {
+            let said = String::from_utf8_lossy(&output.stderr);
+            let error: Vec<&str> = said
+                .lines()
+                .map(str::trim)
+                .take_while(|line| !line.starts_with("As a reminder"))
+                .filter(|line| !line.is_empty())
+                .collect();
+            Err(error.join(" "))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// The `cargo metadata` failures rust-analyzer logged: it then loads the workspace's own
 /// crates without their dependencies (`--no-deps`). The standard library's workspace fails
 /// the same way when its own dependencies are not in the local registry; its crates then

@@ -6,10 +6,11 @@
 //! the same analyzer lookup. A finding is `blocking` when the repository contributes
 //! nothing at all and `partial` when part of it is indexed less than it could be. Remedies
 //! are proposals — a file to write with its content, a command to run — never applied:
-//! nothing is written inside a repository. What only running an analyzer can tell (a Cargo
-//! workspace whose dependencies are not in the local registry, a Go module whose
-//! requirements cannot be loaded) is read from the published generation's record of its
-//! pass, and said to come from there.
+//! nothing is written inside a repository. Whether cargo resolves each Cargo workspace
+//! offline is asked the way rust-analyzer asks it, its lockfile kept in scratch space. What
+//! only a pass can tell (a Go module whose requirements could not be loaded, a unit an
+//! analyzer failed on) is read from the published generation's record of its pass, and
+//! said to come from there.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::ExitCode;
@@ -56,7 +57,7 @@ fn orphans(discovered: &DiscoveredRepository, languages: &[Language]) -> BTreeMa
     directories
 }
 
-fn audit(entry: &RepositoryEntry, located: &Located<'_>) -> (Vec<Finding>, Value) {
+fn audit(entry: &RepositoryEntry, located: &Located<'_>, ask_cargo: bool) -> (Vec<Finding>, Value) {
     let mut findings = Vec::new();
     let discovered = match discover_repository(entry) {
         Ok(discovered) => discovered,
@@ -201,6 +202,28 @@ fn audit(entry: &RepositoryEntry, located: &Located<'_>) -> (Vec<Finding>, Value
             }
         }
     }
+    // What rust-analyzer's load asks first: can cargo resolve the workspace offline?
+    if ask_cargo {
+        let roots: BTreeSet<&str> = discovered
+            .module_maps
+            .crates
+            .keys()
+            .filter_map(|directory| discovered.module_maps.cargo_workspace_root(directory))
+            .collect();
+        let scratch = std::env::temp_dir().join("kivgraph-audit");
+        for root in roots {
+            if let Err(error) =
+                kivgraph_analyzers::cargo_resolves_offline(&entry.path.join(root), &scratch)
+            {
+                let root = if root.is_empty() { "." } else { root };
+                findings.push(workspace_not_loaded(
+                    entry,
+                    root,
+                    format!("cargo cannot resolve the workspace offline, so it is analysed without its dependencies ({error})"),
+                ));
+            }
+        }
+    }
     if !discovered.skipped.is_empty() {
         let samples: Vec<Value> = discovered
             .skipped
@@ -220,8 +243,14 @@ fn audit(entry: &RepositoryEntry, located: &Located<'_>) -> (Vec<Finding>, Value
 }
 
 /// What the analyzers of the pass that published `manifest` could not do for repository
-/// `entry`: each failure they recorded, with what would let the next pass do it.
-fn last_pass_findings(entry: &RepositoryEntry, manifest: &Manifest) -> Vec<Finding> {
+/// `entry`: each failure they recorded, with what would let the next pass do it. A
+/// workspace of the repository cargo was just asked about (`cargo_asked`) has that answer
+/// instead.
+fn last_pass_findings(
+    entry: &RepositoryEntry,
+    manifest: &Manifest,
+    cargo_asked: bool,
+) -> Vec<Finding> {
     let Some(state) = manifest.repositories.iter().find(|r| r.name == entry.name) else {
         return Vec::new();
     };
@@ -229,9 +258,17 @@ fn last_pass_findings(entry: &RepositoryEntry, manifest: &Manifest) -> Vec<Findi
         .analyzers
         .iter()
         .flat_map(|analyzer| {
-            analyzer.failures.iter().map(|failure| {
-                failure_finding(entry, &analyzer.language, &manifest.generation_id, failure)
-            })
+            analyzer
+                .failures
+                .iter()
+                .filter(|failure| {
+                    !(cargo_asked
+                        && failure.starts_with("WORKSPACE_NOT_LOADED ")
+                        && !failure.contains(": the standard library"))
+                })
+                .map(|failure| {
+                    failure_finding(entry, &analyzer.language, &manifest.generation_id, failure)
+                })
         })
         .collect()
 }
@@ -297,6 +334,26 @@ fn failure_finding(
     )
 }
 
+/// A Cargo workspace at `root` analysed without its dependencies, and how to let the next
+/// pass load them.
+fn workspace_not_loaded(entry: &RepositoryEntry, root: &str, message: String) -> Finding {
+    let directory = match root {
+        "." => entry.path.clone(),
+        root => entry.path.join(root),
+    };
+    Finding {
+        code: "WORKSPACE_NOT_LOADED",
+        severity: Severity::Partial,
+        message,
+        path: Some(root.to_string()),
+        remedy: json!({
+            "kind": "command",
+            "command": format!("cargo fetch --manifest-path {}", directory.join("Cargo.toml").display()),
+            "detail": "puts the workspace's dependencies in cargo's local registry, where an offline pass loads them (cargo writes Cargo.lock there if it has none); or set rust.allow_network: true",
+        }),
+    }
+}
+
 /// The registry token that enables a language (JavaScript comes with `typescript`).
 fn language_token(language: Language) -> &'static str {
     match language {
@@ -328,6 +385,8 @@ pub fn run(
         None => registry.repositories.iter().collect(),
     };
     let located = crate::analyzers::locate(config);
+    // Offline, as a pass loads a workspace; with the network allowed cargo fetches instead.
+    let ask_cargo = !config.config.rust.allow_network && located.get(Analyzer::Rust).is_ok();
     let store = GenerationStore::new(config.generation_store());
     let published: Option<Manifest> = store
         .current()
@@ -338,9 +397,9 @@ pub fn run(
     let mut partial = 0;
     let mut reports = Vec::new();
     for entry in entries {
-        let (mut findings, files) = audit(entry, &located);
+        let (mut findings, files) = audit(entry, &located, ask_cargo);
         if let Some(manifest) = &published {
-            findings.extend(last_pass_findings(entry, manifest));
+            findings.extend(last_pass_findings(entry, manifest, ask_cargo));
         }
         blocking += findings
             .iter()
