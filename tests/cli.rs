@@ -663,12 +663,22 @@ fn doctor_repositories_audits_without_indexing_and_fails_only_when_blocked() {
     )
     .unwrap();
     std::fs::write(needs.join("src/lib.rs"), "pub fn f() {}\n").unwrap();
+    // One whose path dependency is not checked out: said once, for that reason.
+    let pathless = workspace.dir.path().join("pathless");
+    std::fs::create_dir_all(pathless.join("src")).unwrap();
+    std::fs::write(
+        pathless.join("Cargo.toml"),
+        "[package]\nname = \"pathless\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nsibling = { path = \"../sibling\" }\n",
+    )
+    .unwrap();
+    std::fs::write(pathless.join("src/lib.rs"), "pub fn f() {}\n").unwrap();
     let config = workspace.dir.path().join("loose.yaml");
     let init = Command::new(binary())
         .args(["init", "--config"])
         .arg(&config)
         .arg(format!("--repository=loose={}", loose.display()))
         .arg(format!("--repository=needs={}", needs.display()))
+        .arg(format!("--repository=pathless={}", pathless.display()))
         .arg("--languages=go,typescript,rust")
         .output()
         .unwrap();
@@ -733,6 +743,14 @@ fn doctor_repositories_audits_without_indexing_and_fails_only_when_blocked() {
         !needs.join("Cargo.lock").exists() && !needs.join("target").exists(),
         "cargo was asked without writing inside the repository"
     );
+    let (_, report) = audit("pathless");
+    let codes: Vec<&str> = report["repositories"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, vec!["CARGO_PATH_DEPENDENCY_MISSING"], "{report}");
 }
 
 #[test]

@@ -183,6 +183,7 @@ fn audit(entry: &RepositoryEntry, located: &Located<'_>, ask_cargo: bool) -> (Ve
     }
     // A path dependency nobody checked out: cargo cannot resolve the workspace offline, so
     // rust-analyzer loads it without its dependencies (WORKSPACE_NOT_LOADED).
+    let mut checked_out_partly: BTreeSet<&str> = BTreeSet::new();
     for (directory, manifest) in &discovered.module_maps.crates {
         for (name, dependency) in &manifest.dependencies {
             let Some(path) = &dependency.path else {
@@ -190,6 +191,7 @@ fn audit(entry: &RepositoryEntry, located: &Located<'_>, ask_cargo: bool) -> (Ve
             };
             let at = entry.path.join(directory).join(path);
             if !at.join("Cargo.toml").is_file() {
+                checked_out_partly.extend(discovered.module_maps.cargo_workspace_root(directory));
                 findings.push(Finding {
                     code: "CARGO_PATH_DEPENDENCY_MISSING",
                     severity: Severity::Partial,
@@ -202,13 +204,15 @@ fn audit(entry: &RepositoryEntry, located: &Located<'_>, ask_cargo: bool) -> (Ve
             }
         }
     }
-    // What rust-analyzer's load asks first: can cargo resolve the workspace offline?
+    // What rust-analyzer's load asks first: can cargo resolve the workspace offline? (A
+    // workspace missing a path dependency cannot, for the reason said above.)
     if ask_cargo {
         let roots: BTreeSet<&str> = discovered
             .module_maps
             .crates
             .keys()
             .filter_map(|directory| discovered.module_maps.cargo_workspace_root(directory))
+            .filter(|root| !checked_out_partly.contains(root))
             .collect();
         let scratch = std::env::temp_dir().join("kivgraph-audit");
         for root in roots {
