@@ -1687,6 +1687,37 @@ fn trace_and_blast_radius_walk_the_resolved_graph() {
 
 /// Registers the named fixtures of `testdata/resolution` as Go repositories and indexes them
 /// with the syntax layer alone (see `init_and_index`).
+/// A walk that expands two declarations of one name counts that name's unexplained
+/// spellings once: the files and occurrences a reader must still grep are the census's, not
+/// a multiple of it.
+#[test]
+fn a_walk_counts_the_unbound_uses_of_each_name_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let repository = dir.path().join("repeat");
+    std::fs::create_dir_all(repository.join("lib")).unwrap();
+    std::fs::write(
+        repository.join("go.mod"),
+        "module example.com/repeat\n\ngo 1.21\n",
+    )
+    .unwrap();
+    std::fs::write(
+        repository.join("lib/lib.go"),
+        "package lib\n\ntype A struct{}\ntype B struct{}\n\nfunc helper() {}\n\nfunc (A) Close() { helper() }\nfunc (B) Close() { helper() }\n\n// The interface's Close is declared by no symbol: spelled, unexplained.\nfunc Shut(x interface{ Close() }) { x.Close() }\n",
+    )
+    .unwrap();
+    init_and_index(dir.path(), "repeat", &repository);
+    let mut client = Client::start(dir.path());
+    let answer = client.ok(
+        "get_blast_radius",
+        json!({"repository": "repeat", "path": "lib/lib.go", "qualified_name": "helper", "kinds": ["*"]}),
+    );
+    assert_eq!(
+        answer["completeness"]["unbound_uses"],
+        json!({"files": 1, "occurrences": 1}),
+        "{answer}"
+    );
+}
+
 fn index_resolution_fixtures(dir: &Path, names: &[&str]) {
     let root = fixtures().join("../resolution");
     let paths: Vec<_> = names.iter().map(|name| root.join(name)).collect();

@@ -376,7 +376,7 @@ pub fn find_cross_repo_consumers(
                 _ => None,
             })
             .collect(),
-        unbound: unbound_mentions(published, subject.name(), Some(&subject))
+        unbound: unbound_mentions(published, Some(subject.name()), Some(&subject))
             .into_iter()
             .filter(|(file, _)| file.repository().name() != home)
             .collect(),

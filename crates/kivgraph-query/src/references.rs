@@ -297,7 +297,7 @@ pub(crate) fn reference_bounds<'a>(
     Bounds {
         scopes: invisible_scopes(published, Some(repository), None, Hidden::Named(&[name])),
         blind_spots: blind_spots(published, name),
-        unbound: unbound_mentions(published, name, Some(subject)),
+        unbound: unbound_mentions(published, Some(name), Some(subject)),
         not_followed: (!reasons.is_empty()).then(|| reasons.join("; ")),
         unextracted: Vec::new(),
     }

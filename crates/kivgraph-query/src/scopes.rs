@@ -114,19 +114,21 @@ pub fn blind_spots<'a>(published: &'a Published, name: &str) -> Vec<UnresolvedVi
 /// where the subject is bound under an import whose uses the syntax layer does not follow (0).
 pub type UnboundFile<'a> = (FileView<'a>, u32);
 
-/// The files whose spelling of `name` the graph does not fully explain (the snapshot's
-/// unexplained census: every occurrence must be a declaration of that name, one observation
-/// backing an edge into a declaration of that name, or a recorded failure that asked for it);
-/// a file with more occurrences than that holds a use nobody bound. Importers of `subject`
-/// are listed too unless an exact analyzer read its language everywhere: after an import
-/// the syntax layer binds no use, and an alias spells the uses under another name.
+/// The files whose spelling of `name` (when given) the graph does not fully explain (the
+/// snapshot's unexplained census: every occurrence must be a declaration of that name, one
+/// observation backing an edge into a declaration of that name, or a recorded failure that
+/// asked for it); a file with more occurrences than that holds a use nobody bound.
+/// Importers of `subject` are listed too unless an exact analyzer read its language
+/// everywhere: after an import the syntax layer binds no use, and an alias spells the uses
+/// under another name.
 pub fn unbound_mentions<'a>(
     published: &'a Published,
-    name: &str,
+    name: Option<&str>,
     subject: Option<&SymbolView>,
 ) -> Vec<UnboundFile<'a>> {
     let snapshot = &published.snapshot;
-    let mut unbound: Vec<(usize, u32)> = snapshot.unexplained_mentions(name);
+    let mut unbound: Vec<(usize, u32)> =
+        name.map_or_else(Vec::new, |name| snapshot.unexplained_mentions(name));
     // An exact analyzer binds the uses after an import, aliases included.
     let imports_hide_uses = subject.is_some_and(|s| !published.analyzed_everywhere(s.language()));
     if imports_hide_uses && let Some(subject) = subject {

@@ -905,8 +905,12 @@ fn blast_bounds<'a>(published: &'a Published, walk: &Walk, kinds: &[EdgeKind]) -
     }
     let mut unbound: Vec<UnboundFile> = Vec::new();
     let mut position: FxHashMap<usize, usize> = FxHashMap::default();
+    // A name's census is counted once, however many declarations the walk expanded carry it
+    // (their importers are each their own).
+    let mut counted: BTreeSet<&str> = BTreeSet::new();
     for symbol in &expanded {
-        for (file, count) in unbound_mentions(published, symbol.name(), Some(symbol)) {
+        let census = counted.insert(symbol.name()).then(|| symbol.name());
+        for (file, count) in unbound_mentions(published, census, Some(symbol)) {
             match position.get(&file.index) {
                 Some(at) => unbound[*at].1 += count,
                 None => {
