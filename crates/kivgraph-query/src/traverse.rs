@@ -684,6 +684,8 @@ fn failures_made<'a>(published: &'a Published, walk: &Walk) -> Vec<UnresolvedVie
     let snapshot = &published.snapshot;
     let mut spots = Vec::new();
     let mut seen: FxHashSet<usize> = FxHashSet::default();
+    // A file's failures, looked up once however many of its declarations the walk expanded.
+    let mut by_file: FxHashMap<usize, Vec<UnresolvedView<'a>>> = FxHashMap::default();
     for node in &walk.expanded {
         let Node::Symbol(index) = node else { continue };
         let Some(symbol) = snapshot.symbol(*index) else {
@@ -691,13 +693,16 @@ fn failures_made<'a>(published: &'a Published, walk: &Walk) -> Vec<UnresolvedVie
         };
         let span = symbol.span();
         let file = symbol.file();
-        for failure in snapshot.unresolved_in_file(file.repository().name(), file.path()) {
+        let failures = by_file
+            .entry(file.index)
+            .or_insert_with(|| snapshot.unresolved_in_file(file.repository().name(), file.path()));
+        for failure in failures.iter() {
             if failure
                 .lines()
                 .is_some_and(|(line, _)| (span.start_line..=span.end_line).contains(&line))
                 && seen.insert(failure.index)
             {
-                spots.push(failure);
+                spots.push(*failure);
             }
         }
     }
