@@ -653,25 +653,23 @@ fn doctor_repositories_audits_without_indexing_and_fails_only_when_blocked() {
     std::fs::write(loose.join("cmd/main.go"), "package main\n").unwrap();
     std::fs::write(loose.join("lib.rs"), "pub fn f() {}\n").unwrap();
     std::fs::write(loose.join("index.ts"), "export const x = 1;\n").unwrap();
-    // A crate whose dependency cargo's local registry does not hold: asked offline, as a
-    // pass asks, cargo cannot resolve it.
-    let needs = workspace.dir.path().join("needs");
-    std::fs::create_dir_all(needs.join("src")).unwrap();
-    std::fs::write(
-        needs.join("Cargo.toml"),
-        "[package]\nname = \"needs\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nkivgraph-nowhere-to-be-found = \"1\"\n",
-    )
-    .unwrap();
-    std::fs::write(needs.join("src/lib.rs"), "pub fn f() {}\n").unwrap();
-    // One whose path dependency is not checked out: said once, for that reason.
-    let pathless = workspace.dir.path().join("pathless");
-    std::fs::create_dir_all(pathless.join("src")).unwrap();
-    std::fs::write(
-        pathless.join("Cargo.toml"),
-        "[package]\nname = \"pathless\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nsibling = { path = \"../sibling\" }\n",
-    )
-    .unwrap();
-    std::fs::write(pathless.join("src/lib.rs"), "pub fn f() {}\n").unwrap();
+    // A library crate named `name` with one dependency, in its own directory.
+    let library = |name: &str, dependency: &str| {
+        let directory = workspace.dir.path().join(name);
+        std::fs::create_dir_all(directory.join("src")).unwrap();
+        std::fs::write(
+            directory.join("Cargo.toml"),
+            format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n{dependency}\n"),
+        )
+        .unwrap();
+        std::fs::write(directory.join("src/lib.rs"), "pub fn f() {}\n").unwrap();
+        directory
+    };
+    // One whose dependency cargo's local registry does not hold: asked offline, as a pass
+    // asks, cargo cannot resolve it; one whose path dependency is not checked out: said
+    // once, for that reason.
+    let needs = library("needs", "kivgraph-nowhere-to-be-found = \"1\"");
+    let pathless = library("pathless", "sibling = { path = \"../sibling\" }");
     let config = workspace.dir.path().join("loose.yaml");
     let init = Command::new(binary())
         .args(["init", "--config"])
@@ -700,16 +698,18 @@ fn doctor_repositories_audits_without_indexing_and_fails_only_when_blocked() {
         let report: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
         (out.status.code(), report)
     };
+    let codes = |report: &serde_json::Value| -> Vec<String> {
+        report["repositories"][0]["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["code"].as_str().unwrap().to_string())
+            .collect()
+    };
     let (code, report) = audit("loose");
     assert_eq!(code, Some(0), "partial findings do not fail: {report}");
-    let codes: Vec<&str> = report["repositories"][0]["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["code"].as_str().unwrap())
-        .collect();
     assert_eq!(
-        codes,
+        codes(&report),
         vec![
             "GO_PACKAGE_WITHOUT_MODULE",
             "RUST_FILES_WITHOUT_CRATE",
@@ -744,13 +744,11 @@ fn doctor_repositories_audits_without_indexing_and_fails_only_when_blocked() {
         "cargo was asked without writing inside the repository"
     );
     let (_, report) = audit("pathless");
-    let codes: Vec<&str> = report["repositories"][0]["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["code"].as_str().unwrap())
-        .collect();
-    assert_eq!(codes, vec!["CARGO_PATH_DEPENDENCY_MISSING"], "{report}");
+    assert_eq!(
+        codes(&report),
+        vec!["CARGO_PATH_DEPENDENCY_MISSING"],
+        "{report}"
+    );
 }
 
 #[test]
