@@ -1492,58 +1492,31 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Stored<Fact
         }
         // A member the analyzer says implements another: `IMPLEMENTS` to an interface's
         // member, `OVERRIDES` to a class's, observed at the implementing declaration.
-        for (implementing, implemented) in &unit.implementations {
-            let (Some(sources), Some(targets)) = (
-                definitions.keys.get(implementing),
-                definitions.keys.get(implemented),
-            ) else {
+        for (member, targets) in related(&unit.implementations, &definitions, &by_key) {
+            if member.parent.is_none() {
                 continue;
-            };
-            for source in sources {
-                let Some(member) = by_key.get(source) else {
-                    continue;
+            }
+            for target in targets {
+                let kind = match holder_kind(db, *target) {
+                    Some(SymbolKind::Interface) => EdgeKind::Implements,
+                    Some(SymbolKind::Class) => EdgeKind::Overrides,
+                    _ => continue,
                 };
-                if member.parent.is_none() {
-                    continue;
-                }
-                for target in targets {
-                    let kind = match holder_kind(db, *target) {
-                        Some(SymbolKind::Interface) => EdgeKind::Implements,
-                        Some(SymbolKind::Class) => EdgeKind::Overrides,
-                        _ => continue,
-                    };
-                    let at = (&member.repository, &member.file_path, member.span.start());
-                    layer.add(
-                        kind,
-                        at,
-                        *source,
-                        &[*target],
-                        unit.provenance(member.language),
-                    );
-                }
+                let at = (&member.repository, &member.file_path, member.span.start());
+                let provenance = unit.provenance(member.language);
+                layer.add(kind, at, member.key, &[*target], provenance);
             }
         }
         // A declaration the analyzer says has a type: `TYPE_USES` to it, observed at the
         // declaration — what a change to the type reaches where no annotation spells it.
-        for (typed, type_symbol) in &unit.type_definitions {
-            let (Some(sources), Some(targets)) = (
-                definitions.keys.get(typed),
-                definitions.keys.get(type_symbol),
-            ) else {
-                continue;
-            };
-            for source in sources {
-                let Some(declaration) = by_key.get(source) else {
-                    continue;
-                };
-                let at = (
-                    &declaration.repository,
-                    &declaration.file_path,
-                    declaration.span.start(),
-                );
-                let provenance = unit.provenance(declaration.language);
-                layer.add(EdgeKind::TypeUses, at, *source, targets, provenance);
-            }
+        for (declaration, targets) in related(&unit.type_definitions, &definitions, &by_key) {
+            let at = (
+                &declaration.repository,
+                &declaration.file_path,
+                declaration.span.start(),
+            );
+            let provenance = unit.provenance(declaration.language);
+            layer.add(EdgeKind::TypeUses, at, declaration.key, targets, provenance);
         }
     }
     let not_loaded = unreadable_scopes(&syntax, &units);
@@ -1557,6 +1530,32 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Stored<Fact
     let mut facts = layer.over(&syntax);
     facts.unresolved.extend(not_loaded);
     Stored::new(facts)
+}
+
+/// For each `(symbol, related)` relationship of analyzer symbols, this package's declaration
+/// of the first (of `by_key`) with the graph's declarations of the second; a pair either side
+/// of which names no declaration gives nothing.
+fn related<'a>(
+    relationships: &'a [(String, String)],
+    definitions: &'a AnalyzerDefinitions,
+    by_key: &'a BTreeMap<StableKey, &'a SymbolFact>,
+) -> impl Iterator<Item = (&'a SymbolFact, &'a [StableKey])> + 'a {
+    relationships.iter().flat_map(move |(symbol, related)| {
+        let sources = definitions
+            .keys
+            .get(symbol)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let targets = definitions
+            .keys
+            .get(related)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        sources
+            .iter()
+            .filter(move |_| !targets.is_empty())
+            .filter_map(move |source| Some((*by_key.get(source)?, targets)))
+    })
 }
 
 /// What a repository's report says of one of its packages, kept apart from the package's

@@ -57,6 +57,15 @@ struct Section {
     count: usize,
 }
 
+/// The name tables whose rows start runs of an entry table: see [`Page::run_end`].
+const MENTIONS: (SectionKind, SectionKind) =
+    (SectionKind::MentionNames, SectionKind::MentionEntries);
+const TERMS: (SectionKind, SectionKind) = (SectionKind::TermNames, SectionKind::TermPostings);
+const REQUESTED: (SectionKind, SectionKind) = (
+    SectionKind::RequestedNames,
+    SectionKind::UnresolvedNameIndex,
+);
+
 /// A validated, read-only page.
 pub(crate) struct Page {
     backing: Backing,
@@ -598,7 +607,7 @@ impl Page {
             let start = read_u32(r, 8) as usize;
             let name = self.str_bytes_at(r, 0);
             let named = |entry: usize| requested(entry).1.map(str::as_bytes);
-            let end = self.requested_run_end(i);
+            let end = self.run_end(REQUESTED, i);
             let fits = start < end
                 && end <= index_len
                 && (i > 0 || start == 0)
@@ -634,7 +643,7 @@ impl Page {
         first_error(names, |i| {
             let r = self.record(SectionKind::MentionNames, i);
             self.check_str("mention name", i, r, 0)?;
-            let end = self.mention_run_end(i);
+            let end = self.run_end(MENTIONS, i);
             if read_u32(r, 8) as usize >= end || end > entries {
                 return Err(fail("mention name", i, "entry run out of range"));
             }
@@ -663,7 +672,7 @@ impl Page {
             for i in run {
                 let r = self.record(SectionKind::TermNames, i);
                 self.check_str("term", i, r, 0)?;
-                let (start, end) = (read_u32(r, 8) as usize, self.term_run_end(i));
+                let (start, end) = (read_u32(r, 8) as usize, self.run_end(TERMS, i));
                 if start > end || end > postings {
                     return Err(fail("term", i, "posting run out of range"));
                 }
@@ -684,14 +693,6 @@ impl Page {
         })
     }
 
-    fn term_run_end(&self, i: usize) -> usize {
-        if i + 1 < self.count(SectionKind::TermNames) {
-            read_u32(self.record(SectionKind::TermNames, i + 1), 8) as usize
-        } else {
-            self.count(SectionKind::TermPostings)
-        }
-    }
-
     /// The symbol rows carrying `term` (see [`crate::terms`]), ascending, each with
     /// [`TERM_IN_NAME`] set when the symbol's own name carries it; `None` for a term no
     /// symbol of the page carries.
@@ -707,7 +708,7 @@ impl Page {
         }
         let start = read_u32(self.record(SectionKind::TermNames, at), 8) as usize;
         Some(
-            (start..self.term_run_end(at))
+            (start..self.run_end(TERMS, at))
                 .map(|i| read_u32(self.record(SectionKind::TermPostings, i), 0))
                 .collect(),
         )
@@ -751,12 +752,15 @@ impl Page {
         })
     }
 
-    /// One past the last mention entry of name row `i`.
-    fn mention_run_end(&self, i: usize) -> usize {
-        if i + 1 < self.count(SectionKind::MentionNames) {
-            read_u32(self.record(SectionKind::MentionNames, i + 1), 8) as usize
+    /// One past the last entry of name row `i` of `names`, whose rows start runs of
+    /// `entries` (the next row's start at byte 8, or the end of `entries`): mention names
+    /// and their entries, terms and their postings, requested names and the unresolved
+    /// rows asking for them.
+    fn run_end(&self, (names, entries): (SectionKind, SectionKind), i: usize) -> usize {
+        if i + 1 < self.count(names) {
+            read_u32(self.record(names, i + 1), 8) as usize
         } else {
-            self.count(SectionKind::MentionEntries)
+            self.count(entries)
         }
     }
 
@@ -918,18 +922,9 @@ impl Page {
             return Vec::new();
         }
         let start = read_u32(self.record(SectionKind::RequestedNames, at), 8) as usize;
-        (start..self.requested_run_end(at))
+        (start..self.run_end(REQUESTED, at))
             .map(|i| read_u32(self.record(SectionKind::UnresolvedNameIndex, i), 0))
             .collect()
-    }
-
-    /// One past the last `UnresolvedNameIndex` entry of requested name `i`.
-    fn requested_run_end(&self, i: usize) -> usize {
-        if i + 1 < self.count(SectionKind::RequestedNames) {
-            read_u32(self.record(SectionKind::RequestedNames, i + 1), 8) as usize
-        } else {
-            self.count(SectionKind::UnresolvedNameIndex)
-        }
     }
 
     /// The rows of `UnresolvedScopeIndex`, only one repository's when `repository` names it
@@ -960,7 +955,7 @@ impl Page {
             return Vec::new();
         }
         let start = read_u32(self.record(SectionKind::MentionNames, at), 8) as usize;
-        (start..self.mention_run_end(at))
+        (start..self.run_end(MENTIONS, at))
             .map(|i| {
                 let r = self.record(SectionKind::MentionEntries, i);
                 (read_u32(r, 0), read_u32(r, 4))

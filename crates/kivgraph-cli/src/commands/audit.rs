@@ -262,29 +262,24 @@ fn last_pass_findings(
         .analyzers
         .iter()
         .flat_map(|analyzer| {
-            analyzer
-                .failures
-                .iter()
-                .filter(|failure| {
-                    !(cargo_asked
-                        && failure.starts_with("WORKSPACE_NOT_LOADED ")
-                        && !failure.contains(": the standard library"))
-                })
-                .map(|failure| {
-                    failure_finding(entry, &analyzer.language, &manifest.generation_id, failure)
-                })
+            analyzer.failures.iter().filter_map(|failure| {
+                let generation = &manifest.generation_id;
+                failure_finding(entry, &analyzer.language, generation, failure, cargo_asked)
+            })
         })
         .collect()
 }
 
 /// One failure an analyzer recorded (`WORKSPACE_NOT_LOADED root: why`,
-/// `MODULE_NOT_LOADED package: why`, or a unit's `label: why`) as a finding.
+/// `MODULE_NOT_LOADED package: why`, or a unit's `label: why`) as a finding; `None` for a
+/// workspace whose dependencies cargo was just asked about (`cargo_asked`).
 fn failure_finding(
     entry: &RepositoryEntry,
     language: &str,
     generation: &GenerationId,
     failure: &str,
-) -> Finding {
+    cargo_asked: bool,
+) -> Option<Finding> {
     let context =
         format!("the {language} analyzer, in the pass that published generation {generation}");
     let finding = |code, message: String, path: Option<&str>, remedy| Finding {
@@ -296,24 +291,16 @@ fn failure_finding(
     };
     if let Some(rest) = failure.strip_prefix("WORKSPACE_NOT_LOADED ") {
         let (root, why) = rest.split_once(": ").unwrap_or((".", rest));
-        let remedy = if why.starts_with("the standard library") {
-            json!({"kind": "command", "command": "scripts/setup-analyzers.sh"})
-        } else {
-            json!({
-                "kind": "command",
-                "command": format!("cargo fetch --manifest-path {}", entry.path.join(root).join("Cargo.toml").display()),
-                "detail": "puts the workspace's dependencies in cargo's local registry, where an offline pass loads them (cargo writes Cargo.lock there if it has none); or set rust.allow_network: true",
-            })
-        };
-        return finding(
-            "WORKSPACE_NOT_LOADED",
-            format!("{context}: {why}"),
-            Some(root),
-            remedy,
-        );
+        if why.starts_with("the standard library") {
+            let remedy = json!({"kind": "command", "command": "scripts/setup-analyzers.sh"});
+            let message = format!("{context}: {why}");
+            return Some(finding("WORKSPACE_NOT_LOADED", message, Some(root), remedy));
+        }
+        return (!cargo_asked)
+            .then(|| workspace_not_loaded(entry, root, format!("{context}: {why}")));
     }
     if let Some(rest) = failure.strip_prefix("MODULE_NOT_LOADED ") {
-        return finding(
+        return Some(finding(
             "MODULE_NOT_LOADED",
             format!("{context}: {rest}"),
             None,
@@ -323,9 +310,9 @@ fn failure_finding(
                 "key": "go.allow_network",
                 "detail": "what the module requires is not in the module cache: run `go mod download` in the module, or let the pass reach a module proxy",
             }),
-        );
+        ));
     }
-    finding(
+    Some(finding(
         "ANALYZER_UNIT_FAILED",
         format!("{context}: {failure}"),
         None,
@@ -335,7 +322,7 @@ fn failure_finding(
             "key": format!("repositories[{}].exclusions", entry.name),
             "detail": "the unit's files keep syntax-layer edges: fix what the failure names, or exclude them to acknowledge the hole",
         }),
-    )
+    ))
 }
 
 /// A Cargo workspace at `root` analysed without its dependencies, and how to let the next
@@ -487,11 +474,15 @@ mod tests {
     #[test]
     fn recorded_failures_become_findings_with_what_would_let_the_next_pass_succeed() {
         let generation = GenerationId(7);
-        let fetch = failure_finding(
-            &entry(),
-            "rust",
-            &generation,
-            "WORKSPACE_NOT_LOADED itoa: dependencies not loaded (error: no matching package named `criterion` found)",
+        let recorded = "WORKSPACE_NOT_LOADED itoa: dependencies not loaded (error: no matching package named `criterion` found)";
+        let fetch = failure_finding(&entry(), "rust", &generation, recorded, false).unwrap();
+        // Cargo asked just now answers for the workspace instead.
+        assert!(failure_finding(&entry(), "rust", &generation, recorded, true).is_none());
+        let at_root = "WORKSPACE_NOT_LOADED .: dependencies not loaded (error)";
+        let at_root = failure_finding(&entry(), "rust", &generation, at_root, false).unwrap();
+        assert_eq!(
+            at_root.remedy["command"],
+            "cargo fetch --manifest-path /src/crates/Cargo.toml"
         );
         assert_eq!(fetch.code, "WORKSPACE_NOT_LOADED");
         assert_eq!(fetch.path.as_deref(), Some("itoa"));
@@ -508,14 +499,18 @@ mod tests {
             "rust",
             &generation,
             "WORKSPACE_NOT_LOADED .: the standard library's dependencies not loaded; scripts/setup-analyzers.sh fetches them (error)",
-        );
+            true,
+        )
+        .unwrap();
         assert_eq!(sysroot.remedy["command"], "scripts/setup-analyzers.sh");
         let module = failure_finding(
             &entry(),
             "go",
             &generation,
             "MODULE_NOT_LOADED example.com/app/...: go: example.com/lib@v1.2.0: module lookup disabled",
-        );
+            true,
+        )
+        .unwrap();
         assert_eq!(
             (module.code, module.path, &module.remedy["key"]),
             ("MODULE_NOT_LOADED", None, &json!("go.allow_network"))
@@ -525,7 +520,9 @@ mod tests {
             "python",
             &generation,
             "Python unit: pyright crashed",
-        );
+            true,
+        )
+        .unwrap();
         assert_eq!(unit.code, "ANALYZER_UNIT_FAILED");
         assert!(unit.message.ends_with(": Python unit: pyright crashed"));
         assert_eq!(unit.remedy["key"], "repositories[crates].exclusions");
