@@ -697,19 +697,9 @@ impl Page {
     /// [`TERM_IN_NAME`] set when the symbol's own name carries it; `None` for a term no
     /// symbol of the page carries.
     pub(crate) fn term_postings(&self, term: &str) -> Option<Vec<u32>> {
-        let count = self.count(SectionKind::TermNames);
-        let at = partition_point(count, |i| {
-            self.str_bytes_at(self.record(SectionKind::TermNames, i), 0) < term.as_bytes()
-        });
-        if at == count
-            || self.str_bytes_at(self.record(SectionKind::TermNames, at), 0) != term.as_bytes()
-        {
-            return None;
-        }
-        let start = read_u32(self.record(SectionKind::TermNames, at), 8) as usize;
+        let run = self.run_of(TERMS, term)?;
         Some(
-            (start..self.run_end(TERMS, at))
-                .map(|i| read_u32(self.record(SectionKind::TermPostings, i), 0))
+            run.map(|i| read_u32(self.record(SectionKind::TermPostings, i), 0))
                 .collect(),
         )
     }
@@ -762,6 +752,20 @@ impl Page {
         } else {
             self.count(entries)
         }
+    }
+
+    /// The run of `entries` that `name`'s row of `names` starts (names are sorted), if
+    /// `names` holds it.
+    fn run_of(&self, tables: (SectionKind, SectionKind), name: &str) -> Option<Range<usize>> {
+        let names = tables.0;
+        let count = self.count(names);
+        let name_at = |i: usize| self.str_bytes_at(self.record(names, i), 0);
+        let at = partition_point(count, |i| name_at(i) < name.as_bytes());
+        if at == count || name_at(at) != name.as_bytes() {
+            return None;
+        }
+        let start = read_u32(self.record(names, at), 8) as usize;
+        Some(start..self.run_end(tables, at))
     }
 
     /// An unresolved row's field: its repository, its flags, its strings.
@@ -915,14 +919,9 @@ impl Page {
 
     /// Unresolved rows whose requested symbol's last segment is `name`, in table order.
     pub(crate) fn unresolved_requesting(&self, name: &str) -> Vec<u32> {
-        let names = self.count(SectionKind::RequestedNames);
-        let name_at = |i: usize| self.str_bytes_at(self.record(SectionKind::RequestedNames, i), 0);
-        let at = partition_point(names, |i| name_at(i) < name.as_bytes());
-        if at == names || name_at(at) != name.as_bytes() {
-            return Vec::new();
-        }
-        let start = read_u32(self.record(SectionKind::RequestedNames, at), 8) as usize;
-        (start..self.run_end(REQUESTED, at))
+        self.run_of(REQUESTED, name)
+            .into_iter()
+            .flatten()
             .map(|i| read_u32(self.record(SectionKind::UnresolvedNameIndex, i), 0))
             .collect()
     }
@@ -948,14 +947,9 @@ impl Page {
     /// (file row, unexplained occurrences) of the files spelling `name` more often than the
     /// graph explains, in file order.
     pub(crate) fn unexplained_mentions(&self, name: &str) -> Vec<(u32, u32)> {
-        let names = self.count(SectionKind::MentionNames);
-        let name_at = |i: usize| self.str_bytes_at(self.record(SectionKind::MentionNames, i), 0);
-        let at = partition_point(names, |i| name_at(i) < name.as_bytes());
-        if at == names || name_at(at) != name.as_bytes() {
-            return Vec::new();
-        }
-        let start = read_u32(self.record(SectionKind::MentionNames, at), 8) as usize;
-        (start..self.run_end(MENTIONS, at))
+        self.run_of(MENTIONS, name)
+            .into_iter()
+            .flatten()
             .map(|i| {
                 let r = self.record(SectionKind::MentionEntries, i);
                 (read_u32(r, 0), read_u32(r, 4))
