@@ -3,10 +3,10 @@
 #[path = "common/mod.rs"]
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Command, Stdio};
 
+use common::client::{Client, index_with, init, reindex};
 use common::{binary, copy_tree, fixtures};
 use serde_json::{Value, json};
 
@@ -48,188 +48,6 @@ fn init_and_index(dir: &Path, name: &str, repository: &Path) {
 
 fn init_go(dir: &Path, name: &str, repository: &Path) {
     init(dir, "go", &[(name, repository)]);
-}
-
-/// `kivgraph init` of a configuration in `dir` registering `repositories` with `languages`.
-fn init(dir: &Path, languages: &str, repositories: &[(&str, &Path)]) {
-    let mut command = Command::new(binary());
-    command
-        .args(["init", &format!("--languages={languages}"), "--config"])
-        .arg(dir.join("config.yaml"));
-    for (name, path) in repositories {
-        command.arg(format!("--repository={name}={}", path.display()));
-    }
-    let out = command.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn reindex(dir: &Path) {
-    index_with(dir, true);
-}
-
-/// `index --full`, with the installed exact analyzers or with none.
-fn index_with(dir: &Path, analyzers: bool) {
-    let mut command = Command::new(binary());
-    command
-        .args(["index", "--full", "--config"])
-        .arg(dir.join("config.yaml"));
-    if !analyzers {
-        command
-            .env("KIVGRAPH_ANALYZERS_DIR", dir.join("no-analyzers"))
-            .env("PATH", "/usr/bin:/bin");
-    }
-    let out = command.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-struct Client {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    next_id: u64,
-    pub instructions: String,
-}
-
-impl Client {
-    fn start(dir: &Path) -> Self {
-        Self::start_with(dir, json!({}))
-    }
-
-    /// Starts a server with the given client capabilities.
-    fn start_with(dir: &Path, capabilities: Value) -> Self {
-        Self::spawn(dir, capabilities, Stdio::null())
-    }
-
-    /// Starts a server whose log goes to `stderr`.
-    fn spawn(dir: &Path, capabilities: Value, stderr: Stdio) -> Self {
-        let mut child = Command::new(binary())
-            .args(["serve", "--config"])
-            .arg(dir.join("config.yaml"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(stderr)
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut client = Client {
-            child,
-            stdin,
-            stdout,
-            next_id: 1,
-            instructions: String::new(),
-        };
-        let init = client.request(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": capabilities, "clientInfo": {"name": "test", "version": "1"}}),
-        );
-        client.instructions = init["instructions"].as_str().unwrap().to_string();
-        client.notify("notifications/initialized");
-        client
-    }
-
-    fn notify(&mut self, method: &str) {
-        writeln!(
-            self.stdin,
-            "{}",
-            json!({"jsonrpc": "2.0", "method": method})
-        )
-        .unwrap();
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        self.exchange(method, params, &mut |_| json!({}), &mut Vec::new())
-    }
-
-    /// Sends a request, answering the server's own requests with `respond` and collecting
-    /// its notifications, until the response arrives.
-    fn exchange(
-        &mut self,
-        method: &str,
-        params: Value,
-        respond: &mut dyn FnMut(&Value) -> Value,
-        notifications: &mut Vec<Value>,
-    ) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        writeln!(
-            self.stdin,
-            "{}",
-            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-        )
-        .unwrap();
-        loop {
-            let mut line = String::new();
-            assert!(
-                self.stdout.read_line(&mut line).unwrap() > 0,
-                "server closed stdout"
-            );
-            let message: Value = serde_json::from_str(&line).expect("stdout carries JSON-RPC only");
-            if message.get("method").is_some() && message.get("id").is_some() {
-                let result = respond(&message);
-                writeln!(
-                    self.stdin,
-                    "{}",
-                    json!({"jsonrpc": "2.0", "id": message["id"], "result": result})
-                )
-                .unwrap();
-            } else if message.get("method").is_some() {
-                notifications.push(message);
-            } else if message["id"] == json!(id) {
-                assert!(message.get("error").is_none(), "{message}");
-                return message["result"].clone();
-            }
-        }
-    }
-
-    fn tool_names(&mut self) -> Vec<String> {
-        let tools = self.request("tools/list", json!({}));
-        tools["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["name"].as_str().unwrap().to_string())
-            .collect()
-    }
-
-    /// The answer's text, and whether it is an error.
-    fn call(&mut self, tool: &str, arguments: Value) -> (String, bool) {
-        let result = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
-        let content = result["content"].as_array().unwrap();
-        assert_eq!(content.len(), 1, "one text block per answer");
-        assert!(result.get("structuredContent").is_none());
-        (
-            content[0]["text"].as_str().unwrap().to_string(),
-            result["isError"] == true,
-        )
-    }
-
-    fn ok(&mut self, tool: &str, arguments: Value) -> Value {
-        let (text, error) = self.call(tool, arguments);
-        assert!(!error, "{text}");
-        serde_json::from_str(&text).unwrap()
-    }
-
-    fn refused(&mut self, tool: &str, arguments: Value) -> String {
-        let (text, error) = self.call(tool, arguments);
-        assert!(error, "expected a refusal, got {text}");
-        text
-    }
-}
-
-impl Drop for Client {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 #[test]
@@ -1767,10 +1585,12 @@ fn go_types_decides_what_the_syntax_layer_could_not() {
         "find_cross_repo_consumers",
         json!({"qualified_name": "Run", "repository": "gocalls"}),
     );
+    // Its package dependency says nothing its calls do not: only the calls are listed.
     assert_eq!(
-        consumers["results"]["groups"][0]["confidence"], "EXACT_TYPECHECKED",
+        consumers["results"]["confidence"], "EXACT_TYPECHECKED",
         "{consumers}"
     );
+    assert_eq!(consumers["coverage"], json!({"exact": 2}), "{consumers}");
     assert_eq!(consumers["completeness"]["verdict"], "COMPLETE");
     let repositories = client.ok("list_repositories", json!({}));
     let text = repositories.to_string();
@@ -1783,30 +1603,33 @@ fn cross_repo_consumers_keep_uses_dependencies_and_failures_apart() {
     index_resolution_fixtures(dir.path(), &["gocalls", "goconsumer"]);
     let mut client = Client::start(dir.path());
     // goconsumer calls Run twice (once through a dot import) and imports its package from
-    // three files; gocalls' own client is not an outside consumer.
+    // three files; gocalls' own client is not an outside consumer. Its package dependency
+    // adds nothing to the calls: only the calls are listed.
     assert_eq!(
         client.ok(
             "find_cross_repo_consumers",
             json!({"qualified_name": "Run", "repository": "gocalls"})
         ),
-        json!({"snapshot_id": 1, "total": 5, "returned": 5, "coverage": {"exact": 2, "package_level": 3}, "completeness": {"verdict": "COMPLETE"}, "results": {
+        json!({"snapshot_id": 1, "total": 2, "returned": 2, "coverage": {"exact": 2}, "completeness": {"verdict": "COMPLETE"}, "results": {
         "subject": {"qualified_name": "Run", "at": "gocalls:server/server.go:12", "pkg": "example.com/gocalls/server", "module_path": "example.com/gocalls", "end_line": 21},
-        "confidence": "STRUCTURAL_CERTAIN", "provenance": "TREE_SITTER_SYNTAX",
-        "groups": [
-            {"category": "exact_symbol", "edge_kind": "CALLS_DIRECT", "consumers": [
-                {"repo": "goconsumer", "pkg": "example.com/goconsumer/app", "at": "app/dot.go:6", "qualified_name": "dotted"},
-                {"repo": "goconsumer", "pkg": "example.com/goconsumer/app", "at": "app/main.go:7", "end_line": 9, "qualified_name": "main"}
-            ]},
-            {"category": "package", "edge_kind": "PACKAGE_DEPENDS_ON", "consumers": [{"repo": "goconsumer", "pkg": "example.com/goconsumer/app"}]}
+        "category": "exact_symbol", "edge_kind": "CALLS_DIRECT", "confidence": "STRUCTURAL_CERTAIN", "provenance": "TREE_SITTER_SYNTAX",
+        "consumers": [
+            {"repo": "goconsumer", "pkg": "example.com/goconsumer/app", "at": "app/dot.go:6", "qualified_name": "dotted"},
+            {"repo": "goconsumer", "pkg": "example.com/goconsumer/app", "at": "app/main.go:7", "end_line": 9, "qualified_name": "main"}
         ]}})
     );
-    // Nobody outside calls NewServer: the package dependency is all there is, counted apart.
+    // Nobody outside calls NewServer: the package dependency is all there is, counted apart,
+    // saying why it is all the graph knows.
     let new_server = client.ok("find_cross_repo_consumers", json!({"qualified_name": "NewServer", "repository": "gocalls", "path": "server", "view": "full"}));
     assert_eq!(
         new_server["coverage"],
         json!({"exact": 0, "candidate": 0, "unresolved_related": 0, "package_level": 3})
     );
     assert_eq!(new_server["results"]["consumers"][0]["category"], "package");
+    assert_eq!(
+        new_server["results"]["consumers"][0]["detail"],
+        "every spelling of this symbol's name in it is accounted for, none as a use of it: it depends on the package only"
+    );
     // A proven absence.
     let dial = client.ok(
         "find_cross_repo_consumers",

@@ -1,5 +1,7 @@
 //! What the end-to-end tests share: the binary under test and the fixture repositories.
 
+pub mod client;
+
 use std::path::{Path, PathBuf};
 
 pub fn binary() -> &'static str {
@@ -15,6 +17,7 @@ pub fn manifest_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
 }
 
+#[allow(dead_code)]
 pub fn fixtures() -> PathBuf {
     manifest_dir()
         .join("../../testdata/repos")
@@ -35,6 +38,7 @@ pub fn analyzers_dir() -> PathBuf {
 }
 
 /// Copies a fixture repository so a test can edit it.
+#[allow(dead_code)]
 pub fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {

@@ -112,12 +112,25 @@ fn mirror_tree(from: &Path, to: &Path) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::PermissionsExt;
 
+    /// Writes an executable script. A child process writes it: a file this process held
+    /// open for writing could be inherited by a child another test thread forks at that
+    /// moment, and executing it would then fail with "Text file busy".
     fn script(dir: &Path, name: &str, body: &str) -> String {
         let program = dir.join(name);
-        std::fs::write(&program, format!("#!/bin/sh\n{body}")).unwrap();
-        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut writer = std::process::Command::new("sh")
+            .args(["-c", "cat > \"$0\" && chmod 755 \"$0\""])
+            .arg(&program)
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        let mut stdin = writer.stdin.take().unwrap();
+        stdin
+            .write_all(format!("#!/bin/sh\n{body}").as_bytes())
+            .unwrap();
+        drop(stdin);
+        assert!(writer.wait().unwrap().success());
         program.display().to_string()
     }
 

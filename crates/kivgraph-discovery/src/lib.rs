@@ -5,14 +5,21 @@
 //! directories no pass enters), never following a symlink, and reading the manifests that
 //! assign a file to its package — `go.mod`, `package.json`, `Cargo.toml`, Python's
 //! `__init__.py` chains — and what they say about module specifiers (`exports`, `main`,
-//! `tsconfig.json` paths).
+//! `tsconfig.json` paths); and which files are the repository's own build output rather than
+//! its sources (`outDir`, emitted declarations, source-mapped bundles, trees mirroring
+//! `src/`), with the layouts that take an artifact back to its source; and where an npm
+//! package is installed for an importer (`node_modules`, a package manager's store).
 //!
 //! Must not know about: parsing source, facts beyond the vocabulary, salsa, or storage.
 
+mod build_output;
+mod installed;
 mod manifests;
 mod module_maps;
 mod walk;
 
+pub use build_output::{BuildLayout, BuildOutput, BuildOutputReason, is_declaration};
+pub use installed::{InstalledPackage, installed_package, source_map_sources};
 pub use manifests::FileUnit;
 pub use manifests::PackageAssigner;
 pub use module_maps::{

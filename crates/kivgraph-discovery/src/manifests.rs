@@ -82,6 +82,41 @@ pub(crate) fn nearest<'a, V>(map: &'a BTreeMap<String, V>, dir: &str) -> Option<
     }
 }
 
+/// What records which copies a package manager installed, per directory.
+const INSTALL_RECORDS: [&str; 9] = [
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+    "yarn.lock",
+    "pnpm-lock.yaml",
+    "bun.lock",
+    "node_modules/.package-lock.json",
+    "node_modules/.modules.yaml",
+    "node_modules/.yarn-state.yml",
+    "node_modules/.yarn-integrity",
+];
+
+/// A fingerprint of the install records at `dir` and above it inside the repository;
+/// `None` when there is none.
+fn install_records(root: &Path, dir: &str) -> Option<Fingerprint> {
+    let mut bytes = Vec::new();
+    let mut current = dir;
+    loop {
+        for record in INSTALL_RECORDS {
+            let path = join(current, record);
+            if let Ok(content) = std::fs::read(root.join(&path)) {
+                bytes.extend_from_slice(path.as_bytes());
+                bytes.push(0);
+                bytes.extend_from_slice(Fingerprint::of(&content).0.as_slice());
+            }
+        }
+        if current.is_empty() {
+            break;
+        }
+        current = parent_dir(current);
+    }
+    (!bytes.is_empty()).then(|| Fingerprint::of(&bytes))
+}
+
 impl PackageAssigner {
     /// Reads every manifest among `paths` (repository-relative) under `root`.
     pub fn from_manifests<'a>(root: &Path, paths: impl IntoIterator<Item = &'a str>) -> Self {
@@ -108,10 +143,9 @@ impl PackageAssigner {
                     let json = read()
                         .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok());
                     if let Some(json) = &json {
-                        assigner
-                            .module_maps
-                            .packages
-                            .insert(dir.clone(), PackageEntries::of(json));
+                        let mut entries = PackageEntries::of(json);
+                        entries.installed = install_records(root, &dir);
+                        assigner.module_maps.packages.insert(dir.clone(), entries);
                     }
                     let name = json
                         .and_then(|json| {

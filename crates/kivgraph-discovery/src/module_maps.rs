@@ -9,6 +9,7 @@ use kivgraph_facts::Fingerprint;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::build_output::BuildLayout;
 use crate::manifests::nearest;
 
 /// The module maps of one repository, by the repository-relative directory of their manifest.
@@ -20,6 +21,10 @@ pub struct ModuleMaps {
     /// By directory, each `go.mod`.
     #[serde(default)]
     pub go_modules: BTreeMap<String, GoModuleManifest>,
+    /// What the repository's builds emit from where (`outDir`, `declarationDir`, trees
+    /// mirroring `src/`), in a fixed order.
+    #[serde(default)]
+    pub builds: Vec<BuildLayout>,
 }
 
 /// A `go.mod`: the module path, its `go` directive, the modules it requires and replaces,
@@ -236,6 +241,19 @@ pub struct PackageEntries {
     pub exports: Option<PatternTargets>,
     /// `types`, `typings`, `module`, `main`, in that order: what `.` means without `exports`.
     pub main: Vec<String>,
+    /// The manifest's `version`.
+    #[serde(default)]
+    pub version: Option<String>,
+    /// The packages it requires, with the range it requires them at (`dependencies`, then
+    /// `devDependencies`, `optionalDependencies` and `peerDependencies`; the first naming a
+    /// package wins).
+    #[serde(default)]
+    pub dependencies: BTreeMap<String, String>,
+    /// A fingerprint of what says which copies are installed for this directory: the
+    /// lockfiles and the package managers' `node_modules` records at it and above it inside
+    /// the repository. What the checker reads from `node_modules` changes with it.
+    #[serde(default)]
+    pub installed: Option<Fingerprint>,
 }
 
 /// Patterns with their targets, in manifest order: an `exports` map or a `paths` mapping.
@@ -344,6 +362,17 @@ impl ModuleMaps {
         nearest(&self.crates, directory).map(|(_, manifest)| manifest)
     }
 
+    /// The sources a build of this repository emitted `artifact` (repository-relative) from,
+    /// by the layouts its build configurations declare (`declared`) or by every layout,
+    /// most likely first.
+    pub fn emitted_from(&self, artifact: &str, declared: bool) -> Vec<String> {
+        self.builds
+            .iter()
+            .filter(|layout| !declared || layout.config.is_some())
+            .flat_map(|layout| layout.sources_of(artifact))
+            .collect()
+    }
+
     /// The `tsconfig.json` mapping nearest `directory`, at or above it.
     pub fn path_mapping(&self, directory: &str) -> Option<&PathMapping> {
         nearest(&self.tsconfigs, directory).map(|(_, mapping)| mapping)
@@ -375,12 +404,41 @@ impl PackageEntries {
             .filter_map(|field| manifest.get(field)?.as_str())
             .map(str::to_string)
             .collect();
-        PackageEntries { exports, main }
+        let mut dependencies = BTreeMap::new();
+        for table in [
+            "dependencies",
+            "devDependencies",
+            "optionalDependencies",
+            "peerDependencies",
+        ] {
+            for (name, range) in manifest
+                .get(table)
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+            {
+                if let Some(range) = range.as_str() {
+                    dependencies
+                        .entry(name.clone())
+                        .or_insert_with(|| range.to_string());
+                }
+            }
+        }
+        PackageEntries {
+            exports,
+            main,
+            version: manifest
+                .get("version")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            dependencies,
+            installed: None,
+        }
     }
 }
 
 /// JSON with comments and trailing commas, as `tsconfig.json` allows, made plain JSON.
-fn plain_json(text: &str) -> String {
+pub(crate) fn plain_json(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     let mut in_string = false;

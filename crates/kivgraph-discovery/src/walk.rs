@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use kivgraph_config::{LanguageToken, RepositoryEntry};
 use kivgraph_facts::Language;
 
+use crate::build_output::{BuildOutput, classify};
 use crate::manifests::{FileUnit, PackageAssigner};
 use crate::module_maps::ModuleMaps;
 
@@ -38,6 +39,9 @@ pub struct DiscoveredRepository {
     pub files: Vec<DiscoveredFile>,
     /// Entries discovery declined, with why (a symlink, an unreadable directory).
     pub skipped: Vec<(String, String)>,
+    /// What the repository's own build produced, left out of `files`, by directory and
+    /// reason.
+    pub build_output: Vec<BuildOutput>,
     /// Entry points and path mappings the manifests declare.
     pub module_maps: ModuleMaps,
 }
@@ -112,6 +116,8 @@ pub fn discover_repository(
     let mut sources = Vec::new();
     let mut manifests = Vec::new();
     let mut skipped = Vec::new();
+    let mut source_maps = std::collections::BTreeSet::new();
+    let mut build_configs = Vec::new();
     for result in walker.build() {
         let dir_entry = match result {
             Ok(dir_entry) => dir_entry,
@@ -136,6 +142,12 @@ pub fn discover_repository(
         if PackageAssigner::is_manifest(file_name) {
             manifests.push(relative.clone());
         }
+        if file_name.ends_with(".map") {
+            source_maps.insert(relative.clone());
+        }
+        if file_name.starts_with("tsconfig") && file_name.ends_with(".json") {
+            build_configs.push(relative.clone());
+        }
         if let Some(language) = Language::from_path(&relative)
             && languages.contains(&language)
         {
@@ -143,8 +155,18 @@ pub fn discover_repository(
         }
     }
     let assigner = PackageAssigner::from_manifests(&root, manifests.iter().map(String::as_str));
+    let mut module_maps = assigner.module_maps().clone();
+    let mut modules: Vec<String> = sources
+        .iter()
+        .filter(|(_, language)| matches!(language, Language::TypeScript | Language::JavaScript))
+        .map(|(path, _)| path.clone())
+        .collect();
+    modules.sort();
+    let build = classify(&root, &modules, &source_maps, &build_configs);
+    module_maps.builds = build.layouts;
     let mut files: Vec<DiscoveredFile> = sources
         .into_iter()
+        .filter(|(path, _)| !build.files.contains(path))
         .map(|(path, language)| {
             let unit = assigner.assign(&path, language);
             DiscoveredFile {
@@ -162,7 +184,8 @@ pub fn discover_repository(
         languages,
         files,
         skipped,
-        module_maps: assigner.module_maps().clone(),
+        build_output: build.entries,
+        module_maps,
     })
 }
 

@@ -24,13 +24,15 @@ use kivgraph_analyzers::{
     GoAnalyzer, GoUnit, LineIndex, PythonUnit, RustAnalyzer, RustSettings, RustUnit, ScipIndex,
     ScipIndexer, Toolchain, TypescriptUnit, nearest_tsconfig,
 };
+use kivgraph_discovery::installed_package;
 use kivgraph_facts::{
     Confidence, Edge, EdgeKind, Evidence, FactSet, Fingerprint, Language, LineSpan, Provenance,
-    StableKey, SymbolFact, SymbolKind, UnresolvedReference,
+    Reason, StableKey, SymbolFact, SymbolKind, UnresolvedReference,
 };
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
+use crate::artifacts::{ArtifactFile, ArtifactPlacer, Placement, artifacts_read, npm_manifests};
 use crate::database::Db;
 use crate::queries::{
     FileInput, PackageInput, RepositoryInput, Workspace, evidence_key, file_facts, go_claimants,
@@ -179,6 +181,10 @@ pub struct UnitAnalysis {
     pub unloaded: Vec<(String, String)>,
     /// Produced by an indexer plugged in by configuration: its edges carry `SCIP_INDEXER`.
     pub configured: bool,
+    /// The registered packages' module files the checker bound uses to, with what their
+    /// declaration maps say (TypeScript/JavaScript).
+    #[serde(default)]
+    pub artifacts: Vec<ArtifactFile>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -332,16 +338,27 @@ fn analyse_typescript(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysis
         .iter()
         .find(|r| *r.name(db) == repository_name)?;
     let root = PathBuf::from(repository.root(db));
+    let directory = &first.unit(db).package_path;
     let paths: Vec<String> = files.iter().map(|f| f.path(db).clone()).collect();
+    // What is installed for the unit decides what its checker reads: the unit re-runs when
+    // the install records change.
+    let _installed = npm_manifests(db, *repository)
+        .get(directory)
+        .and_then(|m| m.installed);
+    let unit_directory = root.join(directory);
+    // A registered package installed for the unit is read as installed (its version, its
+    // artifacts, then taken to the registered source); one that is not is reached in its
+    // registered directory, as a link to it would be.
+    let mapped: Vec<(String, PathBuf)> =
+        registered_packages(db, workspace, (&repository_name, directory))
+            .into_iter()
+            .filter(|(name, _)| installed_package(&unit_directory, name).is_none())
+            .collect();
     let unit = TypescriptUnit {
         repository_root: &root,
         files: &paths,
-        base_tsconfig: nearest_tsconfig(&root, &first.unit(db).package_path),
-        paths: &registered_packages(
-            db,
-            workspace,
-            (&repository_name, &first.unit(db).package_path),
-        ),
+        base_tsconfig: nearest_tsconfig(&root, directory),
+        paths: &mapped,
     };
     let analyzer = toolchain.identity();
     let index = match toolchain.index_typescript(&unit, &db.analyzer_scratch()) {
@@ -380,7 +397,14 @@ fn analyse_typescript(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysis
         })
         .collect();
     let locate = |path: &str| Some((repository_name.clone(), path.to_string()));
-    Some(unit_analysis(db, analyzer, &index, &own, &locate, &symbols))
+    let mut analysis = unit_analysis(db, analyzer, &index, &own, &locate, &symbols);
+    analysis.artifacts = artifacts_read(
+        &index,
+        &npm_providers(db, workspace),
+        &unit_directory,
+        &mapped,
+    );
+    Some(analysis)
 }
 
 /// Where a package's module files sit: their repository, their `package.json` directory and
@@ -1329,6 +1353,7 @@ pub fn analyzer_definitions(db: &dyn Db, workspace: Workspace) -> Stored<Analyze
 /// This module's share of [`crate::queries::attach_restored_queries`].
 pub(crate) fn attach_restored_queries(db: &mut dyn Db) {
     typescript_unit::set_lru_capacity(db, 0);
+    crate::artifacts::attach_restored_queries(db);
     module_directories::set_lru_capacity(db, 0);
     python_unit::set_lru_capacity(db, 0);
     load_groups::set_lru_capacity(db, 0);
@@ -1374,6 +1399,22 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Stored<Fact
     };
     let by_key: BTreeMap<StableKey, &SymbolFact> =
         declared.symbols.iter().map(|s| (s.key, s)).collect();
+    // Built on the first use of a registered package's artifact: it reads every
+    // repository's manifests.
+    let placer_cell = std::cell::OnceCell::new();
+    let placer = || {
+        placer_cell.get_or_init(|| {
+            let directory = module_place(db, package)
+                .map(|(_, d, _)| d)
+                .unwrap_or_default();
+            let repository = declared
+                .packages
+                .first()
+                .map(|p| p.repository.clone())
+                .unwrap_or_default();
+            ArtifactPlacer::new(db, &definitions, (repository, directory))
+        })
+    };
     for unit in &units {
         for file in &files {
             let (repository, path) = (&file.file.repository, &file.file.path);
@@ -1399,26 +1440,61 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Stored<Fact
                 }
             }
             for reference in references {
-                if definitions.ambiguous.contains(&reference.symbol) {
-                    continue;
-                }
+                // Two files define the symbol: which one the analyzer meant is not known,
+                // unless two registered packages claim its name (a declared failure).
+                let ambiguous = definitions.ambiguous.contains(&reference.symbol);
                 // A symbol that names no declaration of the graph (the standard library, an
                 // installed dependency, a parameter) still decides the site: the analyzer
                 // proved it is not a declaration the syntax layer could have bound.
-                let targets = definitions
+                let mut targets = definitions
                     .keys
                     .get(&reference.symbol)
+                    .filter(|_| !ambiguous)
                     .map(Vec::as_slice)
                     .unwrap_or_default();
+                let mut exactness = (
+                    Confidence::ExactTypechecked,
+                    unit.provenance(file.file.language),
+                );
+                let placed;
                 if targets.is_empty() {
-                    let mismatch = if unit.configured {
-                        moniker_version_mismatch(&definitions, reference, file.file.language)
+                    // A registered package's artifact: its source, or a declared failure.
+                    let placement = if !unit.configured && is_module_language(file.file.language) {
+                        placer().place(&unit.artifacts, reference, file.file)
                     } else {
-                        version_mismatch(db, reference)
+                        Placement::Outside
                     };
-                    match mismatch {
-                        Some(hole) => layer.holes.push(hole),
-                        None => layer.owed_nothing(repository, path, &reference.text, 1),
+                    let claimed_twice = matches!(&placement, Placement::Unresolved(hole)
+                        if hole.reason == Reason::AmbiguousPackageProvider.as_str());
+                    if ambiguous && !claimed_twice {
+                        continue;
+                    }
+                    match placement {
+                        Placement::Source {
+                            targets: found,
+                            confidence,
+                            provenance,
+                        } => {
+                            placed = found;
+                            targets = &placed;
+                            exactness = (confidence, provenance);
+                        }
+                        Placement::Unresolved(hole) => layer.holes.push(hole),
+                        Placement::Outside => {
+                            let mismatch = if unit.configured {
+                                moniker_version_mismatch(
+                                    &definitions,
+                                    reference,
+                                    file.file.language,
+                                )
+                            } else {
+                                version_mismatch(db, reference)
+                            };
+                            match mismatch {
+                                Some(hole) => layer.holes.push(hole),
+                                None => layer.owed_nothing(repository, path, &reference.text, 1),
+                            }
+                        }
                     }
                 }
                 // A JavaScript file bound, by the checker, to a declaration file: the syntax
@@ -1478,13 +1554,7 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Stored<Fact
                 };
                 let source = holder.unwrap_or(file.file.key);
                 let at = (repository, path, span);
-                layer.add(
-                    kind,
-                    at,
-                    source,
-                    targets,
-                    unit.provenance(file.file.language),
-                );
+                layer.add(kind, at, source, targets, exactness);
             }
             for outside in unit.outside_in(repository, path) {
                 layer.owed_nothing(repository, path, &outside.name, outside.count);
@@ -1503,8 +1573,11 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Stored<Fact
                     _ => continue,
                 };
                 let at = (&member.repository, &member.file_path, member.span.start());
-                let provenance = unit.provenance(member.language);
-                layer.add(kind, at, member.key, &[*target], provenance);
+                let exactness = (
+                    Confidence::ExactTypechecked,
+                    unit.provenance(member.language),
+                );
+                layer.add(kind, at, member.key, &[*target], exactness);
             }
         }
         // A declaration the analyzer says has a type: `TYPE_USES` to it, observed at the
@@ -1515,8 +1588,11 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Stored<Fact
                 &declaration.file_path,
                 declaration.span.start(),
             );
-            let provenance = unit.provenance(declaration.language);
-            layer.add(EdgeKind::TypeUses, at, declaration.key, targets, provenance);
+            let exactness = (
+                Confidence::ExactTypechecked,
+                unit.provenance(declaration.language),
+            );
+            layer.add(EdgeKind::TypeUses, at, declaration.key, targets, exactness);
         }
     }
     let not_loaded = unreadable_scopes(&syntax, &units);
@@ -1749,7 +1825,7 @@ impl Layer {
         (repository, path, span): (&String, &String, LineSpan),
         source: StableKey,
         targets: &[StableKey],
-        provenance: Provenance,
+        (confidence, provenance): (Confidence, Provenance),
     ) {
         self.decided
             .insert((repository.clone(), path.clone(), span));
@@ -1762,7 +1838,7 @@ impl Layer {
                 kind,
                 source,
                 target: *target,
-                confidence: Confidence::ExactTypechecked,
+                confidence,
                 provenance,
                 evidence: Some(observed),
             });

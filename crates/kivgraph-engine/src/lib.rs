@@ -12,8 +12,10 @@
 //! `FactSet` to whoever publishes it.
 
 mod analysis;
+mod artifacts;
 mod cache;
 mod database;
+mod module_lookup;
 mod pages;
 mod pass;
 mod pass_record;

@@ -100,6 +100,8 @@ pub struct RepositoryReport {
     pub parse_failures: Vec<(String, usize)>,
     /// Entries discovery declined, with why.
     pub skipped: Vec<(String, String)>,
+    /// What discovery treated as the repository's own build output.
+    pub build_output: Vec<kivgraph_discovery::BuildOutput>,
     /// Why the repository could not be read at all.
     pub unavailable: Option<String>,
     /// Per language with an exact analyzer, what it did for this repository.
@@ -812,6 +814,7 @@ impl Engine {
             name: discovered.name.clone(),
             root: discovered.root.to_string_lossy().to_string(),
             skipped: discovered.skipped.clone(),
+            build_output: discovered.build_output.clone(),
             ..RepositoryReport::default()
         };
         let input = Workspace::try_get(&self.db).and_then(|workspace| {

@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::{analyzed_package_facts, repository_of};
 use crate::database::Db;
+use crate::module_lookup::ModuleLookup;
 use crate::resolve::go::{
     self, GoFile, GoPackageNames, GoProvider, GoSites, go_sites, is_go_standard_path, resolve_go,
 };
@@ -28,9 +29,7 @@ use crate::resolve::rust::{
     self, CrateNames, Extern, RUST_STANDARD, RustFile, resolve_rust, version_accepts,
 };
 use crate::resolve::typescript::{
-    self, Module, ModuleFile, ModuleSite, NpmProvider, PackageExports, candidate_paths,
-    is_relative, mapped_paths, module_sites as module_sites_of, npm_provider, package_entry_paths,
-    resolve_modules,
+    self, ModuleFile, ModuleSite, PackageExports, module_sites as module_sites_of, resolve_modules,
 };
 use crate::resolve::{Resolved, class_overrides};
 use crate::stored::Stored;
@@ -551,51 +550,11 @@ fn resolve_package(db: &dyn Db, package: PackageInput) -> Stored<FactSet> {
     let mut facts = FactSet::clone(&declared);
     let mut resolved = Resolved::default();
     if imports_modules {
-        let index = module_index(db, Workspace::get(db));
-        let providers = npm_providers(db, Workspace::get(db));
-        let npm = |specifier: &str| npm_provider(specifier, &providers);
-        let maps_by_repository: BTreeMap<&str, &ModuleMaps> = Workspace::get(db)
-            .repositories(db)
-            .iter()
-            .map(|r| (r.name(db).as_str(), r.module_maps(db)))
-            .collect();
-        let maps = |repository: &str| maps_by_repository.get(repository).copied();
-        let find = |within: &str, candidates: Vec<(String, bool)>, certain: bool| {
-            candidates.into_iter().find_map(|(path, directory)| {
-                let package = *index.get(&(within.to_string(), path.clone()))?;
-                Some(Module {
-                    repository: within.to_string(),
-                    path,
-                    package: package.key(db),
-                    exports: package_exports(db, package).arc(),
-                    directory,
-                    certain,
-                })
-            })
-        };
+        let modules_of = ModuleLookup::new(db);
         let lookup = |from: &str, importer: &str, specifier: &str| {
-            if is_relative(specifier) {
-                return find(from, candidate_paths(importer, specifier), true);
-            }
-            // Rule T8: the importer's `tsconfig.json` mapping first, then rule T5.
-            let mapped = maps(from)
-                .map(|m| mapped_paths(importer, specifier, m))
-                .unwrap_or_default();
-            if let Some(module) = find(from, mapped, false) {
-                return Some(module);
-            }
-            let NpmProvider::Found {
-                repository,
-                root,
-                subpath,
-            } = npm(specifier)
-            else {
-                return None;
-            };
-            let entries = maps(&repository).and_then(|m| m.packages.get(&root));
-            let candidates = package_entry_paths(importer, &root, &subpath, entries);
-            find(&repository, candidates, false)
+            modules_of.lookup(from, importer, specifier)
         };
+        let npm = |specifier: &str| modules_of.provider(specifier);
         resolve_modules(&modules, &declared.symbols, &lookup, &npm, &mut resolved);
     }
     if binds_rust {

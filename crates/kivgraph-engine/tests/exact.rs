@@ -7,13 +7,11 @@ mod support;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use kivgraph_analyzers::{
-    Analyzer, GoAnalyzer, GoSettings, RustAnalyzer, RustSettings, ScipIndexer, Toolchain,
-};
-use kivgraph_config::{FactCacheMode, GoSection, LanguageToken, RepositoryEntry, analyzers_dir};
+use kivgraph_analyzers::{Analyzer, ScipIndexer, Toolchain};
+use kivgraph_config::{FactCacheMode, LanguageToken, RepositoryEntry, analyzers_dir};
 use kivgraph_engine::{
-    AnalyzerOptions, CacheIdentity, ConfiguredIndexer, Engine, EngineError, LoadsAtOnce,
-    PassOptions, load_repository, run_pass,
+    AnalyzerOptions, CacheIdentity, ConfiguredIndexer, Engine, EngineError, PassOptions,
+    load_repository, run_pass,
 };
 use kivgraph_facts::{Confidence, EdgeKind, FactSet, Language, Provenance};
 use support::cache_lie::make_cache_lie;
@@ -25,34 +23,7 @@ fn exact_fixtures() -> PathBuf {
 }
 
 fn analyzers(scratch: &std::path::Path) -> AnalyzerOptions {
-    let typescript = Toolchain::locate(Analyzer::Typescript, None, &analyzers_dir())
-        .expect("scip-typescript is installed by scripts/setup-analyzers.sh");
-    let python = Toolchain::locate(Analyzer::Python, None, &analyzers_dir())
-        .expect("scip-python is installed by scripts/setup-analyzers.sh");
-    let rust = Toolchain::locate(Analyzer::Rust, None, &analyzers_dir())
-        .expect("rust-analyzer is linked by scripts/setup-analyzers.sh");
-    let go = Toolchain::locate(Analyzer::Go, None, &analyzers_dir())
-        .expect("the Go worker is built by scripts/setup-analyzers.sh");
-    AnalyzerOptions {
-        go: Some(GoAnalyzer {
-            toolchain: go,
-            settings: GoSettings::of(&GoSection::default()),
-        }),
-        typescript: Some(typescript),
-        python: Some(python),
-        rust: Some(RustAnalyzer {
-            toolchain: rust,
-            settings: RustSettings::standard(scratch.join("rust-target")),
-        }),
-        scip_indexers: Vec::new(),
-        scratch: scratch.to_path_buf(),
-        maximum_workers: 2,
-        loads_at_once: LoadsAtOnce {
-            rust_workspaces: 2,
-            go_modules: 2,
-        },
-        absent: Vec::new(),
-    }
+    support::installed_analyzers(scratch)
 }
 
 fn index(fixtures: &[&str], language: LanguageToken) -> FactSet {

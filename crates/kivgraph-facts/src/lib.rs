@@ -20,7 +20,7 @@ pub use model::{
     LineSpan, Mention, PackageFact, ParseIssue, RepositoryFact, SymbolFact, UnresolvedReference,
 };
 pub use pages::{FactPage, PAGE_COUNT, page_of};
-pub use vocabulary::{Confidence, EdgeKind, Language, Provenance, SymbolKind, UnknownCode};
+pub use vocabulary::{Confidence, EdgeKind, Language, Provenance, Reason, SymbolKind, UnknownCode};
 
 /// The namespace of providers built from the machine rather than the registry (the Rust
 /// standard library, `rust:1.95.0`): reserved, so the name alone tells a derived repository

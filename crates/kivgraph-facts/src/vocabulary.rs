@@ -202,6 +202,36 @@ impl SymbolKind {
 }
 
 vocabulary! {
+    /// Why a reference or a scope stayed `UNRESOLVED`: the reasons this build's passes
+    /// declare. The wire carries the name; the vocabulary stays open to reasons other
+    /// producers declare (an unknown one is kept, never rejected).
+    Reason, "unresolved reason" {
+        ParseError = 1, "PARSE_ERROR";
+        RepositoryNotReadable = 2, "REPOSITORY_NOT_READABLE";
+        NameNotResolved = 3, "NAME_NOT_RESOLVED";
+        ReceiverTypeUnknown = 4, "RECEIVER_TYPE_UNKNOWN";
+        ModuleNotResolved = 5, "MODULE_NOT_RESOLVED";
+        ExportNotFound = 6, "EXPORT_NOT_FOUND";
+        PackageProviderNotFound = 7, "PACKAGE_PROVIDER_NOT_FOUND";
+        AmbiguousPackageProvider = 8, "AMBIGUOUS_PACKAGE_PROVIDER";
+        PackageVersionMismatch = 9, "PACKAGE_VERSION_MISMATCH";
+        DeclarationSourceNotMapped = 10, "DECLARATION_SOURCE_NOT_MAPPED";
+        ProviderSourceUnavailable = 11, "PROVIDER_SOURCE_UNAVAILABLE";
+        ProviderDefinitionNotIndexed = 12, "PROVIDER_DEFINITION_NOT_INDEXED";
+        ModuleProviderNotFound = 13, "MODULE_PROVIDER_NOT_FOUND";
+        AmbiguousModuleProvider = 14, "AMBIGUOUS_MODULE_PROVIDER";
+        ReplaceConflict = 15, "REPLACE_CONFLICT";
+        ModuleNotLoaded = 16, "MODULE_NOT_LOADED";
+        PackageNotBuildable = 17, "PACKAGE_NOT_BUILDABLE";
+        CrateProviderNotFound = 18, "CRATE_PROVIDER_NOT_FOUND";
+        AmbiguousCrateProvider = 19, "AMBIGUOUS_CRATE_PROVIDER";
+        CrateVersionMismatch = 20, "CRATE_VERSION_MISMATCH";
+        ImportNotResolved = 21, "IMPORT_NOT_RESOLVED";
+        DefinitionNotIndexed = 22, "DEFINITION_NOT_INDEXED";
+    }
+}
+
+vocabulary! {
     /// A source language the syntax layer extracts.
     Language, "language" {
         Go = 1, "go";

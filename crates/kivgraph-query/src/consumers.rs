@@ -5,8 +5,9 @@
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use kivgraph_facts::{Confidence, EdgeKind};
+use kivgraph_facts::{Confidence, EdgeKind, Language};
 use kivgraph_snapshot::{EdgeView, NodeRef, PackageView, SymbolView, UnresolvedView};
+use rustc_hash::FxHashSet;
 
 use crate::args::{Limit, PageLimits, ResponseFormat, View, trimmed};
 use crate::cursor::QueryIdentity;
@@ -15,7 +16,7 @@ use crate::error::QueryError;
 use crate::get_symbol::package_and_module;
 use crate::published::Published;
 use crate::references::{Holder, bound_under_other_names, language};
-use crate::scopes::{Bounds, Hidden, bounded, invisible_scopes, unbound_mentions};
+use crate::scopes::{Bounds, Hidden, bounded, could_use, invisible_scopes, unbound_mentions};
 use crate::selector::SelectorArgs;
 
 const SORTING: &str = "consumers-v1";
@@ -74,10 +75,12 @@ enum Consumer<'a> {
         holder: Holder<'a>,
         edge: EdgeView<'a>,
     },
-    /// A package of another repository depending on the subject's package.
+    /// A package of another repository depending on the subject's package, and why the
+    /// graph knows no more of it than that.
     Dependency {
         package: PackageView<'a>,
         edge: EdgeView<'a>,
+        why: &'static str,
     },
     /// A failed request another repository made for the symbol or its package.
     Failure(UnresolvedView<'a>),
@@ -123,7 +126,7 @@ impl<'a> Consumer<'a> {
                 holder.qualified_name(),
                 edge.index,
             ),
-            Consumer::Dependency { package, edge } => (
+            Consumer::Dependency { package, edge, .. } => (
                 self.category(),
                 self.repository(),
                 package.path(),
@@ -171,10 +174,11 @@ impl<'a> Consumer<'a> {
                     row.insert("stable_key".into(), json!(symbol.key().to_string()));
                 }
             }
-            Consumer::Dependency { package, edge } => {
+            Consumer::Dependency { package, edge, why } => {
                 Self::edge_columns(edge, &mut row);
                 row.insert("repo".into(), json!(package.repository().name()));
                 row.insert("pkg".into(), json!(display_package(package)));
+                row.insert("detail".into(), json!(why));
             }
             Consumer::Failure(failure) => {
                 failure_columns(failure, &mut row);
@@ -198,8 +202,9 @@ impl<'a> Consumer<'a> {
                 row.insert("package_name".into(), json!(package_of(holder)));
                 row.extend(holder.full_fields(format));
             }
-            Consumer::Dependency { package, edge } => {
+            Consumer::Dependency { package, edge, why } => {
                 Self::edge_columns(edge, &mut row);
+                row.insert("detail".into(), json!(why));
                 row.insert("evidence_kind".into(), json!(evidence_kind(edge)));
                 row.insert("repository".into(), json!(package.repository().name()));
                 row.insert("package_name".into(), json!(display_package(package)));
@@ -282,6 +287,7 @@ fn consumers<'a>(published: &'a Published, subject: &SymbolView<'a>) -> Vec<Cons
             found.push(Consumer::Dependency {
                 package: consumer,
                 edge,
+                why: "",
             });
         }
     }
@@ -302,6 +308,52 @@ fn consumers<'a>(published: &'a Published, subject: &SymbolView<'a>) -> Vec<Cons
         }
     }
     found
+}
+
+/// The facts with the package dependencies of packages that also use the subject left out
+/// (their symbol-level rows say more), and each remaining dependency saying why the graph
+/// knows no more of that package than that it depends on the subject's.
+fn package_level_only<'a>(
+    published: &'a Published,
+    found: Vec<Consumer<'a>>,
+    unbound: &[crate::scopes::UnboundFile<'a>],
+) -> Vec<Consumer<'a>> {
+    let mut using: FxHashSet<usize> = FxHashSet::default();
+    let mut failing: FxHashSet<&str> = FxHashSet::default();
+    for consumer in &found {
+        match consumer {
+            Consumer::Use { holder, edge } if edge.confidence() != Confidence::Unresolved => {
+                using.insert(holder.file().package().index);
+            }
+            Consumer::Failure(row) => {
+                failing.extend(row.repository().map(|r| r.name()));
+            }
+            _ => {}
+        }
+    }
+    let unbound_in: FxHashSet<usize> = unbound.iter().map(|(f, _)| f.package().index).collect();
+    found
+        .into_iter()
+        .filter_map(|consumer| match consumer {
+            Consumer::Dependency { package, .. } if using.contains(&package.index) => None,
+            Consumer::Dependency { package, edge, .. } => {
+                let repository = package.repository().name();
+                let why = if unbound_in.contains(&package.index) {
+                    "it spells this symbol's name where no use was bound: see completeness.unbound_uses"
+                } else if failing.contains(repository) {
+                    "its uses of this symbol did not resolve: see its unresolved rows"
+                } else if matches!(package.language(), Language::TypeScript | Language::JavaScript)
+                    && !published.analyzed_in(repository, package.language())
+                {
+                    "only the syntax layer read it, which does not follow a use under another name (an alias, a namespace or default import): it depends on the package, and the graph knows no more"
+                } else {
+                    "every spelling of this symbol's name in it is accounted for, none as a use of it: it depends on the package only"
+                };
+                Some(Consumer::Dependency { package, edge, why })
+            }
+            other => Some(other),
+        })
+        .collect()
 }
 
 pub fn find_cross_repo_consumers(
@@ -348,7 +400,13 @@ pub fn find_cross_repo_consumers(
         Some(cursor) => identity.resume(cursor, published.snapshot_id())?,
         None => 0,
     };
-    let mut rows: Vec<Consumer> = consumers(published, &subject)
+    let found = consumers(published, &subject);
+    let home = subject.file().repository().name();
+    let unbound: Vec<_> = unbound_mentions(published, Some(subject.name()), Some(&subject))
+        .into_iter()
+        .filter(|(file, _)| file.repository().name() != home)
+        .collect();
+    let mut rows: Vec<Consumer> = package_level_only(published, found, &unbound)
         .into_iter()
         .filter(|c| repo.is_none_or(|r| c.repository() == r))
         .filter(|c| language.is_none_or(|l| c.language() == l.as_str()))
@@ -365,10 +423,12 @@ pub fn find_cross_repo_consumers(
         unresolved_related: count(Category::Unresolved),
         package_level: count(Category::Package),
     };
-    let home = subject.file().repository().name();
     // Scopes unread anywhere: a package nobody could read is where an outside consumer hides.
     let bounds = Bounds {
-        scopes: invisible_scopes(published, None, None, Hidden::Named(&[subject.name()])),
+        scopes: invisible_scopes(published, None, None, Hidden::Named(&[subject.name()]))
+            .into_iter()
+            .filter(|scope| could_use(subject.language(), scope.language))
+            .collect(),
         blind_spots: rows
             .iter()
             .filter_map(|c| match c {
@@ -376,10 +436,7 @@ pub fn find_cross_repo_consumers(
                 _ => None,
             })
             .collect(),
-        unbound: unbound_mentions(published, Some(subject.name()), Some(&subject))
-            .into_iter()
-            .filter(|(file, _)| file.repository().name() != home)
-            .collect(),
+        unbound,
         not_followed: bound_under_other_names(published, &subject).map(str::to_string),
         unextracted: Vec::new(),
     };
@@ -468,6 +525,7 @@ fn merge_dependencies(rows: Vec<Map<String, Value>>) -> Vec<Map<String, Value>> 
                 && m.get("repo") == row.get("repo")
                 && m.get("edge_kind") == row.get("edge_kind")
                 && m.get("confidence") == row.get("confidence")
+                && m.get("detail") == row.get("detail")
         });
         match same {
             Some(entry) => {

@@ -93,6 +93,16 @@ pub(crate) fn row(state: &kivgraph_store::RepositoryState) -> Value {
             .collect();
         row.insert("analyzers".into(), Value::Array(analyzers));
     }
+    // What discovery left out as the repository's own build output, and why: no
+    // declaration of it and no place to look for a use.
+    if !state.build_output.is_empty() {
+        let outputs: Vec<Value> = state
+            .build_output
+            .iter()
+            .map(|b| json!({"path": b.path, "reason": b.reason, "files": b.files, "detail": b.detail}))
+            .collect();
+        row.insert("build_output".into(), Value::Array(outputs));
+    }
     if kivgraph_facts::is_derived(&state.name) {
         row.insert("derived".into(), json!(true));
         row.insert("moved".into(), json!(false));

@@ -81,6 +81,17 @@ impl Published {
         !states.is_empty() && states.iter().all(|a| a.is_complete())
     }
 
+    /// Whether an exact analyzer read every unit of `language` in `repository`.
+    pub fn analyzed_in(&self, repository: &str, language: Language) -> bool {
+        let served = language.analyzed_as();
+        self.manifest
+            .repositories
+            .iter()
+            .filter(|r| r.name == repository)
+            .flat_map(|r| &r.analyzers)
+            .any(|a| a.language == served.as_str() && a.is_complete())
+    }
+
     /// The absolute checkout path of a repository, as registered when it was indexed.
     pub fn repository_root(&self, name: &str) -> Option<&Path> {
         self.snapshot

@@ -296,7 +296,7 @@ pub(crate) fn reference_bounds<'a>(
         .collect();
     Bounds {
         scopes: invisible_scopes(published, Some(repository), None, Hidden::Named(&[name])),
-        blind_spots: blind_spots(published, name),
+        blind_spots: blind_spots(published, name, subject.language()),
         unbound: unbound_mentions(published, Some(name), Some(subject)),
         not_followed: (!reasons.is_empty()).then(|| reasons.join("; ")),
         unextracted: Vec::new(),

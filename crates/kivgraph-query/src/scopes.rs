@@ -1,7 +1,7 @@
 //! What bounds an answer: the scopes the index could not read, and the `completeness` block
 //! that names them.
 
-use kivgraph_facts::EdgeKind;
+use kivgraph_facts::{EdgeKind, Language};
 use kivgraph_snapshot::{FileView, SymbolView, UnresolvedView};
 use rustc_hash::FxHashSet;
 use serde_json::{Map, Value, json};
@@ -15,6 +15,7 @@ const MAX_LISTED: usize = 20;
 /// there).
 pub struct Scope {
     pub reason: String,
+    pub language: Language,
     pub repository: String,
     pub path: Option<String>,
     pub requested_package: Option<String>,
@@ -70,6 +71,7 @@ pub fn invisible_scopes(
         }
         scopes.push(Scope {
             reason: u.reason().to_string(),
+            language: u.language(),
             repository: repository.to_string(),
             path: file.map(str::to_string),
             requested_package: u.requested_package().map(str::to_string),
@@ -88,14 +90,26 @@ fn absolute(published: &Published, repository: &str, path: &str) -> Option<Strin
         .map(|root| root.join(path).display().to_string())
 }
 
+/// Whether code of `consumer` can use a declaration of `subject`'s language: TypeScript and
+/// JavaScript use each other; no other language crosses. What could not be read or bound in
+/// another language bounds no answer about the subject.
+pub fn could_use(subject: Language, consumer: Language) -> bool {
+    subject.analyzed_as() == consumer.analyzed_as()
+}
+
 /// The failures, anywhere in the graph, that asked for `name` (the last segment of what they
-/// requested), by repository, file and line. Rows without a file are scopes, not sites.
-pub fn blind_spots<'a>(published: &'a Published, name: &str) -> Vec<UnresolvedView<'a>> {
+/// requested) in code that could use a declaration of `language`, by repository, file and
+/// line. Rows without a file are scopes, not sites.
+pub fn blind_spots<'a>(
+    published: &'a Published,
+    name: &str,
+    language: Language,
+) -> Vec<UnresolvedView<'a>> {
     let mut spots: Vec<UnresolvedView> = published
         .snapshot
         .unresolved_requesting(name)
         .into_iter()
-        .filter(|u| u.file_path().is_some())
+        .filter(|u| u.file_path().is_some() && could_use(language, u.language()))
         .collect();
     spots.sort_by_cached_key(|u| {
         (
@@ -142,9 +156,11 @@ pub fn unbound_mentions<'a>(
             }
         }
     }
+    // A file that cannot use the subject's language holds no use of it.
     let mut unbound: Vec<UnboundFile> = unbound
         .into_iter()
         .filter_map(|(file, unexplained)| Some((snapshot.file(file)?, unexplained)))
+        .filter(|(file, _)| subject.is_none_or(|s| could_use(s.language(), file.language())))
         .collect();
     // In the fact set's file order (repository, package, path), whatever page a file is on.
     unbound.sort_by_cached_key(|(file, _)| {

@@ -8,7 +8,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use kivgraph_facts::{Confidence, EdgeKind};
+use kivgraph_facts::{Confidence, EdgeKind, Language};
 use kivgraph_snapshot::{EdgeView, NodeRef, SymbolView, UnresolvedView};
 
 use crate::args::{Limit, PageLimits, ResponseFormat, View, trimmed};
@@ -904,9 +904,13 @@ fn blast_bounds<'a>(published: &'a Published, walk: &Walk, kinds: &[EdgeKind]) -
         })
         .collect();
     let names: BTreeSet<&str> = expanded.iter().map(|s| s.name()).collect();
+    let asked: BTreeSet<(&str, Language)> = expanded
+        .iter()
+        .map(|s| (s.name(), s.language().analyzed_as()))
+        .collect();
     let mut spots: Vec<UnresolvedView> = Vec::new();
-    for name in &names {
-        spots.extend(blind_spots(published, name));
+    for (name, language) in asked {
+        spots.extend(blind_spots(published, name, language));
     }
     let mut unbound: Vec<UnboundFile> = Vec::new();
     let mut position: FxHashMap<usize, usize> = FxHashMap::default();

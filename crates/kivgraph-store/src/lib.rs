@@ -20,6 +20,8 @@ mod time;
 
 pub use generation::GenerationId;
 pub use git::{GitPosition, read_git_position};
-pub use manifest::{AnalyzerState, Counts, Digests, Manifest, PageEntry, RepositoryState};
+pub use manifest::{
+    AnalyzerState, BuildOutputState, Counts, Digests, Manifest, PageEntry, RepositoryState,
+};
 pub use store::{CleanReport, GenerationStore, PublishLock, Published, SinglePage, StoreError};
 pub use time::rfc3339_utc;

@@ -62,6 +62,20 @@ pub struct RepositoryState {
     /// Per language with an exact analyzer, which one produced the repository's edges.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub analyzers: Vec<AnalyzerState>,
+    /// What discovery treated as the repository's own build output and left out.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub build_output: Vec<BuildOutputState>,
+}
+
+/// A directory (or file) of build output left out of the graph: no declaration of the
+/// repository, no place a use is looked for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct BuildOutputState {
+    pub path: String,
+    /// `COMPILER_OUTPUT`, `SOURCE_MAPPED`, `MINIFIED` or `MIRRORS_SOURCES`.
+    pub reason: String,
+    pub detail: String,
+    pub files: usize,
 }
 
 /// What an exact analyzer did for one repository's files of one language.

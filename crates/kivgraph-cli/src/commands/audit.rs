@@ -31,6 +31,18 @@ enum Severity {
     Blocking,
     /// Indexed, but part of it is invisible or less exact than it could be.
     Partial,
+    /// Indexed as it should be; said so that what was left out, and why, is known.
+    Note,
+}
+
+impl Severity {
+    fn as_str(self) -> &'static str {
+        match self {
+            Severity::Blocking => "blocking",
+            Severity::Partial => "partial",
+            Severity::Note => "note",
+        }
+    }
 }
 
 struct Finding {
@@ -228,6 +240,21 @@ fn audit(entry: &RepositoryEntry, located: &Located<'_>, ask_cargo: bool) -> (Ve
             }
         }
     }
+    // The repository's own build output is not its source: left out, and said where and why.
+    for output in &discovered.build_output {
+        findings.push(Finding {
+            code: "BUILD_OUTPUT_NOT_INDEXED",
+            severity: Severity::Note,
+            message: format!(
+                "{} files treated as build output ({}): {}; uses that reach them land on the sources",
+                output.files,
+                output.reason.as_str(),
+                output.detail
+            ),
+            path: Some(if output.path.is_empty() { ".".into() } else { output.path.clone() }),
+            remedy: json!({"kind": "none", "detail": "nothing to do: a name's declarations are its sources"}),
+        });
+    }
     if !discovered.skipped.is_empty() {
         let samples: Vec<Value> = discovered
             .skipped
@@ -403,7 +430,7 @@ pub fn run(
         if !as_json {
             let verdict = if findings.iter().any(|f| f.severity == Severity::Blocking) {
                 "BLOCKING"
-            } else if findings.is_empty() {
+            } else if findings.iter().all(|f| f.severity == Severity::Note) {
                 "OK"
             } else {
                 "PARTIAL"
@@ -414,10 +441,7 @@ pub fn run(
                 entry.path.display()
             );
             for finding in &findings {
-                let severity = match finding.severity {
-                    Severity::Blocking => "blocking",
-                    Severity::Partial => "partial",
-                };
+                let severity = finding.severity.as_str();
                 let place = finding
                     .path
                     .as_deref()
@@ -433,7 +457,7 @@ pub fn run(
             "files_by_language": files,
             "findings": findings.iter().map(|f| json!({
                 "code": f.code,
-                "severity": if f.severity == Severity::Blocking { "blocking" } else { "partial" },
+                "severity": f.severity.as_str(),
                 "message": f.message,
                 "path": f.path,
                 "remedy": f.remedy,

@@ -11,7 +11,7 @@ use kivgraph_config::LanguageToken;
 use kivgraph_engine::{CacheIdentity, CacheLoad, PassGraph, PassOptions, Progress, run_pass};
 use kivgraph_facts::Language;
 use kivgraph_store::{
-    AnalyzerState, GenerationId, GitPosition, RepositoryState, read_git_position,
+    AnalyzerState, BuildOutputState, GenerationId, GitPosition, RepositoryState, read_git_position,
 };
 use serde_json::json;
 
@@ -203,6 +203,16 @@ fn index(args: &IndexArgs) -> anyhow::Result<serde_json::Value> {
                     })
                     .unwrap_or_default(),
                 analyzers,
+                build_output: report
+                    .build_output
+                    .iter()
+                    .map(|b| BuildOutputState {
+                        path: b.path.clone(),
+                        reason: b.reason.as_str().to_string(),
+                        detail: b.detail.clone(),
+                        files: b.files,
+                    })
+                    .collect(),
             }
         })
         .collect();
@@ -231,6 +241,7 @@ fn index(args: &IndexArgs) -> anyhow::Result<serde_json::Value> {
                 "symbols": r.symbols,
                 "parse_failures": r.parse_failures.iter().map(|(path, issues)| json!({"path": path, "issues": issues})).collect::<Vec<_>>(),
                 "skipped": r.skipped.iter().map(|(path, why)| json!({"path": path, "reason": why})).collect::<Vec<_>>(),
+                "build_output": r.build_output.iter().map(|b| json!({"path": b.path, "reason": b.reason.as_str(), "detail": b.detail, "files": b.files})).collect::<Vec<_>>(),
                 "unavailable": r.unavailable,
                 "analyzers": r.analyzers.iter().map(|a| json!({
                     "language": a.language.as_str(),
@@ -300,6 +311,15 @@ fn print_report(report: &serde_json::Value, seconds: f64) {
             "  {name}: {} files, {} symbols, {failures} with parse errors, {skipped} entries skipped",
             repository["files"], repository["symbols"]
         );
+        for output in repository["build_output"].as_array().into_iter().flatten() {
+            let path = output["path"].as_str().unwrap_or("?");
+            println!(
+                "    build output, not indexed: {path}/ ({} files, {}: {})",
+                output["files"],
+                output["reason"].as_str().unwrap_or("?"),
+                output["detail"].as_str().unwrap_or("?")
+            );
+        }
         for failure in repository["parse_failures"]
             .as_array()
             .into_iter()

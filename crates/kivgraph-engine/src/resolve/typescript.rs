@@ -755,8 +755,9 @@ pub fn is_relative(specifier: &str) -> bool {
 }
 
 /// How following one imported name ended.
-enum Found {
-    Declaration(Vec<StableKey>, bool),
+pub enum Found {
+    /// The declarations, whether the chain to them is certain, and the module declaring them.
+    Declaration(Vec<StableKey>, bool, String),
     /// Not exported by the module or anything it re-exports, and no unreadable region of
     /// theirs could hide it.
     Missing,
@@ -767,7 +768,7 @@ enum Found {
 
 /// Follows `name` from `module` through re-exports to its declaration (identity is credited
 /// to the declaring symbol, never to a barrel).
-fn follow(module: &Module, name: &str, lookup: &ModuleLookup, depth: usize) -> Found {
+pub fn follow(module: &Module, name: &str, lookup: &ModuleLookup, depth: usize) -> Found {
     if depth > 16 {
         return Found::Undecided;
     }
@@ -776,12 +777,18 @@ fn follow(module: &Module, name: &str, lookup: &ModuleLookup, depth: usize) -> F
     };
     // A binding reached through a package name is only as certain as that name's provider.
     let through = |found: Found| match found {
-        Found::Declaration(keys, certain) => Found::Declaration(keys, certain && module.certain),
+        Found::Declaration(keys, certain, path) => {
+            Found::Declaration(keys, certain && module.certain, path)
+        }
         other => other,
     };
     match exports.names.get(name) {
         Some(Exported::Declared { keys, certain }) => {
-            return through(Found::Declaration(keys.clone(), *certain));
+            return through(Found::Declaration(
+                keys.clone(),
+                *certain,
+                module.path.clone(),
+            ));
         }
         Some(Exported::Namespace) => return Found::Undecided,
         Some(Exported::From { specifier, name }) => {
@@ -799,14 +806,16 @@ fn follow(module: &Module, name: &str, lookup: &ModuleLookup, depth: usize) -> F
         match lookup(&module.repository, &module.path, specifier)
             .map(|next| follow(&next, name, lookup, depth + 1))
         {
-            Some(Found::Declaration(keys, certain)) => found.push((keys, certain)),
+            Some(Found::Declaration(keys, certain, path)) => found.push((keys, certain, path)),
             Some(Found::Missing) => {}
             Some(Found::Undecided) | None => return Found::Undecided,
         }
     }
     match found.as_slice() {
         [] => Found::Missing,
-        [(keys, certain)] => through(Found::Declaration(keys.clone(), *certain)),
+        [(keys, certain, path)] => {
+            through(Found::Declaration(keys.clone(), *certain, path.clone()))
+        }
         _ => Found::Undecided,
     }
 }
@@ -892,7 +901,7 @@ pub fn resolve_modules(
                 continue;
             }
             match follow(&module, &site.name, lookup, 0) {
-                Found::Declaration(keys, certain) => {
+                Found::Declaration(keys, certain, _) => {
                     out.edges(
                         EdgeKind::ImportsSymbol,
                         file.file,
@@ -955,7 +964,7 @@ pub fn resolve_modules(
             else {
                 continue;
             };
-            if let Found::Declaration(keys, certain) = follow(module, &site.name, lookup, 0) {
+            if let Found::Declaration(keys, certain, _) = follow(module, &site.name, lookup, 0) {
                 call_edges(file, declared, site, &keys, certain, out);
             }
         }

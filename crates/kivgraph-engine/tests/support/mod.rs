@@ -6,8 +6,10 @@ pub mod cache_lie;
 
 use std::path::Path;
 
+use kivgraph_analyzers::{Analyzer, GoAnalyzer, GoSettings, RustAnalyzer, RustSettings, Toolchain};
 use kivgraph_config::{FactCacheMode, LanguageToken, RepositoryEntry};
-use kivgraph_engine::{AnalyzerOptions, CacheIdentity, PassOptions, run_pass};
+use kivgraph_config::{GoSection, analyzers_dir};
+use kivgraph_engine::{AnalyzerOptions, CacheIdentity, LoadsAtOnce, PassOptions, run_pass};
 use kivgraph_facts::{Edge, EdgeKind, Evidence, FactSet};
 
 /// The engine's package directory in the checkout the tests run in: cargo says so at run
@@ -17,6 +19,38 @@ pub fn manifest_dir() -> std::path::PathBuf {
     std::env::var_os("CARGO_MANIFEST_DIR")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+}
+
+/// Every exact analyzer `scripts/setup-analyzers.sh` installs.
+pub fn installed_analyzers(scratch: &std::path::Path) -> AnalyzerOptions {
+    let typescript = Toolchain::locate(Analyzer::Typescript, None, &analyzers_dir())
+        .expect("scip-typescript is installed by scripts/setup-analyzers.sh");
+    let python = Toolchain::locate(Analyzer::Python, None, &analyzers_dir())
+        .expect("scip-python is installed by scripts/setup-analyzers.sh");
+    let rust = Toolchain::locate(Analyzer::Rust, None, &analyzers_dir())
+        .expect("rust-analyzer is linked by scripts/setup-analyzers.sh");
+    let go = Toolchain::locate(Analyzer::Go, None, &analyzers_dir())
+        .expect("the Go worker is built by scripts/setup-analyzers.sh");
+    AnalyzerOptions {
+        go: Some(GoAnalyzer {
+            toolchain: go,
+            settings: GoSettings::of(&GoSection::default()),
+        }),
+        typescript: Some(typescript),
+        python: Some(python),
+        rust: Some(RustAnalyzer {
+            toolchain: rust,
+            settings: RustSettings::standard(scratch.join("rust-target")),
+        }),
+        scip_indexers: Vec::new(),
+        scratch: scratch.to_path_buf(),
+        maximum_workers: 2,
+        loads_at_once: LoadsAtOnce {
+            rust_workspaces: 2,
+            go_modules: 2,
+        },
+        absent: Vec::new(),
+    }
 }
 
 /// One pass, fact cache off, over `fixtures` (directories under `root`, each a repository

@@ -1,0 +1,5 @@
+import { compute } from "@fx/values";
+
+export function twice() {
+  return compute(2);
+}

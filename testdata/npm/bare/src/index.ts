@@ -1,0 +1,3 @@
+export function bare(): number {
+  return 0;
+}

@@ -1,0 +1,3 @@
+export function twin(): string {
+  return "one of two";
+}

@@ -1,0 +1,4 @@
+export * from "./value";
+export { compute as calc } from "./value";
+export { helper } from "@fx/helper";
+//# sourceMappingURL=index.d.ts.map

@@ -1,0 +1,3 @@
+export * from "./value";
+export { compute as calc } from "./value";
+export { helper } from "@fx/helper";
