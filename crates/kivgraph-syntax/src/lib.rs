@@ -12,6 +12,7 @@
 mod common;
 mod go;
 mod python;
+mod recovery;
 mod references;
 mod rust;
 mod shape;
@@ -65,7 +66,7 @@ pub struct SyntaxFacts {
 }
 
 /// Grammar versions, part of every cache identity: a new grammar never trusts old facts.
-pub const GRAMMAR_VERSIONS: &str = "tree-sitter=0.27.1;go=0.25.0;typescript=0.23.2;javascript=0.25.0;rust=0.24.2;python=0.25.0;extractor=15";
+pub const GRAMMAR_VERSIONS: &str = "tree-sitter=0.27.1;go=0.25.0;typescript=0.23.2;javascript=0.25.0;rust=0.24.2;python=0.25.0;extractor=16";
 
 /// The grammar for a path: TSX for `.tsx`, the JavaScript grammar (which reads JSX) for JS.
 fn grammar(language: Language, path: &str) -> tree_sitter::Language {
@@ -117,7 +118,13 @@ fn extract_with_tree(
         parser
             .set_language(&grammar(language, path))
             .expect("bundled grammars match the tree-sitter ABI");
-        parser.parse(source, None)
+        let tree = parser.parse(source, None)?;
+        // The tree of a rewrite keeps every offset of the original: it is read against
+        // `source` itself.
+        let recovered = (language == Language::TypeScript && tree.root_node().has_error())
+            .then(|| recovery::recover(&mut parser, source, &tree))
+            .flatten();
+        Some(recovered.unwrap_or(tree))
     });
     let line_count = common::line_count(source);
     let Some(tree) = tree else {

@@ -203,6 +203,31 @@ fn broken_files_are_extracted_as_far_as_recovered() {
     assert_eq!(facts.declarations[0].kind, SymbolKind::Function);
 }
 
+/// TypeScript the compiler accepts and tree-sitter-typescript 0.23 loses whole files to:
+/// generic call signatures separated by a line break (effect's `dual`), variance
+/// annotations, `export type *`. Every declaration is found, spelled as written, and nothing
+/// is reported broken; a JavaScript-like generic arrow on its own line is left alone.
+#[test]
+fn typescript_the_grammar_cannot_read_is_recovered_as_spelled() {
+    let src = "export const dual: {\n  /** data-last */\n  <A, B>(f: (a: A) => B): (self: A) => B\n  // data-first\n  <A, B>(self: A, f: (a: A) => B): B\n} = function() {\n  return undefined as any\n}\n\nexport interface Variance<in out F, out A = never> {\n  readonly a: A\n}\n\nexport type * from \"./types\"\n\nexport const id = dual<\n  <A>(a: A) => A,\n  <A>(a: A) => A\n>(1, (a) => a)\n\nexport function later(): number {\n  return 1\n}\n";
+    let facts = extract(Language::TypeScript, "src/Function.ts", src);
+    assert_eq!(facts.issues, vec![]);
+    assert_eq!(
+        outline(&facts),
+        [
+            "dual function true - 1-8",
+            "Variance interface true - 10-12",
+            "Variance.a property true Variance 11-11",
+            "id variable true - 16-19",
+            "later function true - 21-23",
+        ]
+    );
+    assert_eq!(
+        facts.declarations[1].signature,
+        "interface Variance<in out F, out A = never>"
+    );
+}
+
 /// `KIND name [via qualifier] [as alias] @line in enclosing-qualified-name` per site.
 fn sites(language: Language, path: &str, src: &str) -> Vec<String> {
     let (facts, sites) = crate::extract_with_references(language, path, src);
