@@ -68,6 +68,9 @@ pub(crate) struct Classified {
     /// The same files, by directory and reason.
     pub entries: Vec<BuildOutput>,
     pub layouts: Vec<BuildLayout>,
+    /// Each build-output file whose source map names exactly one source this repository
+    /// holds, with that source.
+    pub mapped: BTreeMap<String, String>,
 }
 
 /// Directory names a build writes into.
@@ -318,6 +321,7 @@ pub(crate) fn classify(
 ) -> Classified {
     let known: BTreeSet<&str> = modules.iter().map(String::as_str).collect();
     let mut found: BTreeMap<&str, (BuildOutputReason, String, String)> = BTreeMap::new();
+    let mut mapped = BTreeMap::new();
     let layouts = declared_layouts(root, modules, configs);
     // The most specific sources first: a base configuration including everything names
     // the same output as the build that includes `src`.
@@ -384,11 +388,18 @@ pub(crate) fn classify(
             continue;
         }
         let map = format!("{path}.map");
-        if maps.contains(&map)
-            && let Some(source) = mapped_sources(root, &map)
+        let named: Vec<String> = if maps.contains(&map) {
+            mapped_sources(root, &map)
                 .into_iter()
-                .find(|s| s != path && known.contains(s.as_str()) && is_source(s))
-        {
+                .filter(|s| s != path && known.contains(s.as_str()) && is_source(s))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        if let [only] = named.as_slice() {
+            mapped.insert(path.clone(), only.clone());
+        }
+        if let Some(source) = named.first() {
             let detail = format!("its source map names sources this repository holds ({source})");
             found.insert(
                 path,
@@ -401,7 +412,7 @@ pub(crate) fn classify(
         }
     }
     let mirrored = mirror_layouts(modules, &known, &found);
-    for (layout, matched, total) in &mirrored {
+    for (layout, detail) in &mirrored {
         let holds_sources = under(&layout.sources, &layout.output);
         for path in modules.iter().filter(|p| {
             under(p, &layout.output)
@@ -412,10 +423,7 @@ pub(crate) fn classify(
                 (
                     BuildOutputReason::MirrorsSources,
                     layout.output.clone(),
-                    format!(
-                        "mirrors {}: {matched} of its {total} files have a source there",
-                        display(&layout.sources)
-                    ),
+                    detail.clone(),
                 )
             });
         }
@@ -445,8 +453,9 @@ pub(crate) fn classify(
             .collect(),
         layouts: layouts
             .into_iter()
-            .chain(mirrored.into_iter().map(|(layout, _, _)| layout))
+            .chain(mirrored.into_iter().map(|(layout, _)| layout))
             .collect(),
+        mapped,
     }
 }
 
@@ -459,13 +468,13 @@ fn display(directory: &str) -> String {
 }
 
 /// `dist/`-like directories beside a `src/` whose files mostly have a source there at the
-/// same relative path (one level of `dist/esm/` nesting allowed), with how many of how many
-/// matched. Files already classified are not counted.
+/// same relative path (one level of `dist/esm/` nesting allowed), or that hold files whose
+/// maps name sources there, each with why. Files already classified are not counted.
 fn mirror_layouts(
     modules: &[String],
     known: &BTreeSet<&str>,
     found: &BTreeMap<&str, (BuildOutputReason, String, String)>,
-) -> Vec<(BuildLayout, usize, usize)> {
+) -> Vec<(BuildLayout, String)> {
     // Every directory some module file lies under.
     let mut holding: BTreeSet<&str> = BTreeSet::new();
     for path in modules {
@@ -495,12 +504,9 @@ fn mirror_layouts(
     let mut layouts = Vec::new();
     for (output, sources) in candidates {
         // Inside a tree already found to be output, whole.
-        if layouts
-            .iter()
-            .any(|(l, _, _): &(BuildLayout, usize, usize)| {
-                !under(&l.sources, &l.output) && under(&output, &l.output)
-            })
-        {
+        if layouts.iter().any(|(l, _): &(BuildLayout, String)| {
+            !under(&l.sources, &l.output) && under(&output, &l.output)
+        }) {
             continue;
         }
         let holds_sources = under(&sources, &output);
@@ -530,13 +536,33 @@ fn mirror_layouts(
                         .is_some_and(|(_, nested)| has_source(nested))
             })
             .count();
-        if matched > 0 && (holds_sources || matched * 2 >= files.len()) {
+        // A tree the build wrote maps into is the build's directory: its bundler's entries
+        // and hashed chunks are output too, though few of them mirror a source.
+        let written = !holds_sources
+            && found.iter().any(|(path, (reason, _, _))| {
+                *reason == BuildOutputReason::SourceMapped && under(path, &output)
+            });
+        let detail = if written {
+            format!(
+                "written by the build whose source maps there name {}",
+                display(&sources)
+            )
+        } else if matched > 0 && (holds_sources || matched * 2 >= files.len()) {
+            format!(
+                "mirrors {}: {matched} of its {} files have a source there",
+                display(&sources),
+                files.len()
+            )
+        } else {
+            continue;
+        };
+        if !files.is_empty() {
             let layout = BuildLayout {
                 output,
                 sources,
                 config: None,
             };
-            layouts.push((layout, matched, files.len()));
+            layouts.push((layout, detail));
         }
     }
     layouts
@@ -637,6 +663,12 @@ mod tests {
             classified.entries[0].detail,
             "emitted by tsconfig.build.json from src/"
         );
+        // What a map ties to its one source, no configuration needed: where a lookup of
+        // the emitted module lands.
+        assert_eq!(
+            classified.mapped,
+            BTreeMap::from([("web/lib/a.js".to_string(), "web/src/a.ts".to_string())])
+        );
         // The base configuration includes everything: its sources are the common
         // directory of what it includes outside its output (the root).
         assert_eq!(classified.layouts[0].sources, "");
@@ -662,6 +694,75 @@ mod tests {
                 sources: "web/src".into(),
                 config: None
             }
+        );
+    }
+
+    /// A bundler's `dist/` (tsdown, as `@trpc/server` ships it): hashed chunks, a few with
+    /// maps, entries that only re-export them, declarations per module format. The maps say
+    /// the build wrote the directory; every file in it is output.
+    #[test]
+    fn a_tree_the_build_wrote_maps_into_is_output_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            &[(
+                "dist/observable-yEyhfXUI.mjs.map",
+                r#"{"version":3,"sources":["../src/observable/observable.ts"],"mappings":""}"#,
+            )],
+        );
+        let modules: Vec<String> = [
+            "dist/index.d.cts",
+            "dist/observable-CkXWrCsV.mjs",
+            "dist/observable-yEyhfXUI.mjs",
+            "dist/observable/index.mjs",
+            "scripts/release.js",
+            "src/index.ts",
+            "src/observable/index.ts",
+            "src/observable/observable.ts",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let maps = BTreeSet::from(["dist/observable-yEyhfXUI.mjs.map".to_string()]);
+        let classified = classify(dir.path(), &modules, &maps, &[]);
+        let output: Vec<&str> = classified.files.iter().map(String::as_str).collect();
+        assert_eq!(
+            output,
+            [
+                "dist/index.d.cts",
+                "dist/observable-CkXWrCsV.mjs",
+                "dist/observable-yEyhfXUI.mjs",
+                "dist/observable/index.mjs",
+            ]
+        );
+        let entries: Vec<(&str, &str, usize, &str)> = classified
+            .entries
+            .iter()
+            .map(|e| {
+                (
+                    e.path.as_str(),
+                    e.reason.as_str(),
+                    e.files,
+                    e.detail.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            entries,
+            [
+                (
+                    "dist",
+                    "SOURCE_MAPPED",
+                    1,
+                    "its source map names sources this repository holds (src/observable/observable.ts)"
+                ),
+                (
+                    "dist",
+                    "MIRRORS_SOURCES",
+                    3,
+                    "written by the build whose source maps there name src/"
+                ),
+            ]
         );
     }
 

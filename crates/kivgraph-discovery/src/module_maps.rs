@@ -25,6 +25,10 @@ pub struct ModuleMaps {
     /// mirroring `src/`), in a fixed order.
     #[serde(default)]
     pub builds: Vec<BuildLayout>,
+    /// Build output whose own source map names the one source it was emitted from (what a
+    /// build without a configuration shipped, as effect's `dist/dts/*.d.ts.map` record).
+    #[serde(default)]
+    pub mapped: BTreeMap<String, String>,
 }
 
 /// A `go.mod`: the module path, its `go` directive, the modules it requires and replaces,
@@ -363,13 +367,19 @@ impl ModuleMaps {
     }
 
     /// The sources a build of this repository emitted `artifact` (repository-relative) from,
-    /// by the layouts its build configurations declare (`declared`) or by every layout,
-    /// most likely first.
+    /// most likely first: the one its own source map names, then by the layouts its build
+    /// configurations declare (`declared`) or by every layout.
     pub fn emitted_from(&self, artifact: &str, declared: bool) -> Vec<String> {
-        self.builds
-            .iter()
-            .filter(|layout| !declared || layout.config.is_some())
-            .flat_map(|layout| layout.sources_of(artifact))
+        self.mapped
+            .get(artifact)
+            .cloned()
+            .into_iter()
+            .chain(
+                self.builds
+                    .iter()
+                    .filter(|layout| !declared || layout.config.is_some())
+                    .flat_map(|layout| layout.sources_of(artifact)),
+            )
             .collect()
     }
 

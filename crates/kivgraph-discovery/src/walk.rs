@@ -164,6 +164,7 @@ pub fn discover_repository(
     modules.sort();
     let build = classify(&root, &modules, &source_maps, &build_configs);
     module_maps.builds = build.layouts;
+    module_maps.mapped = build.mapped;
     let mut files: Vec<DiscoveredFile> = sources
         .into_iter()
         .filter(|(path, _)| !build.files.contains(path))

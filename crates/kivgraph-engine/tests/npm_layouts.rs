@@ -196,3 +196,36 @@ fn the_syntax_layer_reaches_the_source_behind_a_built_entry() {
         ]
     );
 }
+
+/// A provider that ships its sources and maps but no build configuration (as effect's
+/// packages do): the syntax layer reaches the source its `dist/` maps name.
+#[test]
+fn the_syntax_layer_reaches_the_source_a_built_entry_maps_to() {
+    let root = tempfile::tempdir().unwrap();
+    for fixture in ["values", "appnpm"] {
+        let copied = std::process::Command::new("cp")
+            .arg("-r")
+            .arg(npm_fixtures().join(fixture))
+            .arg(root.path())
+            .status()
+            .unwrap();
+        assert!(copied.success());
+    }
+    std::fs::remove_file(root.path().join("values/tsconfig.json")).unwrap();
+    let facts = index_at(
+        root.path(),
+        &["values", "appnpm"],
+        LanguageToken::Typescript,
+        kivgraph_engine::AnalyzerOptions::default(),
+    );
+    let rows: Vec<String> = references(&facts)
+        .into_iter()
+        .filter(|row| row.starts_with("IMPORTS_SYMBOL appnpm"))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            "IMPORTS_SYMBOL appnpm:src/main.ts#<module> -> values:src/value.ts#compute CANDIDATE TREE_SITTER_SYNTAX appnpm:src/main.ts:1"
+        ]
+    );
+}
