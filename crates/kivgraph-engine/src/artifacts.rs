@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 use crate::analysis::{AnalyzerDefinitions, UnitReference};
 use crate::database::Db;
 use crate::module_lookup::ModuleLookup;
+use crate::npm_versions::{requirement, version_conflict};
 use crate::queries::RepositoryInput;
 use crate::resolve::typescript::{Found, follow};
 use crate::stored::Stored;
@@ -289,34 +290,6 @@ enum Tie {
     Project,
 }
 
-/// Whether `registered` is a version a consumer of `package` may use: inside the range the
-/// consumer requires, else (no range npm could read: a workspace link, a tag, a path)
-/// compatible with the copy installed for it. The detail of the conflict when it is not.
-fn version_conflict(
-    package: &str,
-    required: Option<&str>,
-    seen: &str,
-    registered: Option<&str>,
-) -> Option<String> {
-    let registered_version = nodejs_semver::Version::parse(registered?).ok()?;
-    if let Some(range) = required.and_then(|r| nodejs_semver::Range::parse(r).ok()) {
-        return (!range.satisfies(&registered_version)).then(|| {
-            format!(
-                "the consumer requires {package} {}; the registered source is {package} {}",
-                required.unwrap_or_default(),
-                registered.unwrap_or_default()
-            )
-        });
-    }
-    let compatible = nodejs_semver::Range::parse(format!("^{seen}")).ok()?;
-    (!compatible.satisfies(&registered_version)).then(|| {
-        format!(
-            "the checker read {package} {seen}; the registered source is {package} {}",
-            registered.unwrap_or_default()
-        )
-    })
-}
-
 /// Places a unit's uses of registered packages' artifacts for one package's layering.
 pub struct ArtifactPlacer<'db> {
     db: &'db dyn Db,
@@ -397,13 +370,15 @@ impl<'db> ArtifactPlacer<'db> {
             let consumer = self
                 .manifest(&self.consumer.0, &self.consumer.1)
                 .unwrap_or_default();
-            let required = consumer
-                .dependencies
-                .get(symbol.package)
-                .map(String::as_str);
+            let required = requirement(&consumer, symbol.package, |name| {
+                match self.modules.claimants(name)?.as_slice() {
+                    [(repository, directory)] => self.manifest(repository, directory),
+                    _ => None,
+                }
+            });
             if let Some(detail) = version_conflict(
                 symbol.package,
-                required,
+                required.as_ref(),
                 symbol.version,
                 provider.version.as_deref(),
             ) {
@@ -630,16 +605,5 @@ mod tests {
             })
         );
         assert_eq!(NpmSymbol::parse("rust-analyzer cargo p 1.0.0 a/b()."), None);
-    }
-
-    #[test]
-    fn a_registered_version_outside_the_required_range_conflicts() {
-        assert!(version_conflict("p", Some("^1.0.0"), "1.0.0", Some("2.0.0")).is_some());
-        assert!(version_conflict("p", Some("1.0.0"), "1.0.0", Some("1.0.0")).is_none());
-        assert!(version_conflict("p", Some(">=1 <3"), "1.0.0", Some("2.5.0")).is_none());
-        // A workspace link says nothing npm reads: the copy the checker read decides.
-        assert!(version_conflict("p", Some("workspace:*"), "2.0.0", Some("2.1.0")).is_none());
-        assert!(version_conflict("p", None, "1.0.0", Some("2.0.0")).is_some());
-        assert!(version_conflict("p", None, "1.0.0", None).is_none());
     }
 }

@@ -16,6 +16,7 @@ mod artifacts;
 mod cache;
 mod database;
 mod module_lookup;
+mod npm_versions;
 mod pages;
 mod pass;
 mod pass_record;
