@@ -21,7 +21,7 @@
 //! ```
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use anyhow::{Context, bail};
@@ -60,7 +60,7 @@ pub(crate) const PROJECTS: &[(&str, &str)] = &[
 const SOURCE_GLOBS: &[&str] = &["*.go", "*.py", "*.ts", "*.tsx", "*.js", "*.mjs", "*.cjs"];
 
 #[derive(Deserialize)]
-struct Question {
+pub(crate) struct Question {
     id: String,
     class: String,
     language: String,
@@ -68,6 +68,8 @@ struct Question {
     arguments: Value,
     /// The identifier grep looks for, and the repositories it searches.
     name: String,
+    /// Where grep looks; every registered repository when empty.
+    #[serde(default)]
     repositories: Vec<String>,
     /// `repository/path` of every file holding a reference (or an affected declaration).
     truth: Vec<String>,
@@ -75,21 +77,32 @@ struct Question {
     note: String,
 }
 
-fn project_dir(corpus: &Path, repository: &str) -> anyhow::Result<PathBuf> {
-    PROJECTS
-        .iter()
-        .find(|(name, _)| *name == repository)
-        .map(|(_, dir)| corpus.join(dir))
+/// The registered repositories' checkouts, by name.
+pub(crate) type Checkouts = BTreeMap<String, PathBuf>;
+
+fn project_dir(checkouts: &Checkouts, repository: &str) -> anyhow::Result<PathBuf> {
+    checkouts
+        .get(repository)
+        .cloned()
         .with_context(|| format!("unknown repository {repository}"))
 }
 
-/// `grep -rnw NAME` over the question's repositories, as `repository/path:line:text`.
-fn grep(corpus: &Path, question: &Question) -> anyhow::Result<Vec<String>> {
+/// `grep -rnw NAME` over the question's repositories (`node_modules` left out, as a search
+/// of one's checkouts does), as `repository/path:line:text`.
+fn grep(checkouts: &Checkouts, question: &Question) -> anyhow::Result<Vec<String>> {
     let mut hits = Vec::new();
-    for repository in &question.repositories {
-        let dir = project_dir(corpus, repository)?;
+    let all: Vec<String> = checkouts.keys().cloned().collect();
+    let repositories = if question.repositories.is_empty() {
+        &all
+    } else {
+        &question.repositories
+    };
+    for repository in repositories {
+        let dir = project_dir(checkouts, repository)?;
         let mut command = Command::new("grep");
-        command.current_dir(&dir).args(["-rnw", &question.name]);
+        command
+            .current_dir(&dir)
+            .args(["-rnw", "--exclude-dir=node_modules", &question.name]);
         for glob in SOURCE_GLOBS {
             command.arg(format!("--include={glob}"));
         }
@@ -108,6 +121,8 @@ struct Answer {
     text: String,
     rows: Vec<Value>,
     verdict: Option<String>,
+    /// The first page's `completeness` block.
+    completeness: Value,
 }
 
 /// Calls the tool to the last page.
@@ -116,6 +131,7 @@ fn answer(client: &mut McpClient, tool: &str, arguments: &Value) -> anyhow::Resu
     let mut text = String::new();
     let mut rows = Vec::new();
     let mut verdict = None;
+    let mut completeness = Value::Null;
     loop {
         let page = client.call(tool, arguments.clone())?;
         text.push_str(&page);
@@ -125,6 +141,7 @@ fn answer(client: &mut McpClient, tool: &str, arguments: &Value) -> anyhow::Resu
             verdict = value["completeness"]["verdict"]
                 .as_str()
                 .map(str::to_string);
+            completeness = value["completeness"].clone();
         }
         let results = &value["results"];
         for field in ["references", "symbols", "consumers"] {
@@ -141,6 +158,7 @@ fn answer(client: &mut McpClient, tool: &str, arguments: &Value) -> anyhow::Resu
         text,
         rows,
         verdict,
+        completeness,
     })
 }
 
@@ -232,7 +250,11 @@ pub fn accuracy_benchmark(args: &[String]) -> anyhow::Result<()> {
         let (seconds, _) = run_index(&kivgraph, &config, analyzers)?;
         eprintln!("accuracy: {label} graph indexed in {seconds:.1} s");
         let mut client = McpClient::start(&kivgraph, &config)?;
-        let report = score(&mut client, &corpus, &questions, explore.as_deref())?;
+        let checkouts: Checkouts = entries
+            .iter()
+            .map(|e| (e.name.clone(), e.path.clone()))
+            .collect();
+        let report = score(&mut client, &checkouts, &questions, explore.as_deref())?;
         reports.insert(label.to_string(), report);
         if explore.is_some() {
             break;
@@ -248,9 +270,9 @@ pub fn accuracy_benchmark(args: &[String]) -> anyhow::Result<()> {
 }
 
 /// Every question asked of one graph, scored against its ground truth and grep + reading.
-fn score(
+pub(crate) fn score(
     client: &mut McpClient,
-    corpus: &Path,
+    checkouts: &Checkouts,
     questions: &[Question],
     explore: Option<&str>,
 ) -> anyhow::Result<Value> {
@@ -268,8 +290,17 @@ fn score(
         }
         let mut full = question.arguments.clone();
         full["view"] = json!("full");
-        let answer_rows = answer(client, &question.tool, &full)?.rows;
-        let compact = answer(client, &question.tool, &question.arguments)?;
+        // A refusal is an answer too: no rows, scored as such.
+        let refused = |error: anyhow::Error| Answer {
+            text: error.to_string(),
+            rows: Vec::new(),
+            verdict: Some("REFUSED".to_string()),
+            completeness: Value::Null,
+        };
+        let answer_rows = answer(client, &question.tool, &full)
+            .unwrap_or_else(refused)
+            .rows;
+        let compact = answer(client, &question.tool, &question.arguments).unwrap_or_else(refused);
         let mut files: BTreeMap<String, String> = BTreeMap::new();
         for (file, confidence) in answer_rows.iter().filter_map(row_file) {
             // A file answered under several confidences counts under its strongest.
@@ -279,7 +310,7 @@ fn score(
             }
         }
         let truth: BTreeSet<&str> = question.truth.iter().map(String::as_str).collect();
-        let hits = grep(corpus, question)?;
+        let hits = grep(checkouts, question)?;
         if explore.is_some() {
             println!("{} {}: {}", question.id, question.tool, question.arguments);
             for (file, confidence) in &files {
@@ -315,16 +346,48 @@ fn score(
         for file in &truth {
             let (repository, path) = file.split_once('/').context("repository/path")?;
             grep_route.push_str(&std::fs::read_to_string(
-                project_dir(corpus, repository)?.join(path),
+                project_dir(checkouts, repository)?.join(path),
             )?);
         }
         let (k, g) = (tokens(&compact.text), tokens(&grep_route));
         ratios.push(g as f64 / k as f64);
         let verdict = compact.verdict;
+        // A miss under LOWER_BOUND is accounted for when the block names where it is: its
+        // file among the fallback paths or the blind spots, or its repository among the
+        // invisible scopes.
+        let named = |file: &str| {
+            let (repository, path) = file.split_once('/').unwrap_or((file, ""));
+            let absolute = checkouts
+                .get(repository)
+                .map(|root| root.join(path).display().to_string());
+            let block = &compact.completeness;
+            let listed = |key: &str| block[key].as_array().cloned().unwrap_or_default();
+            block["fallback"]["paths"]
+                .as_array()
+                .is_some_and(|paths| paths.iter().any(|p| p.as_str() == absolute.as_deref()))
+                || listed("blind_spots")
+                    .iter()
+                    .any(|spot| spot["repository"] == repository && spot["path"] == path)
+                || listed("invisible_scopes")
+                    .iter()
+                    .any(|scope| scope["repository"] == repository)
+        };
+        let unaccounted: Vec<&&str> = missed.iter().filter(|f| !named(f)).copied().collect();
+        // grep alone: the files its hits are in, against the truth.
+        let grep_files: BTreeSet<String> = hits
+            .iter()
+            .filter_map(|hit| hit.split_once(':').map(|(file, _)| file.to_string()))
+            .collect();
+        let grep_right = grep_files
+            .iter()
+            .filter(|f| truth.contains(f.as_str()))
+            .count();
         rows.push(json!({
             "id": question.id, "class": question.class, "language": question.language,
             "tool": question.tool, "truth_files": truth.len(), "answered_files": files.len(),
             "found": found.len(), "missed": missed, "wrong": wrong,
+            "missed_unaccounted": unaccounted,
+            "grep_files": grep_files.len(), "grep_right": grep_right,
             "verdict": verdict, "kivgraph_tokens": k, "grep_and_read_tokens": g,
             "ratio": (g as f64 / k as f64 * 100.0).round() / 100.0, "note": question.note,
         }));
