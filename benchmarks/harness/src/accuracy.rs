@@ -134,6 +134,9 @@ fn answer(client: &mut McpClient, tool: &str, arguments: &Value) -> anyhow::Resu
     let mut completeness = Value::Null;
     loop {
         let page = client.call(tool, arguments.clone())?;
+        if let Some(keys) = page.split_once(SEPARATED_BY_KEYS).map(|(_, keys)| keys) {
+            return answer_each_key(client, tool, &arguments, &page, keys);
+        }
         text.push_str(&page);
         let value: Value =
             serde_json::from_str(&page).with_context(|| format!("{tool} refused: {page}"))?;
@@ -160,6 +163,42 @@ fn answer(client: &mut McpClient, tool: &str, arguments: &Value) -> anyhow::Resu
         verdict,
         completeness,
     })
+}
+
+/// How an `AMBIGUOUS_SYMBOL` refusal ends when only keys tell the symbols apart (one
+/// name declared twice in one file: a TypeScript interface and the value of that name).
+const SEPARATED_BY_KEYS: &str = "so only a stable_key separates them: ";
+
+/// The refusal's documented fix, as an agent follows it: the question asked of each key,
+/// the answers joined (the refusal's tokens counted too), the weakest verdict kept.
+fn answer_each_key(
+    client: &mut McpClient,
+    tool: &str,
+    arguments: &Value,
+    refusal: &str,
+    keys: &str,
+) -> anyhow::Result<Answer> {
+    let mut joined = Answer {
+        text: refusal.to_string(),
+        rows: Vec::new(),
+        verdict: None,
+        completeness: Value::Null,
+    };
+    for key in keys.split(',').map(str::trim).filter(|k| !k.is_empty()) {
+        let mut narrowed = arguments.clone();
+        for triple in ["repository", "path", "qualified_name"] {
+            narrowed.as_object_mut().map(|o| o.remove(triple));
+        }
+        narrowed["stable_key"] = json!(key);
+        let one = answer(client, tool, &narrowed)?;
+        joined.text.push_str(&one.text);
+        joined.rows.extend(one.rows);
+        if joined.verdict.is_none() || one.verdict.as_deref() != Some("COMPLETE") {
+            joined.verdict = one.verdict;
+            joined.completeness = one.completeness;
+        }
+    }
+    Ok(joined)
 }
 
 /// The file a row names, and the confidence it carries.
