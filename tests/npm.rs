@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 use common::client::{Client, index_with, init};
 use serde_json::{Value, json};
 
-const REPOSITORIES: [&str; 11] = [
+const REPOSITORIES: [&str; 12] = [
     "values", "nomap", "bare", "twina", "twinb", "facade", "apppnpm", "appnpm", "appold",
-    "applink", "appjs",
+    "applink", "appjs", "notes",
 ];
 
 fn npm_fixtures() -> PathBuf {
@@ -118,7 +118,9 @@ fn consumers_are_found_at_symbol_level_through_every_layout() {
                "detail": "the consumer requires @fx/values ^1.0.0; the registered source is @fx/values 2.0.0"})
     );
     assert_eq!(consumers["completeness"]["verdict"], "LOWER_BOUND");
-    // No map: the provider's build configuration ties the artifact to its source.
+    assert_eq!(consumers["completeness"].get("unbound_uses"), None);
+    // No map: the provider's build configuration ties the artifact to its source. `notes`
+    // spells `part` where nothing binds it, but cannot import the package: no floor.
     let part = client.ok(
         "find_references",
         json!({"qualified_name": "part", "repository": "nomap"}),

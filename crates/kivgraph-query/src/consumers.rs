@@ -15,6 +15,7 @@ use crate::envelope::{Coverage, Page, flat_or_grouped, hoist_agreed};
 use crate::error::QueryError;
 use crate::get_symbol::package_and_module;
 use crate::published::Published;
+use crate::reach::Reach;
 use crate::references::{Holder, bound_under_other_names, language};
 use crate::scopes::{Bounds, Hidden, bounded, could_use, invisible_scopes, unbound_mentions};
 use crate::selector::SelectorArgs;
@@ -254,7 +255,7 @@ fn failure_columns(failure: &UnresolvedView, row: &mut Map<String, Value>) {
 }
 
 /// A package as its language names it to an importer (a Go import path, not the module pair).
-fn display_package(package: &PackageView) -> String {
+pub(crate) fn display_package(package: &PackageView) -> String {
     package_and_module(package.language(), package.name()).0
 }
 
@@ -401,6 +402,7 @@ pub fn find_cross_repo_consumers(
         None => 0,
     };
     let found = consumers(published, &subject);
+    let reach = Reach::of(published, &subject);
     let home = subject.file().repository().name();
     let unbound: Vec<_> = unbound_mentions(published, Some(subject.name()), Some(&subject))
         .into_iter()
@@ -427,7 +429,13 @@ pub fn find_cross_repo_consumers(
     let bounds = Bounds {
         scopes: invisible_scopes(published, None, None, Hidden::Named(&[subject.name()]))
             .into_iter()
-            .filter(|scope| could_use(subject.language(), scope.language))
+            .filter(|scope| {
+                could_use(subject.language(), scope.language)
+                    && published
+                        .snapshot
+                        .repository_named(&scope.repository)
+                        .is_some_and(|r| reach.repository(r.index))
+            })
             .collect(),
         blind_spots: rows
             .iter()

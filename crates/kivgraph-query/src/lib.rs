@@ -20,6 +20,7 @@ mod list_repositories;
 mod navigate;
 mod outline;
 mod published;
+mod reach;
 mod references;
 mod scopes;
 mod selector;

@@ -7,6 +7,7 @@ use rustc_hash::FxHashSet;
 use serde_json::{Map, Value, json};
 
 use crate::published::Published;
+use crate::reach::Reach;
 
 const MAX_LISTED: usize = 20;
 
@@ -156,11 +157,18 @@ pub fn unbound_mentions<'a>(
             }
         }
     }
-    // A file that cannot use the subject's language holds no use of it.
+    // A file that cannot use the subject's language, or cannot import its package, holds
+    // no use of it; a file listed for importing the subject can.
+    let reach = subject.map(|s| Reach::of(published, s));
     let mut unbound: Vec<UnboundFile> = unbound
         .into_iter()
         .filter_map(|(file, unexplained)| Some((snapshot.file(file)?, unexplained)))
-        .filter(|(file, _)| subject.is_none_or(|s| could_use(s.language(), file.language())))
+        .filter(|(file, unexplained)| {
+            subject.is_none_or(|s| could_use(s.language(), file.language()))
+                && reach
+                    .as_ref()
+                    .is_none_or(|r| *unexplained == 0 || r.file(published, file))
+        })
         .collect();
     // In the fact set's file order (repository, package, path), whatever page a file is on.
     unbound.sort_by_cached_key(|(file, _)| {
