@@ -4,9 +4,10 @@
 #  - scip-typescript and scip-python, pinned by analyzers/package-lock.json (npm);
 #  - rust-analyzer and the standard library's sources (rust-src) of the Rust toolchain
 #    pinned in analyzers/rust-toolchain (rustup), linked as bin/rust-analyzer;
-#  - Go 1.23 (Debian bookworm-backports' golang-1.23 packages, checked against their
-#    SHA-256 and extracted under go/, no root needed) and our go/types worker
-#    (analyzers/go-worker, standard library only) built with it as bin/kivgraph-go-worker.
+#  - Go (the Debian packages analyzers/go-toolchain.sha256 names — trixie-backports'
+#    golang-1.27, statically linked — checked against their SHA-256 and extracted under go/,
+#    no root needed, go/current pointing at it) and our go/types worker (analyzers/go-worker,
+#    standard library only) built with it as bin/kivgraph-go-worker.
 # A missing installer leaves its analyzers absent: the syntax layer still answers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -64,13 +65,16 @@ install_rust_analyzer() {
 }
 
 install_go_worker() {
-  local go_root="$target/go/usr/lib/go-1.23"
+  # golang-1.27-go_1.27.4-1~bpo13+1_amd64.deb: its source package and Go's directory.
+  local package
+  package="$(sed -n 's/^[0-9a-f]* \(golang-1\.[0-9]*\)-go_.*/\1/p' analyzers/go-toolchain.sha256)"
+  local go_root="$target/go/usr/lib/go-${package#golang-}"
   if [ ! -x "$go_root/bin/go" ]; then
     if ! command -v curl >/dev/null 2>&1 || ! command -v dpkg-deb >/dev/null 2>&1; then
       echo "setup-analyzers: curl or dpkg-deb not found; the Go worker stays absent" >&2
       return
     fi
-    local pool="https://deb.debian.org/debian/pool/main/g/golang-1.23"
+    local pool="https://deb.debian.org/debian/pool/main/g/$package"
     local downloads="$target/downloads"
     mkdir -p "$downloads"
     while read -r sha file; do
@@ -82,10 +86,14 @@ install_go_worker() {
     done < analyzers/go-toolchain.sha256
     echo "setup-analyzers: Go $("$go_root/bin/go" version | cut -d' ' -f3) extracted under $target/go" >&2
   fi
+  # The worker runs the Go this names; an older extraction beside it is never used.
+  if [ "$(readlink "$target/go/current" 2>/dev/null)" != "${go_root#"$target/go/"}" ]; then
+    ln -sfn "${go_root#"$target/go/"}" "$target/go/current"
+  fi
   local worker="$target/bin/kivgraph-go-worker"
   local stamp="$target/bin/.go-worker.sha256"
   local digest
-  digest="$(cat analyzers/go-worker/go.mod analyzers/go-worker/*.go | sha256sum | cut -d' ' -f1)"
+  digest="$(cat analyzers/go-toolchain.sha256 analyzers/go-worker/go.mod analyzers/go-worker/*.go | sha256sum | cut -d' ' -f1)"
   if [ ! -x "$worker" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$digest" ]; then
     mkdir -p "$target/bin"
     (cd analyzers/go-worker && GOTOOLCHAIN=local GOPROXY=off GOFLAGS=-mod=mod \

@@ -476,8 +476,8 @@ fn doctor_reports_each_analyzer_and_an_absent_one_only_warns() {
         "toolchain.rust: PASS (rust-analyzer 1.95.0 (",
         "toolchain.rust_src: PASS (standard library sources under ",
         "toolchain.cargo: PASS (cargo ",
-        "toolchain.go: PASS (kivgraph-go-worker 3 go1.23.5 at ",
-        "toolchain.typecheck: PASS (go1.23 (highest registered module: go 1.22))",
+        "toolchain.go: PASS (kivgraph-go-worker 3 go1.27.4 at ",
+        "toolchain.typecheck: PASS (go1.27 (highest registered module: go 1.22))",
     ] {
         assert!(report.contains(line), "{report}");
     }

@@ -1594,7 +1594,7 @@ fn go_types_decides_what_the_syntax_layer_could_not() {
     assert_eq!(consumers["completeness"]["verdict"], "COMPLETE");
     let repositories = client.ok("list_repositories", json!({}));
     let text = repositories.to_string();
-    assert!(text.contains("kivgraph-go-worker 3 go1.23"), "{text}");
+    assert!(text.contains("kivgraph-go-worker 3 go1.27"), "{text}");
 }
 
 #[test]

@@ -118,7 +118,7 @@ func goCommand() string {
 		return configured
 	}
 	if self, err := os.Executable(); err == nil {
-		beside := filepath.Join(filepath.Dir(self), "..", "go", "usr", "lib", "go-1.23", "bin", "go")
+		beside := filepath.Join(filepath.Dir(self), "..", "go", "current", "bin", "go")
 		if _, err := os.Stat(beside); err == nil {
 			return beside
 		}
@@ -259,7 +259,11 @@ func goList(dir, tags string, flags, patterns []string) ([]byte, error) {
 	command.Stderr = &stderr
 	stdout, err := command.Output()
 	if err != nil {
-		return nil, fmt.Errorf("%s", strings.TrimSpace(stderr.String()+" "+err.Error()))
+		// What the go command said is the reason; its exit status adds nothing to it.
+		if said := strings.TrimSpace(stderr.String()); said != "" {
+			return nil, fmt.Errorf("%s", said)
+		}
+		return nil, err
 	}
 	return stdout, nil
 }

@@ -169,7 +169,7 @@ impl Toolchain {
         if unit.workspace.is_empty() {
             return Ok(None);
         }
-        // The worker answers `1 go1.23.5`: the workspace's language version is its Go's.
+        // The worker answers `3 go1.27.4`: the workspace's language version is its Go's.
         let go = self
             .version
             .rsplit(' ')

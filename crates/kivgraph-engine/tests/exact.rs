@@ -365,6 +365,29 @@ fn go_references_are_resolved_by_go_types_across_modules() {
     );
 }
 
+/// Modules as current Go writes them — `go 1.25`, a `tool` directive, a generic type alias —
+/// are type-checked; a module newer than the installed Go is declared, naming both versions.
+#[test]
+fn current_go_modules_are_type_checked_and_a_newer_one_is_declared() {
+    let facts = index(&["gomodern", "gofuture"], LanguageToken::Go);
+    facts.validate().unwrap();
+    let relations = all_relations(&facts);
+    for expected in [
+        "CALLS_DIRECT cmd/gen/main.go#main -> names/names.go#Greeting EXACT_TYPECHECKED cmd/gen/main.go:7",
+        "TYPE_USES names/names.go#Greeting -> names/names.go#Set EXACT_TYPECHECKED names/names.go:9",
+    ] {
+        assert!(relations.iter().any(|r| r == expected), "{relations:#?}");
+    }
+    assert_eq!(
+        unresolved_rows(&facts),
+        ["MODULE_NOT_LOADED - example.com/gofuture example.com/gofuture -:0"]
+    );
+    assert_eq!(
+        facts.unresolved[0].detail,
+        "go: go.mod requires go >= 1.99 (running go 1.27.4; GOTOOLCHAIN=local)"
+    );
+}
+
 /// A module whose `go.mod` replaces a registered module with a fork nobody registered: the
 /// build uses the fork, so the import is a `REPLACE_CONFLICT`, never bound to the registered
 /// module by its import path — by the syntax layer, and by go/types, whose load the missing

@@ -277,7 +277,7 @@ fn check_toolchains(report: &mut Report, config: &LoadedConfig) {
     }
 }
 
-/// `major.minor` of a Go version (`go1.23.5`, `1.21`, `1.22rc1`).
+/// `major.minor` of a Go version (`go1.27.4`, `1.21`, `1.22rc1`).
 fn go_language_version(version: &str) -> Option<(u32, u32)> {
     let version = version.trim().trim_start_matches("go");
     let mut parts = version.split('.');
@@ -294,7 +294,7 @@ fn go_language_version(version: &str) -> Option<(u32, u32)> {
 /// The Go language version the worker type-checks with, against the highest `go` directive
 /// of a registered module: a module above it cannot be loaded, and is named.
 fn check_go_ceiling(report: &mut Report, config: &LoadedConfig, worker_version: &str) {
-    // The worker answers `1 go1.23.5`: its protocol, then the Go it was built with.
+    // The worker answers `3 go1.27.4`: its protocol, then the Go it was built with.
     let go = worker_version.rsplit(' ').next().unwrap_or(worker_version);
     let Some(ceiling) = go_language_version(go) else {
         report.warn(

@@ -1,0 +1,3 @@
+module example.com/gofuture
+
+go 1.99

@@ -1,0 +1,5 @@
+module example.com/gomodern
+
+go 1.25
+
+tool example.com/gomodern/cmd/gen
