@@ -666,14 +666,15 @@ fn graph_status_counts_resolved_calls_and_declared_holes() {
     init_and_index(dir.path(), "gocalls", &fixture);
     let mut client = Client::start(dir.path());
     let results = client.ok("graph_status", json!({}))["results"].clone();
+    // `server/server_ext_test.go` is not compiled without `go.include_tests`: not counted.
     assert_eq!(
         results["edges_by_kind"],
         json!([
             {"key": "ASSIGNS_FUNCTION", "count": 1},
-            {"key": "CALLS_DIRECT", "count": 12},
-            {"key": "CONTAINS_FILE", "count": 5},
+            {"key": "CALLS_DIRECT", "count": 11},
+            {"key": "CONTAINS_FILE", "count": 4},
             {"key": "CONTAINS_PACKAGE", "count": 2},
-            {"key": "DEFINES", "count": 26},
+            {"key": "DEFINES", "count": 24},
             {"key": "METHOD_OF", "count": 4},
             {"key": "PACKAGE_DEPENDS_ON", "count": 1},
             {"key": "PASSES_AS_CALLBACK", "count": 1},
@@ -682,7 +683,7 @@ fn graph_status_counts_resolved_calls_and_declared_holes() {
         ])
     );
     assert_eq!(
-        results["evidence"], 28,
+        results["evidence"], 27,
         "one observation per call site, type use and value use, and the import client makes of server"
     );
     assert_eq!(
@@ -1910,4 +1911,98 @@ fn the_standard_library_is_a_derived_provider_withheld_unless_asked() {
         .clone();
     assert_eq!(row["derived"], true);
     assert!(row.get("indexed_commit").is_none() && row.get("current_commit").is_none());
+}
+
+/// `doctor repositories --json` of the configuration in `dir`: each finding's code and
+/// message.
+fn audit_findings(dir: &Path) -> Vec<(String, String)> {
+    let out = Command::new(binary())
+        .args(["doctor", "repositories", "--json", "--config"])
+        .arg(dir.join("config.yaml"))
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    report["repositories"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["code"].as_str().unwrap().to_string(),
+                f["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The files of `find_references` on `New`, with their test label.
+fn callers_of_new(client: &mut Client) -> Vec<Value> {
+    let answer = client.ok(
+        "find_references",
+        json!({"qualified_name": "New", "repository": "gotests"}),
+    );
+    answer["results"]["files"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|mut file| {
+            file.as_object_mut().unwrap().remove("at");
+            file
+        })
+        .collect()
+}
+
+/// What the graph holds of a Go package is what the configured build compiles: its tests
+/// only with `go.include_tests`, a tagged file only with its tag, another system's file
+/// never — in both layers; `doctor repositories` counts what each rule left out.
+#[test]
+fn go_files_are_those_the_configured_build_compiles() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = common::manifest_dir()
+        .join("../../testdata/exact/gotests")
+        .canonicalize()
+        .unwrap();
+    init_go(dir.path(), "gotests", &fixture);
+    let audit = audit_findings(dir.path());
+    assert_eq!(
+        audit,
+        [
+            ("GO_FILES_NOT_BUILT", "2 .go files left out (GO_TEST_FILE): go.include_tests is false; for example counter/counter_test.go"),
+            ("GO_FILES_NOT_BUILT", "1 .go files left out (GO_FILE_NAME_CONSTRAINT): the file name names another GOOS or GOARCH than the build's; for example counter/counter_windows.go"),
+            ("GO_FILES_NOT_BUILT", "1 .go files left out (GO_BUILD_CONSTRAINT): its build constraint is not satisfied by go.build_tags, GOOS, GOARCH and cgo; for example counter/tagged.go"),
+        ]
+        .map(|(code, message)| (code.to_string(), message.to_string()))
+    );
+    for analyzers in [false, true] {
+        index_with(dir.path(), analyzers);
+        let mut client = Client::start(dir.path());
+        assert_eq!(callers_of_new(&mut client), Vec::<Value>::new());
+        let tests = client.ok("find_symbol", json!({"name": "TestAdd"}));
+        assert_eq!(tests["total"], 0, "{tests}");
+    }
+    let config = dir.path().join("config.yaml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        format!("{text}go:\n  include_tests: true\n  build_tags: [ladybug]\n"),
+    )
+    .unwrap();
+    assert_eq!(
+        audit_findings(dir.path()),
+        [(
+            "GO_FILES_NOT_BUILT".to_string(),
+            "1 .go files left out (GO_FILE_NAME_CONSTRAINT): the file name names another GOOS or GOARCH than the build's; for example counter/counter_windows.go".to_string()
+        )]
+    );
+    reindex(dir.path());
+    let mut client = Client::start(dir.path());
+    assert_eq!(
+        callers_of_new(&mut client),
+        [
+            json!({"file": "counter/counter_test.go", "test": true}),
+            json!({"file": "counter/external_test.go", "test": true}),
+            json!({"file": "counter/tagged.go"}),
+        ]
+    );
 }

@@ -20,7 +20,7 @@ use kivgraph_analyzers::{
     Analyzer, GoSettings, GoUnit, PythonUnit, RustSettings, RustUnit, Toolchain, TypescriptUnit,
     nearest_tsconfig,
 };
-use kivgraph_config::{GoSection, LanguageToken, RepositoryEntry, analyzers_dir};
+use kivgraph_config::{GoBuildContext, GoSection, LanguageToken, RepositoryEntry, analyzers_dir};
 use kivgraph_discovery::discover_repository;
 use kivgraph_engine::python_import_root;
 use kivgraph_facts::Language;
@@ -95,7 +95,7 @@ fn analyzers_alone(
     // One per Go module: the checkout, the module's directory and path.
     let mut go: Vec<(PathBuf, String, String)> = Vec::new();
     for entry in entries {
-        let discovered = discover_repository(entry)?;
+        let discovered = discover_repository(entry, &GoBuildContext::default())?;
         let mut workspace_roots: std::collections::BTreeSet<String> = Default::default();
         let mut go_modules: std::collections::BTreeSet<String> = Default::default();
         let mut by_directory: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -178,7 +178,7 @@ fn analyzers_alone(
                     };
                     let settings = GoSettings::of(&GoSection::default());
                     toolchain
-                        .index_go(&unit, &settings, scratch)
+                        .index_go(&unit, &settings, &GoBuildContext::default(), scratch)
                         .err()
                         .map(|e| e.to_string())
                 })

@@ -212,7 +212,9 @@ fn index_benchmark(args: &[String]) -> anyhow::Result<()> {
     let loaded_started = Instant::now();
     let mut loaded: Vec<_> = entries
         .iter()
-        .map(|e| kivgraph_discovery::discover_repository(e).map(load_repository))
+        .map(|e| {
+            kivgraph_discovery::discover_repository(e, &Default::default()).map(load_repository)
+        })
         .collect::<Result<_, _>>()?;
     let read_seconds = loaded_started.elapsed().as_secs_f64();
     let mut engine = Engine::new();

@@ -3,18 +3,16 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use kivgraph_config::GoSection;
+use kivgraph_config::{GoBuildContext, GoSection};
 use serde::{Deserialize, Serialize};
 
 use crate::runner::{AnalyzerError, Configured, Toolchain, scratch_directory};
 use crate::scip_index::{ColumnEncoding, Occurrence, ScipDocument, ScipIndex};
 
-/// The `go` section of the configuration as the worker sees it: part of a Go unit's
-/// identity.
+/// What the worker may fetch: part of a Go unit's identity. Which files it compiles is the
+/// pass's [`GoBuildContext`], which the syntax layer shares.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct GoSettings {
-    pub build_tags: Vec<String>,
-    pub include_tests: bool,
     pub allow_network: bool,
 }
 
@@ -22,8 +20,6 @@ impl GoSettings {
     /// The configuration's `go` section as the worker runs under it.
     pub fn of(section: &GoSection) -> Self {
         GoSettings {
-            build_tags: section.build_tags.clone(),
-            include_tests: section.include_tests,
             allow_network: section.allow_network,
         }
     }
@@ -86,16 +82,18 @@ impl Toolchain {
         &self,
         unit: &GoUnit,
         settings: &GoSettings,
+        build: &GoBuildContext,
         scratch: &Path,
     ) -> Result<ScipIndex, AnalyzerError> {
         let work = scratch_directory(scratch, "go-unit-")?;
         let go_work = self.synthetic_workspace(unit, work.path())?;
-        let mut output = self.check_module(unit, go_work.as_deref(), settings, work.path())?;
+        let mut output =
+            self.check_module(unit, go_work.as_deref(), settings, build, work.path())?;
         // A registered module the workspace uses may itself be unloadable (a requirement
         // nobody downloaded): it must not take this module down with it. Loaded alone, only
         // what it imports from the other registered modules goes unresolved.
         if go_work.is_some() && !output.load_errors.is_empty() {
-            let alone = self.check_module(unit, None, settings, work.path())?;
+            let alone = self.check_module(unit, None, settings, build, work.path())?;
             if alone.load_errors.is_empty() {
                 tracing::warn!(
                     module = unit.module_path,
@@ -198,6 +196,7 @@ impl Toolchain {
         unit: &GoUnit,
         go_work: Option<&Path>,
         settings: &GoSettings,
+        build: &GoBuildContext,
         work: &Path,
     ) -> Result<WorkerOutput, AnalyzerError> {
         let directory = unit.repository_root.join(unit.module);
@@ -206,9 +205,13 @@ impl Toolchain {
             .arg("-dir")
             .arg(&directory)
             .arg("-tags")
-            .arg(settings.build_tags.join(","))
+            .arg(build.build_tags.join(","))
             .current_dir(work)
             .env("GOTOOLCHAIN", "local")
+            // The files discovery selected under the same context.
+            .env("GOOS", &build.goos)
+            .env("GOARCH", &build.goarch)
+            .env("CGO_ENABLED", if build.cgo { "1" } else { "0" })
             .env(
                 "GOWORK",
                 go_work.map_or_else(|| "off".into(), |f| f.as_os_str().to_owned()),
@@ -216,7 +219,7 @@ impl Toolchain {
             // The user's GOFLAGS could say `-mod=mod`, which rewrites go.mod: none here.
             .env("GOFLAGS", "")
             .env("GOCACHE", go_cache(work));
-        if settings.include_tests {
+        if build.include_tests {
             command.arg("-tests");
         }
         if !settings.allow_network {

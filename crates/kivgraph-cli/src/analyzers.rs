@@ -239,6 +239,7 @@ impl Located<'_> {
             python,
             rust,
             go,
+            go_build: kivgraph_config::GoBuildContext::of(&config.config.go),
             scip_indexers,
             scratch: config.paths.state_dir.join("analyzer-scratch"),
             maximum_workers: usize::try_from(config.config.typescript.maximum_workers).unwrap_or(1),

@@ -7,12 +7,14 @@
 //! Must not know about: indexing, facts, storage formats or serving.
 
 mod duration;
+mod go_build;
 mod language;
 mod paths;
 mod registry;
 mod schema;
 
 pub use duration::parse_duration;
+pub use go_build::{GoBuildContext, KNOWN_GOARCH, KNOWN_GOOS};
 pub use language::{LanguageToken, parse_language_list};
 pub use paths::{StatePaths, analyzers_dir, default_config_path, expand_tilde};
 pub use registry::{Registry, RepositoryEntry, validate_repository_name};

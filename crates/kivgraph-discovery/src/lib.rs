@@ -7,18 +7,21 @@
 //! `__init__.py` chains — and what they say about module specifiers (`exports`, `main`,
 //! `tsconfig.json` paths); and which files are the repository's own build output rather than
 //! its sources (`outDir`, emitted declarations, source-mapped bundles, trees mirroring
-//! `src/`), with the layouts that take an artifact back to its source; and where an npm
+//! `src/`), with the layouts that take an artifact back to its source; which `.go` files the
+//! configured Go build compiles (tests, file names, build constraints); and where an npm
 //! package is installed for an importer (`node_modules`, a package manager's store).
 //!
 //! Must not know about: parsing source, facts beyond the vocabulary, salsa, or storage.
 
 mod build_output;
+mod go_files;
 mod installed;
 mod manifests;
 mod module_maps;
 mod walk;
 
 pub use build_output::{BuildLayout, BuildOutput, BuildOutputReason, is_declaration};
+pub use go_files::{GoFileRule, GoFilesLeftOut, go_file_left_out};
 pub use installed::{InstalledPackage, installed_package, source_map_sources};
 pub use manifests::FileUnit;
 pub use manifests::PackageAssigner;

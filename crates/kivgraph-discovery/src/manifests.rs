@@ -278,6 +278,11 @@ impl PackageAssigner {
         }
     }
 
+    /// The directory of the `go.mod` nearest above `path` (repository-relative), if any.
+    pub fn go_module_root(&self, path: &str) -> Option<&str> {
+        nearest(&self.go_modules, parent_dir(path)).map(|(dir, _)| dir)
+    }
+
     fn assign_go(&self, dir: &str) -> FileUnit {
         let (import_path, module) = match nearest(&self.go_modules, dir) {
             Some((module_dir, module)) => (

@@ -2,10 +2,13 @@
 
 use std::path::{Path, PathBuf};
 
-use kivgraph_config::{LanguageToken, RepositoryEntry};
+use std::collections::BTreeMap;
+
+use kivgraph_config::{GoBuildContext, LanguageToken, RepositoryEntry};
 use kivgraph_facts::Language;
 
 use crate::build_output::{BuildOutput, classify};
+use crate::go_files::{GoFileRule, GoFilesLeftOut, go_file_left_out};
 use crate::manifests::{FileUnit, PackageAssigner};
 use crate::module_maps::ModuleMaps;
 
@@ -42,6 +45,9 @@ pub struct DiscoveredRepository {
     /// What the repository's own build produced, left out of `files`, by directory and
     /// reason.
     pub build_output: Vec<BuildOutput>,
+    /// The `.go` files the configured Go build does not compile, left out of `files`, by
+    /// rule.
+    pub go_left_out: Vec<GoFilesLeftOut>,
     /// Entry points and path mappings the manifests declare.
     pub module_maps: ModuleMaps,
 }
@@ -69,9 +75,11 @@ pub fn enabled_languages(tokens: &[LanguageToken]) -> Vec<Language> {
     languages
 }
 
-/// Lists the source files of one repository and assigns each to its package.
+/// Lists the source files of one repository and assigns each to its package; of its `.go`
+/// files, those the Go build context compiles.
 pub fn discover_repository(
     entry: &RepositoryEntry,
+    go: &GoBuildContext,
 ) -> Result<DiscoveredRepository, DiscoveryError> {
     let root = entry.path.clone();
     match std::fs::metadata(&root) {
@@ -118,6 +126,7 @@ pub fn discover_repository(
     let mut skipped = Vec::new();
     let mut source_maps = std::collections::BTreeSet::new();
     let mut build_configs = Vec::new();
+    let mut go_left_out: BTreeMap<GoFileRule, (usize, String)> = BTreeMap::new();
     for result in walker.build() {
         let dir_entry = match result {
             Ok(dir_entry) => dir_entry,
@@ -155,6 +164,27 @@ pub fn discover_repository(
         }
     }
     let assigner = PackageAssigner::from_manifests(&root, manifests.iter().map(String::as_str));
+    // Of the `.go` files, those the build compiles: go/build reads a path from its module's
+    // root, so a module inside a `testdata/` directory is a module like any other.
+    sources.retain(|(path, language)| {
+        if *language != Language::Go {
+            return true;
+        }
+        let in_module = match assigner.go_module_root(path) {
+            Some(module) if !module.is_empty() => &path[module.len() + 1..],
+            _ => path.as_str(),
+        };
+        let Some(rule) = go_file_left_out(go, in_module, || std::fs::read(root.join(path)).ok())
+        else {
+            return true;
+        };
+        let (files, example) = go_left_out.entry(rule).or_insert((0, path.clone()));
+        *files += 1;
+        if path < example {
+            *example = path.clone();
+        }
+        false
+    });
     let mut module_maps = assigner.module_maps().clone();
     let mut modules: Vec<String> = sources
         .iter()
@@ -186,6 +216,14 @@ pub fn discover_repository(
         files,
         skipped,
         build_output: build.entries,
+        go_left_out: go_left_out
+            .into_iter()
+            .map(|(rule, (files, example))| GoFilesLeftOut {
+                rule,
+                files,
+                example,
+            })
+            .collect(),
         module_maps,
     })
 }
@@ -240,10 +278,58 @@ mod tests {
             roots: vec![],
             exclusions: vec!["skip".into()],
         };
-        let repo = discover_repository(&entry).unwrap();
+        let repo = discover_repository(&entry, &GoBuildContext::default()).unwrap();
         let paths: Vec<_> = repo.files.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(paths, vec!["a.go"]);
         let skipped: Vec<_> = repo.skipped.iter().map(|(p, _)| p.as_str()).collect();
         assert_eq!(skipped, vec!["escape", "link.go"]);
+    }
+
+    #[test]
+    fn go_files_are_selected_from_their_module_root() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for (path, text) in [
+            ("go.mod", "module example.com/top\n"),
+            ("a.go", "package top\n"),
+            ("a_test.go", "package top\n"),
+            ("pkg/testdata/fixture.go", "package fixture\n"),
+            ("pkg/_old/old.go", "package old\n"),
+            // A module of its own inside a `testdata/` directory is built like any other.
+            ("testdata/inner/go.mod", "module example.com/inner\n"),
+            ("testdata/inner/b.go", "package inner\n"),
+            (
+                "testdata/inner/gen.go",
+                "//go:build ignore\n\npackage main\n",
+            ),
+        ] {
+            let full = root.join(path);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(full, text).unwrap();
+        }
+        let entry = RepositoryEntry {
+            name: "r".into(),
+            path: root.to_path_buf(),
+            languages: vec![LanguageToken::Go],
+            manifests: vec![],
+            roots: vec![],
+            exclusions: vec![],
+        };
+        let repo = discover_repository(&entry, &GoBuildContext::default()).unwrap();
+        let paths: Vec<_> = repo.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, vec!["a.go", "testdata/inner/b.go"]);
+        let left_out: Vec<(&str, usize, &str)> = repo
+            .go_left_out
+            .iter()
+            .map(|l| (l.rule.as_str(), l.files, l.example.as_str()))
+            .collect();
+        assert_eq!(
+            left_out,
+            vec![
+                ("GO_IGNORED_PATH", 2, "pkg/_old/old.go"),
+                ("GO_TEST_FILE", 1, "a_test.go"),
+                ("GO_BUILD_CONSTRAINT", 1, "testdata/inner/gen.go"),
+            ]
+        );
     }
 }

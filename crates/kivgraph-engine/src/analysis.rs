@@ -24,6 +24,7 @@ use kivgraph_analyzers::{
     GoAnalyzer, GoUnit, LineIndex, PythonUnit, RustAnalyzer, RustSettings, RustUnit, ScipIndex,
     ScipIndexer, Toolchain, TypescriptUnit, nearest_tsconfig,
 };
+use kivgraph_config::GoBuildContext;
 use kivgraph_discovery::installed_package;
 use kivgraph_facts::{
     Confidence, Edge, EdgeKind, Evidence, FactSet, Fingerprint, Language, LineSpan, Provenance,
@@ -54,6 +55,9 @@ pub struct AnalyzerSettings {
     pub rust: Option<RustAnalyzer>,
     #[returns(ref)]
     pub go: Option<GoAnalyzer>,
+    /// Which `.go` files a Go load compiles: the files discovery selected, and the worker's.
+    #[returns(ref)]
+    pub go_build: GoBuildContext,
     #[returns(ref)]
     pub scip_indexers: Vec<ConfiguredIndexer>,
 }
@@ -845,9 +849,12 @@ fn analyse_go(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysis> {
         module_path,
         workspace: &workspace,
     };
-    let index = analyzer
-        .toolchain
-        .index_go(&unit, &analyzer.settings, &db.analyzer_scratch());
+    let index = analyzer.toolchain.index_go(
+        &unit,
+        &analyzer.settings,
+        settings.go_build(db),
+        &db.analyzer_scratch(),
+    );
     let identity = analyzer.toolchain.identity();
     Some(group_analysis(
         db, repository, identity, index, &own, &symbols,
@@ -1595,7 +1602,8 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Stored<Fact
             layer.add(EdgeKind::TypeUses, at, declaration.key, targets, exactness);
         }
     }
-    let not_loaded = unreadable_scopes(&syntax, &units);
+    let mut not_loaded = unreadable_scopes(&syntax, &units);
+    not_loaded.extend(unbuildable_directories(db, package, &units));
     if layer.decided.is_empty()
         && layer.owed_nothing.is_empty()
         && layer.holes.is_empty()
@@ -1738,6 +1746,65 @@ fn unreadable_scopes(syntax: &FactSet, units: &[&UnitAnalysis]) -> Vec<Unresolve
                 .filter(|(unbuildable, _)| unbuildable == import_path)
                 .map(|(_, detail)| scope("PACKAGE_NOT_BUILDABLE", detail)),
         );
+    }
+    scopes
+}
+
+/// Go packages of the module `package` owns that the build context excludes whole: no
+/// discovered package holds their directory (discovery left out every file of it), so the
+/// owner declares them, as `PACKAGE_NOT_BUILDABLE` scopes named `<module> <import path>`.
+fn unbuildable_directories(
+    db: &dyn Db,
+    package: PackageInput,
+    units: &[&UnitAnalysis],
+) -> Vec<UnresolvedReference> {
+    let Some(repository) = repository_of(db, package) else {
+        return Vec::new();
+    };
+    let groups = load_groups(db, repository);
+    let Some((module, members)) = groups.owned_by(package, Language::Go) else {
+        return Vec::new();
+    };
+    let Some(module_path) = repository
+        .module_maps(db)
+        .go_modules
+        .get(module)
+        .map(|m| m.path.clone())
+    else {
+        return Vec::new();
+    };
+    let held: BTreeSet<&str> = members
+        .iter()
+        .flat_map(|member| member.files(db))
+        .map(|file| file.path(db).rsplit_once('/').map_or("", |(dir, _)| dir))
+        .collect();
+    let mut scopes = Vec::new();
+    for (import_path, detail) in units.iter().flat_map(|unit| &unit.unbuildable) {
+        let Some(relative) = import_path
+            .strip_prefix(module_path.as_str())
+            .map(|rest| rest.trim_start_matches('/'))
+        else {
+            continue;
+        };
+        let directory = [module, relative]
+            .iter()
+            .filter(|part| !part.is_empty())
+            .copied()
+            .collect::<Vec<_>>()
+            .join("/");
+        if held.contains(directory.as_str()) {
+            continue;
+        }
+        scopes.push(UnresolvedReference {
+            repository: repository.name(db).clone(),
+            language: Language::Go,
+            reason: "PACKAGE_NOT_BUILDABLE".to_string(),
+            file_path: None,
+            span: None,
+            requested_symbol: None,
+            requested_package: Some(format!("{module_path} {import_path}")),
+            detail: detail.clone(),
+        });
     }
     scopes
 }

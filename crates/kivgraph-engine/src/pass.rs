@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use kivgraph_config::{FactCacheMode, RepositoryEntry};
+use kivgraph_config::{FactCacheMode, GoBuildContext, RepositoryEntry};
 use kivgraph_discovery::{DiscoveredRepository, discover_repository};
 use kivgraph_facts::{FactPage, FactSet, Fingerprint, Language, StableKey, UnresolvedReference};
 use rayon::prelude::*;
@@ -77,6 +77,9 @@ pub struct AnalyzerOptions {
     pub python: Option<Toolchain>,
     pub rust: Option<RustAnalyzer>,
     pub go: Option<GoAnalyzer>,
+    /// Which `.go` files the configured Go build compiles: discovery leaves out the others,
+    /// and the worker loads under it. It holds whether or not the worker is installed.
+    pub go_build: GoBuildContext,
     /// SCIP indexers the configuration plugs in, each deciding its languages where it runs.
     pub scip_indexers: Vec<ConfiguredIndexer>,
     /// Scratch space for analyzer project files and indexes, under the state directory.
@@ -518,6 +521,11 @@ impl Engine {
                 if settings.go(&self.db) != &options.go {
                     settings.set_go(&mut self.db).to(options.go.clone());
                 }
+                if settings.go_build(&self.db) != &options.go_build {
+                    settings
+                        .set_go_build(&mut self.db)
+                        .to(options.go_build.clone());
+                }
                 if settings.scip_indexers(&self.db) != &options.scip_indexers {
                     settings
                         .set_scip_indexers(&mut self.db)
@@ -531,6 +539,7 @@ impl Engine {
                     options.python.clone(),
                     options.rust.clone(),
                     options.go.clone(),
+                    options.go_build.clone(),
                     options.scip_indexers.clone(),
                 );
             }
@@ -942,7 +951,7 @@ pub fn run_pass(
             completed: index,
             total: entries.len(),
         });
-        match discover_repository(entry) {
+        match discover_repository(entry, &options.analyzers.go_build) {
             Ok(discovered) => loaded.push(load_repository(discovered)),
             Err(err) => unavailable.push((entry.clone(), err.to_string())),
         }

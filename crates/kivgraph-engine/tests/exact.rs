@@ -247,29 +247,41 @@ fn rust_references_are_resolved_by_rust_analyzer_across_repositories() {
     );
 }
 
-/// The relations `go.include_tests` decides: those from the fixture's `_test.go` files.
-fn go_test_relations(include_tests: bool) -> Vec<String> {
+/// The relations from the fixture's files the Go build context decides (`_test.go` files,
+/// a file built only with the `ladybug` tag, a Windows-only file), under `include_tests` and
+/// `build_tags`.
+fn go_selected_relations(include_tests: bool, build_tags: &[&str]) -> Vec<String> {
     let root = exact_fixtures();
     let scratch = tempfile::tempdir().unwrap();
     let mut options = analyzers(scratch.path());
-    if let Some(go) = &mut options.go {
-        go.settings.include_tests = include_tests;
-    }
+    options.go_build.include_tests = include_tests;
+    options.go_build.build_tags = build_tags.iter().map(|t| t.to_string()).collect();
     let facts = index_at(&root, &["gotests"], LanguageToken::Go, options);
     facts.validate().unwrap();
-    all_relations(&facts)
-        .into_iter()
-        .filter(|row| row.contains("_test.go#"))
-        .collect()
+    let files: Vec<&str> = facts.files.iter().map(|f| f.path.as_str()).collect();
+    let decided = |path: &str| path != "counter/counter.go" && path != "go.mod";
+    let mut rows: Vec<String> = files
+        .iter()
+        .filter(|path| decided(path))
+        .map(|path| format!("FILE {path}"))
+        .collect();
+    // Relations held in the files the context decides (the holder is `path#name`).
+    rows.extend(all_relations(&facts).into_iter().filter(|row| {
+        let holder = row.split(' ').nth(1).unwrap_or_default();
+        decided(holder.split('#').next().unwrap_or_default())
+    }));
+    rows
 }
 
 #[test]
-fn go_tests_are_type_checked_when_include_tests_is_on() {
+fn go_tests_and_constrained_files_are_in_the_graph_as_the_build_context_says() {
     // In-package and external tests, uses the syntax layer cannot bind (a method called on
     // a map's element and on a slice's): go/types binds them once the tests are checked.
     assert_eq!(
-        go_test_relations(true),
+        go_selected_relations(true, &[]),
         vec![
+            "FILE counter/counter_test.go",
+            "FILE counter/external_test.go",
             "REFERENCES counter/counter_test.go#TestAdd -> counter/counter.go#Counter.n EXACT_TYPECHECKED counter/counter_test.go:9",
             "CALLS_DIRECT counter/counter_test.go#TestAdd -> counter/counter.go#Counter.Add EXACT_TYPECHECKED counter/counter_test.go:8",
             "CALLS_DIRECT counter/counter_test.go#TestAdd -> counter/counter.go#New EXACT_TYPECHECKED counter/counter_test.go:7",
@@ -279,15 +291,15 @@ fn go_tests_are_type_checked_when_include_tests_is_on() {
             "TYPE_USES counter/external_test.go#TestExternal -> counter/counter.go#Counter EXACT_TYPECHECKED counter/external_test.go:11",
         ]
     );
-    // Without them, the syntax layer's: what the grammar proves, and no method call on an
-    // element it cannot type.
+    // The default build compiles neither the tests nor the tagged file, and no pass builds
+    // for Windows here: none of them is in the graph, in either layer.
+    assert_eq!(go_selected_relations(false, &[]), Vec::<String>::new());
     assert_eq!(
-        go_test_relations(false),
+        go_selected_relations(false, &["ladybug"]),
         vec![
-            "CALLS_DIRECT counter/counter_test.go#TestAdd -> counter/counter.go#New STRUCTURAL_CERTAIN counter/counter_test.go:7",
-            "CALLS_DIRECT counter/external_test.go#TestExternal -> counter/counter.go#New STRUCTURAL_CERTAIN counter/external_test.go:11",
-            "TYPE_USES counter/counter_test.go#TestAdd -> counter/counter.go#Counter STRUCTURAL_CERTAIN counter/counter_test.go:7",
-            "TYPE_USES counter/external_test.go#TestExternal -> counter/counter.go#Counter STRUCTURAL_CERTAIN counter/external_test.go:11",
+            "FILE counter/tagged.go",
+            "CALLS_DIRECT counter/tagged.go#Tagged -> counter/counter.go#New EXACT_TYPECHECKED counter/tagged.go:6",
+            "TYPE_USES counter/tagged.go#Tagged -> counter/counter.go#Counter EXACT_TYPECHECKED counter/tagged.go:6",
         ]
     );
 }
@@ -513,7 +525,11 @@ impl Edited {
     fn load(&self) -> Vec<kivgraph_engine::LoadedRepository> {
         self.entries
             .iter()
-            .map(|e| load_repository(kivgraph_discovery::discover_repository(e).unwrap()))
+            .map(|e| {
+                load_repository(
+                    kivgraph_discovery::discover_repository(e, &Default::default()).unwrap(),
+                )
+            })
             .collect()
     }
 

@@ -243,7 +243,7 @@ fn in_process_edit_reexecutes_one_file_and_one_package() {
     let (_dir, entries) = fixture();
     let load = || {
         vec![load_repository(
-            kivgraph_discovery::discover_repository(&entries[0]).unwrap(),
+            kivgraph_discovery::discover_repository(&entries[0], &Default::default()).unwrap(),
         )]
     };
     let mut engine = Engine::new();
@@ -293,7 +293,7 @@ fn a_restored_engine_reexecutes_only_what_the_edit_reaches() {
     );
     let load = || {
         vec![load_repository(
-            kivgraph_discovery::discover_repository(&entries[0]).unwrap(),
+            kivgraph_discovery::discover_repository(&entries[0], &Default::default()).unwrap(),
         )]
     };
     let (mut engine, restored) = Engine::from_cache(&on.cache_directory, &on.identity);

@@ -25,7 +25,16 @@ fn type_uses(facts: &FactSet) -> Vec<String> {
 
 #[test]
 fn go_calls_bind_by_package_block_and_imports_and_nowhere_else() {
-    let facts = index(&["gocalls", "goconsumer"], LanguageToken::Go);
+    // With the tests, so that an external test package shares a directory with its package.
+    let root = support::manifest_dir().join("../../testdata/resolution");
+    let mut options = AnalyzerOptions::default();
+    options.go_build.include_tests = true;
+    let facts = index_at(
+        &root,
+        &["gocalls", "goconsumer"],
+        LanguageToken::Go,
+        options,
+    );
     facts.validate().unwrap();
     assert_eq!(
         calls(&facts),
@@ -180,7 +189,11 @@ fn resolution_reruns_only_where_the_names_it_read_changed() {
     let load = || -> Vec<_> {
         entries
             .iter()
-            .map(|e| load_repository(kivgraph_discovery::discover_repository(e).unwrap()))
+            .map(|e| {
+                load_repository(
+                    kivgraph_discovery::discover_repository(e, &Default::default()).unwrap(),
+                )
+            })
             .collect()
     };
     let mut engine = Engine::new();

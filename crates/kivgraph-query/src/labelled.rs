@@ -139,6 +139,9 @@ fn by_file(
                 if repo != repository {
                     group.insert("repo".into(), json!(repo));
                 }
+                if crate::test_files::is_test_file(file) {
+                    group.insert("test".into(), json!(true));
+                }
                 group.insert("at".into(), Value::Array(at));
                 Value::Object(group)
             })

@@ -26,6 +26,7 @@ mod scopes;
 mod selector;
 mod source;
 mod status;
+mod test_files;
 mod traverse;
 
 pub use args::{Limit, PageLimits, ResponseFormat, View};

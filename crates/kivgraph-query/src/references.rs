@@ -232,6 +232,9 @@ impl<'a> Holder<'a> {
         row.insert("kind".into(), json!(self.kind()));
         row.insert("repository".into(), json!(self.repository()));
         row.insert("file_path".into(), json!(file.path()));
+        if crate::test_files::is_test_file(file.path()) {
+            row.insert("test".into(), json!(true));
+        }
         row.insert("start_line".into(), json!(start));
         row.insert("end_line".into(), json!(end));
         row.insert("language".into(), json!(file.language().as_str()));

@@ -16,8 +16,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::process::ExitCode;
 
 use kivgraph_analyzers::Analyzer;
-use kivgraph_config::{LanguageToken, LoadedConfig, Registry, RepositoryEntry};
-use kivgraph_discovery::{DiscoveredRepository, discover_repository};
+use kivgraph_config::{GoBuildContext, LanguageToken, LoadedConfig, Registry, RepositoryEntry};
+use kivgraph_discovery::{DiscoveredRepository, GoFileRule, discover_repository};
 use kivgraph_facts::Language;
 use kivgraph_store::{GenerationId, GenerationStore, Manifest};
 use serde_json::{Value, json};
@@ -69,9 +69,14 @@ fn orphans(discovered: &DiscoveredRepository, languages: &[Language]) -> BTreeMa
     directories
 }
 
-fn audit(entry: &RepositoryEntry, located: &Located<'_>, ask_cargo: bool) -> (Vec<Finding>, Value) {
+fn audit(
+    entry: &RepositoryEntry,
+    located: &Located<'_>,
+    go_build: &GoBuildContext,
+    ask_cargo: bool,
+) -> (Vec<Finding>, Value) {
     let mut findings = Vec::new();
-    let discovered = match discover_repository(entry) {
+    let discovered = match discover_repository(entry, go_build) {
         Ok(discovered) => discovered,
         Err(error) => {
             findings.push(Finding {
@@ -102,7 +107,7 @@ fn audit(entry: &RepositoryEntry, located: &Located<'_>, ask_cargo: bool) -> (Ve
             ],
             ..entry.clone()
         };
-        let held: BTreeSet<&str> = discover_repository(&every)
+        let held: BTreeSet<&str> = discover_repository(&every, go_build)
             .map(|d| d.files.iter().map(|f| language_token(f.language)).collect())
             .unwrap_or_default();
         findings.push(Finding {
@@ -255,6 +260,36 @@ fn audit(entry: &RepositoryEntry, located: &Located<'_>, ask_cargo: bool) -> (Ve
             remedy: json!({"kind": "none", "detail": "nothing to do: a name's declarations are its sources"}),
         });
     }
+    // The Go files the configured build does not compile: not in the graph, by choice.
+    for left_out in &discovered.go_left_out {
+        let remedy = match left_out.rule {
+            GoFileRule::TestFile => {
+                json!({"kind": "config", "file": "config.yaml", "key": "go.include_tests", "value": true, "detail": "to index the tests too"})
+            }
+            GoFileRule::BuildConstraint => {
+                json!({"kind": "config", "file": "config.yaml", "key": "go.build_tags", "detail": "add the tags the files need"})
+            }
+            GoFileRule::FileName => {
+                json!({"kind": "none", "detail": format!("the pass builds for GOOS={} GOARCH={} (the environment's GOOS and GOARCH decide)", go_build.goos, go_build.goarch)})
+            }
+            GoFileRule::IgnoredByGo => {
+                json!({"kind": "none", "detail": "the go command never builds them"})
+            }
+        };
+        findings.push(Finding {
+            code: "GO_FILES_NOT_BUILT",
+            severity: Severity::Note,
+            message: format!(
+                "{} .go files left out ({}): {}; for example {}",
+                left_out.files,
+                left_out.rule.as_str(),
+                left_out.rule.detail(),
+                left_out.example
+            ),
+            path: None,
+            remedy,
+        });
+    }
     if !discovered.skipped.is_empty() {
         let samples: Vec<Value> = discovered
             .skipped
@@ -405,6 +440,7 @@ pub fn run(
     let located = crate::analyzers::locate(config);
     // Offline, as a pass loads a workspace; with the network allowed cargo fetches instead.
     let ask_cargo = !config.config.rust.allow_network && located.get(Analyzer::Rust).is_ok();
+    let go_build = GoBuildContext::of(&config.config.go);
     let store = GenerationStore::new(config.generation_store());
     let published: Option<Manifest> = store
         .current()
@@ -415,7 +451,7 @@ pub fn run(
     let mut partial = 0;
     let mut reports = Vec::new();
     for entry in entries {
-        let (mut findings, files) = audit(entry, &located, ask_cargo);
+        let (mut findings, files) = audit(entry, &located, &go_build, ask_cargo);
         if let Some(manifest) = &published {
             findings.extend(last_pass_findings(entry, manifest, ask_cargo));
         }

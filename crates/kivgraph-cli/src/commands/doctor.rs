@@ -305,8 +305,9 @@ fn check_go_ceiling(report: &mut Report, config: &LoadedConfig, worker_version: 
     };
     let registry = Registry::load(&config.repositories_file).unwrap_or_default();
     let mut highest: Option<((u32, u32), String, String, String)> = None;
+    let go_build = kivgraph_config::GoBuildContext::of(&config.config.go);
     for entry in &registry.repositories {
-        let Ok(discovered) = kivgraph_discovery::discover_repository(entry) else {
+        let Ok(discovered) = kivgraph_discovery::discover_repository(entry, &go_build) else {
             continue;
         };
         for module in discovered.module_maps.go_modules.values() {

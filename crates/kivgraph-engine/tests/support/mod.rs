@@ -8,7 +8,7 @@ use std::path::Path;
 
 use kivgraph_analyzers::{Analyzer, GoAnalyzer, GoSettings, RustAnalyzer, RustSettings, Toolchain};
 use kivgraph_config::{FactCacheMode, LanguageToken, RepositoryEntry};
-use kivgraph_config::{GoSection, analyzers_dir};
+use kivgraph_config::{GoBuildContext, GoSection, analyzers_dir};
 use kivgraph_engine::{AnalyzerOptions, CacheIdentity, LoadsAtOnce, PassOptions, run_pass};
 use kivgraph_facts::{Edge, EdgeKind, Evidence, FactSet};
 
@@ -36,6 +36,7 @@ pub fn installed_analyzers(scratch: &std::path::Path) -> AnalyzerOptions {
             toolchain: go,
             settings: GoSettings::of(&GoSection::default()),
         }),
+        go_build: GoBuildContext::default(),
         typescript: Some(typescript),
         python: Some(python),
         rust: Some(RustAnalyzer {
