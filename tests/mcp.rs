@@ -1739,7 +1739,8 @@ fn calls_through_an_interface_reach_its_one_implementation_and_no_other() {
         json!([{"file": "app/app.go", "at": ["SlackNotifier.Notify@12"]}, {"file": "store/notify.go", "at": ["EmailNotifier.Notify@10"]}])
     );
     // The reverse walk crosses IMPLEMENTS towards the interface, then reaches its callers;
-    // Audit.Flush calls Put promoted through Audit's embedded *MemoryStore.
+    // Audit.Flush calls Put promoted through Audit's embedded *MemoryStore; the two methods
+    // that hide it (rule G15) are affected too.
     let blast = client.ok(
         "get_blast_radius",
         json!({"qualified_name": "MemoryStore.Put", "repository": "godispatch"}),
@@ -1747,6 +1748,8 @@ fn calls_through_an_interface_reach_its_one_implementation_and_no_other() {
     assert_eq!(
         blast["results"]["files"],
         json!([{"file": "store/store.go", "at": [["Audit.Flush@56-58", "method", "1", "MemoryStore.Put", "CALLS_DIRECT"], ["Store.Put@8", "method", "1", "MemoryStore.Put", "IMPLEMENTS"]]},
+               {"file": "app/hide.go", "at": [["Logged.Put@8", "method", "1", "MemoryStore.Put", "OVERRIDES"]]},
+               {"file": "store/hide.go", "at": [["ReadOnly.Put@10", "method", "1", "MemoryStore.Put", "OVERRIDES"]]},
                {"file": "app/app.go", "at": [["Save@18-20", "func", "2", "Store.Put", "CALLS_DIRECT"]]}])
     );
     // module_report lists who uses each declaration, from the published graph.

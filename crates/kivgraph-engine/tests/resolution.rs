@@ -537,10 +537,26 @@ fn go_types_implement_interfaces_whose_resolved_signatures_they_declare() {
         relations(&facts, EdgeKind::Embeds),
         [
             "app/app.go#Wrapped -> store/store.go#MemoryStore STRUCTURAL_CERTAIN app/app.go:44",
+            "app/hide.go#Logged -> store/store.go#MemoryStore STRUCTURAL_CERTAIN app/hide.go:6",
+            "store/hide.go#Pair -> store/hide.go#Mirror STRUCTURAL_CERTAIN store/hide.go:22",
+            "store/hide.go#Pair -> store/store.go#MemoryStore STRUCTURAL_CERTAIN store/hide.go:21",
+            "store/hide.go#ReadOnly -> store/store.go#MemoryStore STRUCTURAL_CERTAIN store/hide.go:6",
             "store/notify.go#Both -> store/notify.go#Left STRUCTURAL_CERTAIN store/notify.go:28",
             "store/notify.go#Both -> store/notify.go#Right STRUCTURAL_CERTAIN store/notify.go:29",
             "store/store.go#Audit -> store/store.go#MemoryStore STRUCTURAL_CERTAIN store/store.go:47",
             "store/store.go#Closer -> store/store.go#Store STRUCTURAL_CERTAIN store/store.go:13",
+        ]
+    );
+    // Rule G15: a method hides the one its embedded types would promote under its name,
+    // whatever its signature, across packages too; both, where two offer it at one depth.
+    // Audit declares none of MemoryStore's names: nothing hidden.
+    assert_eq!(
+        relations(&facts, EdgeKind::Overrides),
+        [
+            "app/hide.go#Logged.Put -> store/store.go#MemoryStore.Put STRUCTURAL_CERTAIN app/hide.go:8",
+            "store/hide.go#Pair.Close -> store/hide.go#Mirror.Close STRUCTURAL_CERTAIN store/hide.go:25",
+            "store/hide.go#Pair.Close -> store/store.go#MemoryStore.Close STRUCTURAL_CERTAIN store/hide.go:25",
+            "store/hide.go#ReadOnly.Put -> store/store.go#MemoryStore.Put STRUCTURAL_CERTAIN store/hide.go:10",
         ]
     );
     // An anonymous struct inside a function embeds for nobody: the function uses the type.

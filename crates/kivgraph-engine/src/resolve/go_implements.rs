@@ -1,4 +1,5 @@
-//! Go: which types implement which interfaces (rule G13 of `docs/resolution.md`).
+//! Go: which types implement which interfaces (rule G13 of `docs/resolution.md`), and which
+//! methods hide a method their type's embedded types would promote (rule G15).
 //!
 //! Go's satisfaction is implicit — a type implements an interface when its method set holds
 //! every method of the interface with an identical signature — so it is decided across the
@@ -265,8 +266,9 @@ fn interface_method_set(
 }
 
 /// Every `IMPLEMENTS` edge the workspace's Go declarations prove — a type to the interface,
-/// and each of its methods to the interface method it provides — grouped by the
-/// implementing package.
+/// and each of its methods to the interface method it provides — and every `OVERRIDES` of a
+/// promoted method (rule G15), grouped by the package of the implementing or hiding
+/// declaration.
 pub fn go_implementations(sets: &[&GoMethodSets]) -> BTreeMap<StableKey, FactSet> {
     let interfaces: BTreeMap<StableKey, &GoInterface> = sets
         .iter()
@@ -276,17 +278,34 @@ pub fn go_implementations(sets: &[&GoMethodSets]) -> BTreeMap<StableKey, FactSet
     let types: Vec<&GoConcrete> = sets.iter().flat_map(|s| &s.types).collect();
     let concretes: BTreeMap<StableKey, &GoConcrete> =
         types.iter().map(|t| (t.declared.key, *t)).collect();
+    let depths: Vec<Vec<Offered>> = types
+        .iter()
+        .map(|ty| offered_by_depth(ty, &concretes, &interfaces))
+        .collect();
     let method_sets: Vec<MethodSet> = types
         .iter()
-        .map(|ty| full_method_set(ty, &concretes, &interfaces))
+        .zip(&depths)
+        .map(|(ty, depths)| full_method_set(ty, depths))
         .collect();
+    let mut found: BTreeMap<StableKey, Resolved> = BTreeMap::new();
+    for (ty, depths) in types.iter().zip(&depths) {
+        for (method, promoted) in hidden_methods(ty, depths) {
+            found.entry(method.package).or_default().observed(
+                EdgeKind::Overrides,
+                &method.repository,
+                &method.path,
+                method.key,
+                method.span.start(),
+                &[promoted.key],
+            );
+        }
+    }
     let mut by_signature: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (index, set) in method_sets.iter().enumerate() {
         for signature in set.keys() {
             by_signature.entry(signature).or_default().push(index);
         }
     }
-    let mut found: BTreeMap<StableKey, Resolved> = BTreeMap::new();
     for key in interfaces.keys() {
         let mut set = BTreeMap::new();
         if interface_method_set(*key, &interfaces, &mut BTreeSet::new(), &mut set).is_none()
@@ -343,35 +362,30 @@ fn method_name(signature: &str) -> &str {
     signature.split(' ').next().unwrap_or(signature)
 }
 
-/// Rule G14 for method sets: the methods a type declares, then those promoted from the
-/// types it embeds, depth by depth — a name taken at a shallower depth (a method or a field)
-/// hides the deeper ones, and a name two embedded types provide at one depth is nobody's.
-/// An embedded type the pass did not index stops the promotion there: what it would hide
-/// or make ambiguous is unknown.
-fn full_method_set<'a>(
+/// What the embedded types of one depth offer, by name: each provider's (signature, method),
+/// a field as `None`.
+type Offered<'a> = BTreeMap<String, Vec<Option<Provided<'a>>>>;
+
+/// Rule G14's walk over a type's embedded types, depth by depth: what each depth offers. It
+/// stops before a depth holding a type the pass did not index (what that type offers, and
+/// so what it makes ambiguous, is unknown), and after eight depths.
+fn offered_by_depth<'a>(
     ty: &'a GoConcrete,
     concretes: &BTreeMap<StableKey, &'a GoConcrete>,
     interfaces: &BTreeMap<StableKey, &'a GoInterface>,
-) -> MethodSet<'a> {
-    let mut set: MethodSet = ty
-        .methods
-        .iter()
-        .map(|(s, d)| (s.clone(), Some(d)))
-        .collect();
-    let mut taken: BTreeSet<String> = ty.fields.clone();
-    taken.extend(ty.methods.keys().map(|s| method_name(s).to_string()));
+) -> Vec<Offered<'a>> {
+    let mut depths = Vec::new();
     let mut frontier: Vec<&Embedded> = ty.embeds.iter().collect();
     let mut visited = BTreeSet::from([ty.declared.key]);
     for _ in 0..8 {
         if frontier.is_empty() {
             break;
         }
-        // Per name at this depth: each provider's (signature, method), a field as `None`.
-        let mut offered: BTreeMap<String, Vec<Option<Provided<'a>>>> = BTreeMap::new();
+        let mut offered: Offered = BTreeMap::new();
         let mut next = Vec::new();
         for embedded in frontier {
             match embedded {
-                Embedded::Unknown => return set,
+                Embedded::Unknown => return depths,
                 Embedded::Error => offered
                     .entry("Error".into())
                     .or_default()
@@ -401,7 +415,7 @@ fn full_method_set<'a>(
                         )
                         .is_none()
                         {
-                            return set;
+                            return depths;
                         }
                         for signature in methods.into_keys() {
                             let name = method_name(&signature).to_string();
@@ -411,22 +425,63 @@ fn full_method_set<'a>(
                                 .push(Some((signature, None)));
                         }
                     } else {
-                        return set;
+                        return depths;
                     }
                 }
             }
         }
+        depths.push(offered);
+        frontier = next;
+    }
+    depths
+}
+
+/// Rule G14 for method sets: the methods a type declares, then those promoted from the
+/// types it embeds, depth by depth — a name taken at a shallower depth (a method or a field)
+/// hides the deeper ones, and a name two embedded types provide at one depth is nobody's.
+fn full_method_set<'a>(ty: &'a GoConcrete, depths: &[Offered<'a>]) -> MethodSet<'a> {
+    let mut set: MethodSet = ty
+        .methods
+        .iter()
+        .map(|(s, d)| (s.clone(), Some(d)))
+        .collect();
+    let mut taken: BTreeSet<String> = ty.fields.clone();
+    taken.extend(ty.methods.keys().map(|s| method_name(s).to_string()));
+    for offered in depths {
         for (name, providers) in offered {
-            if !taken.insert(name) {
+            if !taken.insert(name.clone()) {
                 continue;
             }
             if let [Some((signature, method))] = providers.as_slice() {
                 set.insert(signature.clone(), *method);
             }
         }
-        frontier = next;
     }
     set
+}
+
+/// Rule G15: a method a type declares under the name its embedded types would promote
+/// hides what the shallowest depth offering that name offers — `OVERRIDES` to each method
+/// declared there (whatever its signature: Go hides by name; two embedded types offering
+/// it at that depth are both hidden). A field or an interface's method there is no
+/// declaration to name.
+fn hidden_methods<'a>(
+    ty: &'a GoConcrete,
+    depths: &[Offered<'a>],
+) -> Vec<(&'a Declared, &'a Declared)> {
+    let mut hidden = Vec::new();
+    for (signature, method) in &ty.methods {
+        let name = method_name(signature);
+        let Some(providers) = depths.iter().find_map(|offered| offered.get(name)) else {
+            continue;
+        };
+        for provider in providers {
+            if let Some((_, Some(promoted))) = provider {
+                hidden.push((method, *promoted));
+            }
+        }
+    }
+    hidden
 }
 
 /// `IMPLEMENTS` from `implementer`, observed at its declaration's first line.
