@@ -128,10 +128,10 @@ impl PackageAssigner {
             match file_name {
                 "go.mod" => {
                     let text = read();
-                    if let Some(module) = text.as_deref().and_then(go_module_path) {
-                        assigner.go_modules.insert(dir.clone(), module);
-                    }
                     if let Some(mut manifest) = text.as_deref().and_then(GoModuleManifest::of) {
+                        assigner
+                            .go_modules
+                            .insert(dir.clone(), manifest.path.clone());
                         let sum = std::fs::read(root.join(&dir).join("go.sum")).unwrap_or_default();
                         let text = text.unwrap_or_default();
                         manifest.digest =
@@ -278,11 +278,6 @@ impl PackageAssigner {
         }
     }
 
-    /// The directory of the `go.mod` nearest above `path` (repository-relative), if any.
-    pub fn go_module_root(&self, path: &str) -> Option<&str> {
-        nearest(&self.go_modules, parent_dir(path)).map(|(dir, _)| dir)
-    }
-
     fn assign_go(&self, dir: &str) -> FileUnit {
         let (import_path, module) = match nearest(&self.go_modules, dir) {
             Some((module_dir, module)) => (
@@ -404,17 +399,6 @@ fn rust_module_path(below_root: &str) -> String {
         parts.pop();
     }
     parts.join("::")
-}
-
-fn go_module_path(go_mod: &str) -> Option<String> {
-    go_mod.lines().find_map(|line| {
-        let rest = line.trim().strip_prefix("module")?;
-        if !rest.starts_with(char::is_whitespace) {
-            return None;
-        }
-        let name = rest.split("//").next()?.trim().trim_matches('"');
-        (!name.is_empty()).then(|| name.to_string())
-    })
 }
 
 #[cfg(test)]

@@ -61,7 +61,8 @@ pub enum GoReplacement {
 
 impl GoModuleManifest {
     /// Reads `go.mod`'s module path, `go` directive and required module paths (both the
-    /// one-line and the block form).
+    /// one-line and the block form). A module path the go command refuses (a test fixture's
+    /// `αfake1α`) makes no module: go builds nothing from that directory on its own.
     pub fn of(text: &str) -> Option<Self> {
         let mut manifest = GoModuleManifest::default();
         let mut block = "";
@@ -82,8 +83,23 @@ impl GoModuleManifest {
                 _ => {}
             }
         }
-        (!manifest.path.is_empty()).then_some(manifest)
+        is_module_path(&manifest.path).then_some(manifest)
     }
+}
+
+/// The characters and shape golang.org/x/mod's `CheckPath` allows a module path: ASCII
+/// letters, digits and `-._~/`, slash-separated non-empty elements, none starting or
+/// ending with a dot.
+fn is_module_path(path: &str) -> bool {
+    !path.is_empty()
+        && path.split('/').all(|element| {
+            !element.is_empty()
+                && !element.starts_with('.')
+                && !element.ends_with('.')
+                && element
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-._~".contains(&b))
+        })
 }
 
 impl GoReplace {
@@ -652,6 +668,13 @@ mod tests {
             }]
         );
         assert!(GoModuleManifest::of("go 1.21\n").is_none());
+        // What the go command refuses to load as a module is none.
+        for refused in ["αfake1α", "./a", "a/b.", "a/.b", "a@b"] {
+            assert!(
+                GoModuleManifest::of(&format!("module \"{refused}\"\n")).is_none(),
+                "{refused}"
+            );
+        }
         let block = GoModuleManifest::of(
             "module a\nreplace (\n\texample.com/c v0.1.0 => example.com/fork v0.2.0\n\t\"example.com/d\" => /src/d\n)\n",
         )

@@ -170,7 +170,8 @@ pub fn discover_repository(
         if *language != Language::Go {
             return true;
         }
-        let in_module = match assigner.go_module_root(path) {
+        let directory = path.rsplit_once('/').map_or("", |(dir, _)| dir);
+        let in_module = match assigner.module_maps().go_module_root(directory) {
             Some(module) if !module.is_empty() => &path[module.len() + 1..],
             _ => path.as_str(),
         };
