@@ -189,6 +189,7 @@ fn analyzers_alone(
                     let unit = RustUnit {
                         repository_root: root,
                         workspace_root,
+                        patches: &[],
                     };
                     let settings = RustSettings::standard(scratch.join("rust-target"));
                     toolchain

@@ -7,11 +7,12 @@
 //! repository. Its documents are paths relative to the mirror's root, which are the
 //! repository's own paths.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 
+use crate::mirror::mirror_tree;
 use crate::runner::{AnalyzerError, reported_version, run_indexer, scratch_directory};
 use crate::scip_index::ScipIndex;
 
@@ -61,7 +62,7 @@ impl ScipIndexer {
     ) -> Result<ScipIndex, AnalyzerError> {
         let work = scratch_directory(scratch, "scip-unit-")?;
         let mirror = work.path().join("project");
-        mirror_tree(root, &mirror)?;
+        mirror_tree(root, &mirror, &[".git"])?;
         let output_file = work.path().join("index.scip");
         let expand = |argument: &String| {
             argument
@@ -80,33 +81,6 @@ impl ScipIndexer {
         )
         .map(|(index, _)| index)
     }
-}
-
-/// Recreates the tree under `from` at `to`: directories made, files hard-linked (copied
-/// where a link cannot cross file systems), symbolic links recreated as they read. `.git`
-/// is left out: an indexer reads sources, not history.
-fn mirror_tree(from: &Path, to: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(to)?;
-    let mut pending: Vec<(PathBuf, PathBuf)> = vec![(from.to_path_buf(), to.to_path_buf())];
-    while let Some((source, target)) = pending.pop() {
-        for entry in std::fs::read_dir(&source)? {
-            let entry = entry?;
-            if entry.file_name() == ".git" {
-                continue;
-            }
-            let (path, copy) = (entry.path(), target.join(entry.file_name()));
-            let kind = entry.file_type()?;
-            if kind.is_symlink() {
-                std::os::unix::fs::symlink(std::fs::read_link(&path)?, &copy)?;
-            } else if kind.is_dir() {
-                std::fs::create_dir(&copy)?;
-                pending.push((path, copy));
-            } else if std::fs::hard_link(&path, &copy).is_err() {
-                std::fs::copy(&path, &copy)?;
-            }
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -13,6 +13,8 @@
 
 mod configured;
 mod go;
+mod mirror;
+mod patched;
 mod runner;
 mod rust;
 mod scip_index;

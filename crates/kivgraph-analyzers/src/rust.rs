@@ -6,6 +6,7 @@ use std::process::Command;
 use kivgraph_config::RustSection;
 use serde::{Deserialize, Serialize};
 
+use crate::patched::PatchedWorkspace;
 use crate::runner::{AnalyzerError, Configured, Toolchain, scratch_directory};
 use crate::scip_index::ScipIndex;
 
@@ -53,8 +54,9 @@ impl RustSettings {
         RustSettings::of(&defaults, target_directory, defaults.sysroot.clone())
     }
 
-    /// rust-analyzer's configuration object for these settings.
-    fn analyzer_config(&self) -> serde_json::Value {
+    /// rust-analyzer's configuration object for these settings; cargo runs with
+    /// `cargo_home` as its `CARGO_HOME` when one is given.
+    fn analyzer_config(&self, cargo_home: Option<&Path>) -> serde_json::Value {
         let features: serde_json::Value = if self.all_features {
             "all".into()
         } else {
@@ -71,6 +73,9 @@ impl RustSettings {
             // Hermetic: a crate the local registry cache does not hold is reported, never
             // fetched.
             extra_env.insert("CARGO_NET_OFFLINE".into(), "true".into());
+        }
+        if let Some(home) = cargo_home {
+            extra_env.insert("CARGO_HOME".into(), home.display().to_string().into());
         }
         let sysroot: serde_json::Value = match self.sysroot.as_str() {
             "none" => serde_json::Value::Null,
@@ -105,6 +110,9 @@ pub struct RustUnit<'a> {
     pub repository_root: &'a Path,
     /// The workspace's directory, repository-relative (`""` for the repository's root).
     pub workspace_root: &'a str,
+    /// `(package, directory)`: registry dependencies the workspace is loaded against a
+    /// registered crate's source for, as a developer working on both would `[patch]` them.
+    pub patches: &'a [(String, PathBuf)],
 }
 
 impl Toolchain {
@@ -118,15 +126,55 @@ impl Toolchain {
         settings: &RustSettings,
         scratch: &Path,
     ) -> Result<ScipIndex, AnalyzerError> {
+        let index = self.load_rust(unit, unit.patches, settings, scratch)?;
+        // A patched source whose own dependencies cargo cannot resolve offline must not
+        // take the workspace down: loaded without the patches, its uses of the registered
+        // crates resolve into the registry's copies, and are declared as such.
+        if !unit.patches.is_empty() && !index.not_loaded.is_empty() {
+            let unpatched = self.load_rust(unit, &[], settings, scratch)?;
+            if unpatched.not_loaded.is_empty() {
+                tracing::warn!(
+                    workspace = unit.workspace_root,
+                    failures = index.not_loaded.join("; "),
+                    "the workspace did not load against the registered sources; loaded as published"
+                );
+                return Ok(unpatched);
+            }
+        }
+        Ok(index)
+    }
+
+    fn load_rust(
+        &self,
+        unit: &RustUnit,
+        patches: &[(String, PathBuf)],
+        settings: &RustSettings,
+        scratch: &Path,
+    ) -> Result<ScipIndex, AnalyzerError> {
         let work = scratch_directory(scratch, "rs-unit-")?;
+        let root = unit.workspace_root;
+        let checkout = unit.repository_root.join(root);
+        let patched = if patches.is_empty() {
+            None
+        } else {
+            Some(PatchedWorkspace::new(
+                work.path(),
+                unit.repository_root,
+                root,
+                patches,
+            )?)
+        };
         let config_file = work.path().join("rust-analyzer.json");
         std::fs::write(
             &config_file,
-            serde_json::to_vec_pretty(&settings.analyzer_config())
-                .expect("a JSON value serializes"),
+            serde_json::to_vec_pretty(
+                &settings.analyzer_config(patched.as_ref().map(|p| p.cargo_home.as_path())),
+            )
+            .expect("a JSON value serializes"),
         )?;
-        let root = unit.workspace_root;
-        let directory = unit.repository_root.join(root);
+        let directory = patched
+            .as_ref()
+            .map_or_else(|| checkout.clone(), |p| p.workspace.clone());
         let output_file = work.path().join("index.scip");
         let mut command = Command::new(&self.program);
         command
@@ -144,8 +192,15 @@ impl Toolchain {
             // rust-analyzer asks rustup for the toolchain of the directory it runs in:
             // scratch space has none of its own, so the default one answers.
             .current_dir(work.path());
-        let (mut index, said) =
-            self.run(command, &directory.display().to_string(), &output_file)?;
+        let (mut index, said) = self.run(command, &checkout.display().to_string(), &output_file)?;
+        // What cargo said names the checkout, not the scratch space it was loaded in.
+        let said = match &patched {
+            Some(p) => said.replace(
+                &p.workspace.display().to_string(),
+                &checkout.display().to_string(),
+            ),
+            None => said,
+        };
         for document in &mut index.documents {
             if !root.is_empty() {
                 document.relative_path = format!("{root}/{}", document.relative_path);
@@ -307,7 +362,7 @@ Stack backtrace:
             target_directory: PathBuf::from("/state/rust-target"),
             sysroot: "none".into(),
         };
-        let config = settings.analyzer_config();
+        let config = settings.analyzer_config(None);
         assert_eq!(config["cargo"]["features"], serde_json::json!(["serde"]));
         assert_eq!(config["cargo"]["extraEnv"]["CARGO_NET_OFFLINE"], "true");
         assert_eq!(

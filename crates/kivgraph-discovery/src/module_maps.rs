@@ -377,6 +377,11 @@ impl ModuleMaps {
         nearest(&self.go_modules, directory).map(|(at, _)| at)
     }
 
+    /// The directory of the `Cargo.toml` nearest `directory`, at or above it.
+    pub fn crate_root(&self, directory: &str) -> Option<&str> {
+        nearest(&self.crates, directory).map(|(at, _)| at)
+    }
+
     /// The `Cargo.toml` nearest `directory` (repository-relative), at or above it.
     pub fn crate_manifest(&self, directory: &str) -> Option<&CrateManifest> {
         nearest(&self.crates, directory).map(|(_, manifest)| manifest)

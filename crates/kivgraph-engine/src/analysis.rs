@@ -40,6 +40,7 @@ use crate::queries::{
     go_files, go_providers, go_replaces, module_index, npm_providers, package_facts,
     package_symbols, rust_providers, site_files,
 };
+use crate::resolve::rust::version_accepts;
 use crate::resolve::typescript::{ModuleSite, NpmProvider, npm_provider};
 use crate::stored::Stored;
 
@@ -723,10 +724,21 @@ fn analyse_rust(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysis> {
     let (root, members) = groups.owned_by(package, Language::Rust)?;
     let (own, symbols) = group_contents(db, members, Language::Rust);
     read_registered_dependencies(db, repository, members);
+    let patched = rust_patches(db, package);
+    for (_, _, provider) in patched.iter() {
+        for file in provider.files(db) {
+            file.fingerprint(db);
+        }
+    }
+    let patches: Vec<(String, PathBuf)> = patched
+        .iter()
+        .map(|(name, directory, _)| (name.clone(), PathBuf::from(directory)))
+        .collect();
     let checkout = PathBuf::from(repository.root(db));
     let unit = RustUnit {
         repository_root: &checkout,
         workspace_root: root,
+        patches: &patches,
     };
     // The standard library is read as it is shipped: its build scripts, proc macros and
     // `cfg(test)` would have the analyzer build the library itself (ten minutes, not one).
@@ -808,6 +820,80 @@ fn read_registered_dependencies(
             }
         }
     }
+}
+
+/// The registry dependencies of the Cargo workspace `owner` owns that a registered crate of
+/// another workspace provides at a version their requirement accepts — one crate, not
+/// several — transitively through the patched crates' own: `(package, directory, crate)`,
+/// what a developer working on both would `[patch]`. The unit loads against these sources;
+/// cargo, the arbiter, leaves a patch its requirements do not accept unused, and such a use
+/// stays `CRATE_VERSION_MISMATCH`.
+#[salsa::tracked(returns(clone), persist, lru = 0)]
+fn rust_patches(db: &dyn Db, owner: PackageInput) -> Stored<Vec<(String, String, PackageInput)>> {
+    let mut patches: Vec<(String, String, PackageInput)> = Vec::new();
+    let Some(repository) = repository_of(db, owner) else {
+        return Stored::new(patches);
+    };
+    let groups = load_groups(db, repository);
+    let Some((_, members)) = groups.owned_by(owner, Language::Rust) else {
+        return Stored::new(patches);
+    };
+    let providers = rust_providers(db, Workspace::get(db));
+    let manifest_of = |package: PackageInput| {
+        let first = package.files(db).first()?;
+        repository_of(db, package)?
+            .module_maps(db)
+            .crate_manifest(&first.unit(db).package_path)
+            .cloned()
+    };
+    let mut pending: Vec<kivgraph_discovery::CrateDependency> = members
+        .iter()
+        .filter_map(|member| manifest_of(*member))
+        .flat_map(|manifest| manifest.dependencies.into_values())
+        .collect();
+    while let Some(dependency) = pending.pop() {
+        if dependency.path.is_some() || patches.iter().any(|(name, ..)| *name == dependency.package)
+        {
+            continue;
+        }
+        let accepted: Vec<PackageInput> = providers
+            .get(&dependency.package.replace('-', "_"))
+            .into_iter()
+            .flatten()
+            .filter(|(provider, version)| {
+                !members.contains(provider)
+                    && version_accepts(dependency.requirement.as_deref(), version.as_deref())
+            })
+            .map(|(provider, _)| *provider)
+            .collect();
+        let [provider] = accepted.as_slice() else {
+            continue;
+        };
+        let Some(provider_repository) = repository_of(db, *provider) else {
+            continue;
+        };
+        let Some(crate_root) = provider.files(db).first().and_then(|first| {
+            provider_repository
+                .module_maps(db)
+                .crate_root(&first.unit(db).package_path)
+                .map(str::to_string)
+        }) else {
+            continue;
+        };
+        let directory = Path::new(provider_repository.root(db)).join(crate_root);
+        patches.push((
+            dependency.package.clone(),
+            directory.display().to_string(),
+            *provider,
+        ));
+        pending.extend(
+            manifest_of(*provider)
+                .into_iter()
+                .flat_map(|manifest| manifest.dependencies.into_values()),
+        );
+    }
+    patches.sort_by(|a, b| a.0.cmp(&b.0));
+    Stored::new(patches)
 }
 
 /// The names a manifest gives its path dependencies.

@@ -434,6 +434,32 @@ fn a_go_import_a_replace_takes_elsewhere_is_a_conflict() {
     }
 }
 
+/// A consumer whose `Cargo.lock` pins a crates.io release of a crate registered at a
+/// release its requirement also accepts is loaded as a developer working on both would set
+/// it up — the registered source patched in, in scratch space — and its uses are edges to
+/// the registered crate. The checkout's lockfile stays as it is.
+#[test]
+fn a_pinned_compatible_dependency_is_loaded_against_the_registered_source() {
+    let lock = exact_fixtures().join("rspinned/Cargo.lock");
+    let before = std::fs::read(&lock).unwrap();
+    let facts = index(&["rsitoanext", "rspinned"], LanguageToken::Rust);
+    facts.validate().unwrap();
+    let calls: Vec<String> = relations(&facts, EdgeKind::CallsDirect)
+        .into_iter()
+        .filter(|row| row.starts_with("src/lib.rs#render"))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            "src/lib.rs#render -> src/lib.rs#Buffer::format EXACT_TYPECHECKED src/lib.rs:3",
+            "src/lib.rs#render -> src/lib.rs#Buffer::new EXACT_TYPECHECKED src/lib.rs:2",
+        ]
+    );
+    assert_eq!(unresolved_rows(&facts), Vec::<String>::new());
+    assert_eq!(std::fs::read(&lock).unwrap(), before);
+    assert!(!exact_fixtures().join("rspinned/target").exists());
+}
+
 /// A registered crate named like a crates.io dependency, at another release: cargo resolves
 /// the dependency from the local registry, and rust-analyzer binds the uses there. They are
 /// declared `CRATE_VERSION_MISMATCH`, never bound to the registered copy by name.
