@@ -748,6 +748,14 @@ fn rust_trait_impls_implement() {
             "src/lib.rs#Local::describe -> src/lib.rs#Describe::describe CANDIDATE src/lib.rs:17",
         ]
     );
+    // Rule R7: supertraits are extended, as certain as the path to them.
+    assert_eq!(
+        relations(&facts, EdgeKind::Extends),
+        [
+            "src/lib.rs#Summary -> src/lib.rs#Describe CANDIDATE src/lib.rs:25",
+            "src/lib.rs#Summary -> src/lib.rs#Labelled STRUCTURAL_CERTAIN src/lib.rs:25",
+        ]
+    );
     // Rule R6: `self.m()` in an impl: the inherent method is certain; a trait's method of
     // the type only a candidate.
     let self_calls: Vec<String> = calls(&facts)

@@ -1109,6 +1109,21 @@ impl<'s> Sites<'s> {
                 }
                 return false;
             }
+            "trait_item" => {
+                // `trait T: A + b::B + Send`: each supertrait is extended, not used as a type.
+                let bounds = node.child_by_field_name("bounds");
+                if let Some(bounds) = bounds {
+                    for bound in crate::common::named_children(bounds) {
+                        self.rust_type_path(EdgeKind::Extends, bound);
+                    }
+                }
+                for child in crate::common::named_children(node) {
+                    if Some(child) != bounds {
+                        self.descend_into(child, Self::rust);
+                    }
+                }
+                return false;
+            }
             "impl_item" => {
                 if let Some(lead) = node.child_by_field_name("trait") {
                     let before = self.found.len();

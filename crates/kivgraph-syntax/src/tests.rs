@@ -456,6 +456,21 @@ fn python_sites_know_which_bare_names_a_function_binds_locally() {
 }
 
 #[test]
+fn rust_supertraits_are_extended() {
+    let src = "pub trait Summary: Labelled + other::Describe + Clone + Iterator<Item = u8> + 'static {\n    fn f(&self) -> Labelled;\n}\n";
+    assert_eq!(
+        sites(Language::Rust, "src/lib.rs", src),
+        vec![
+            "EXTENDS Labelled @1 in Summary",
+            "EXTENDS Describe via other @1 in Summary",
+            "EXTENDS Clone @1 in Summary",
+            "EXTENDS Iterator @1 in Summary",
+            "TYPE_USES Labelled @2 in Summary::f",
+        ]
+    );
+}
+
+#[test]
 fn rust_sites_know_which_names_a_function_binds_locally() {
     let src = "use crate::store::open;\nfn run<T: Default>(cb: impl Fn()) {\n    let f = |x: u32| x;\n    f(1);\n    cb();\n    open();\n    T::default();\n    store::open();\n    if let Some(g) = maybe() { g(); }\n    fn inner() {}\n    inner();\n}\n";
     let (_, sites) = crate::extract_with_references(Language::Rust, "lib.rs", src);

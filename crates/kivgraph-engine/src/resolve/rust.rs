@@ -27,7 +27,10 @@ pub fn rust_sites(sites: Vec<ReferenceSite>) -> Vec<ModuleSite> {
         .into_iter()
         .filter(|s| match s.kind {
             EdgeKind::ImportsSymbol => true,
-            EdgeKind::CallsDirect | EdgeKind::TypeUses | EdgeKind::Implements => {
+            EdgeKind::CallsDirect
+            | EdgeKind::TypeUses
+            | EdgeKind::Implements
+            | EdgeKind::Extends => {
                 on_value(s)
                     || (s.locally_bound.is_some()
                         && (s.qualifier.is_none() || s.through_path || s.through_receiver))
@@ -669,7 +672,7 @@ fn fits(site: EdgeKind, declaration: SymbolKind) -> bool {
                 | SymbolKind::TypeAlias
                 | SymbolKind::AssociatedType
         ),
-        EdgeKind::Implements => declaration == SymbolKind::Trait,
+        EdgeKind::Implements | EdgeKind::Extends => declaration == SymbolKind::Trait,
         EdgeKind::CallsDirect => matches!(
             declaration,
             SymbolKind::Function

@@ -308,11 +308,16 @@ fn holder_edges(
     let source = holder.map_or(file.file.key, |h| h.key);
     // The declarations' kinds are not at hand here: a value use is a `REFERENCES`. A base
     // named by a class the pass does not declare (one inside a function or a block) is a
-    // use of the type by whatever holds it.
+    // use of the type by whatever holds it; a Rust trait extends its supertraits.
     let kind = if is_value_use(site.kind) {
         EdgeKind::References
     } else if matches!(site.kind, EdgeKind::Extends | EdgeKind::Implements)
-        && !holder.is_some_and(|h| matches!(h.kind, SymbolKind::Class | SymbolKind::Interface))
+        && !holder.is_some_and(|h| {
+            matches!(
+                h.kind,
+                SymbolKind::Class | SymbolKind::Interface | SymbolKind::Trait
+            )
+        })
     {
         EdgeKind::TypeUses
     } else {

@@ -18,3 +18,8 @@ impl rsmods::Describe for Local {
         String::from("local")
     }
 }
+
+pub trait Labelled {}
+
+/// Supertraits of this crate and of another (rule R7); the standard library's give nothing.
+pub trait Summary: Labelled + rsmods::Describe + Clone + Send {}
