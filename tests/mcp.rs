@@ -2009,3 +2009,58 @@ fn go_files_are_those_the_configured_build_compiles() {
         ]
     );
 }
+
+/// A consumer whose `Cargo.lock` pins a crates.io release of a crate registered at a
+/// compatible release is loaded against the registered source: its uses are exact edges to
+/// it, across repositories, and `list_repositories` says which dependency was patched in
+/// from which repository.
+#[test]
+fn a_pinned_rust_dependency_is_answered_from_the_registered_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let exact = common::manifest_dir()
+        .join("../../testdata/exact")
+        .canonicalize()
+        .unwrap();
+    init(
+        dir.path(),
+        "rust",
+        &[
+            ("rsitoanext", &exact.join("rsitoanext")),
+            ("rspinned", &exact.join("rspinned")),
+        ],
+    );
+    reindex(dir.path());
+    let mut client = Client::start(dir.path());
+    let consumers = client.ok(
+        "find_cross_repo_consumers",
+        json!({"qualified_name": "Buffer::new", "repository": "rsitoanext"}),
+    );
+    assert_eq!(
+        (
+            consumers["results"]["edge_kind"].clone(),
+            consumers["results"]["confidence"].clone(),
+            consumers["results"]["consumers"].clone(),
+            consumers["completeness"].clone()
+        ),
+        (
+            json!("CALLS_DIRECT"),
+            json!("EXACT_TYPECHECKED"),
+            json!([{"repo": "rspinned", "pkg": "rspinned", "at": "src/lib.rs:1", "end_line": 4, "qualified_name": "render"}]),
+            json!({"verdict": "COMPLETE"})
+        ),
+        "{consumers}"
+    );
+    let repositories = client.ok("list_repositories", json!({}));
+    let pinned = repositories["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "rspinned")
+        .cloned()
+        .unwrap();
+    assert_eq!(
+        pinned["analyzers"][0]["patched"],
+        json!([".: itoa from rsitoanext"]),
+        "{pinned}"
+    );
+}

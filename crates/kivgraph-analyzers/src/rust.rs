@@ -211,6 +211,7 @@ impl Toolchain {
             .into_iter()
             .map(|failure| format!("{at}: {failure}"))
             .collect();
+        index.patched = patches.iter().map(|(package, _)| package.clone()).collect();
         Ok(index)
     }
 }

@@ -24,6 +24,10 @@ pub struct ScipIndex {
     /// `(package, detail)` of packages not checked because what they import could not be
     /// loaded; `module/...` names every package of a module that could not be listed.
     pub unloaded: Vec<(String, String)>,
+    /// Dependencies the unit was loaded against a registered source for (a `[patch]`), by
+    /// package name: what the answers say of them is that source's, not the lockfile's
+    /// release.
+    pub patched: Vec<String>,
 }
 
 /// One source file the analyzer read, by its path relative to the directory it ran in.
@@ -214,6 +218,7 @@ pub fn decode(bytes: &[u8]) -> Result<ScipIndex, AnalyzerError> {
         not_loaded: Vec::new(),
         unbuildable: Vec::new(),
         unloaded: Vec::new(),
+        patched: Vec::new(),
     })
 }
 

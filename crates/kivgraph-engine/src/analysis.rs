@@ -190,6 +190,10 @@ pub struct UnitAnalysis {
     /// declaration maps say (TypeScript/JavaScript).
     #[serde(default)]
     pub artifacts: Vec<ArtifactFile>,
+    /// `package from repository`: dependencies the unit was loaded against a registered
+    /// source for, as a developer working on both would `[patch]` them (Rust).
+    #[serde(default)]
+    pub patched: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -757,10 +761,23 @@ fn analyse_rust(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysis> {
     let index = analyzer
         .toolchain
         .index_rust(&unit, settings, &db.analyzer_scratch());
+    let patched_packages = index
+        .as_ref()
+        .map(|i| i.patched.clone())
+        .unwrap_or_default();
     let identity = analyzer.toolchain.identity();
-    Some(group_analysis(
-        db, repository, identity, index, &own, &symbols,
-    ))
+    let mut analysis = group_analysis(db, repository, identity, index, &own, &symbols);
+    analysis.patched = patched
+        .iter()
+        .filter(|(package, ..)| patched_packages.contains(package))
+        .filter_map(|(package, _, provider)| {
+            Some(format!(
+                "{package} from {}",
+                repository_of(db, *provider)?.name(db)
+            ))
+        })
+        .collect();
+    Some(analysis)
 }
 
 /// A Rust or Go unit's answer: the analyzer's index joined with the group's declarations,
@@ -784,8 +801,8 @@ fn group_analysis(
 
 /// Reads the files and manifests of the registered crates a workspace's manifests name as
 /// path dependencies, and theirs in turn, so that its Rust unit re-runs when one of them
-/// changes. A registry dependency is loaded from the local registry, not from a registered
-/// checkout: editing the checkout changes nothing rust-analyzer reads for this workspace.
+/// changes. A registry dependency is loaded from the local registry, unless a registered
+/// crate is patched in for it ([`rust_patches`]), whose files the unit reads itself.
 fn read_registered_dependencies(
     db: &dyn Db,
     repository: RepositoryInput,

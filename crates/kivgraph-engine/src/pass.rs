@@ -152,6 +152,9 @@ pub struct AnalyzerRun {
     pub failures: Vec<String>,
     /// Why the analyzer is absent, when it is.
     pub absent: Option<String>,
+    /// `unit: package from repository` for each dependency a unit was loaded against a
+    /// registered source for.
+    pub patched: Vec<String>,
 }
 
 /// What a pass produced.
@@ -572,6 +575,7 @@ impl Engine {
             analyzer: None,
             units: 0,
             failures: Vec::new(),
+            patched: Vec::new(),
             absent: options
                 .absent
                 .iter()
@@ -600,6 +604,7 @@ impl Engine {
                         .into_iter()
                         .collect(),
                     absent: None,
+                    patched: Vec::new(),
                 });
             }
         }
@@ -672,6 +677,8 @@ impl Engine {
                     run.failures
                         .push(format!("MODULE_NOT_LOADED {package}: {why}"));
                 }
+                run.patched
+                    .extend(unit.patched.iter().map(|p| format!("{label}: {p}")));
             }
             runs.push(run);
         }

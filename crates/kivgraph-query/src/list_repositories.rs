@@ -85,6 +85,9 @@ pub(crate) fn row(state: &kivgraph_store::RepositoryState) -> Value {
                 if !a.failures.is_empty() {
                     entry.insert("failed_units".into(), json!(a.failures));
                 }
+                if !a.patched.is_empty() {
+                    entry.insert("patched".into(), json!(a.patched));
+                }
                 if let Some(absent) = &a.absent {
                     entry.insert("absent".into(), json!(absent));
                 }

@@ -92,6 +92,10 @@ pub struct AnalyzerState {
     /// Why the analyzer was absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub absent: Option<String>,
+    /// `unit: package from repository` per dependency a unit was loaded against a
+    /// registered source for (a `[patch]` over its lockfile's release).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub patched: Vec<String>,
 }
 
 impl AnalyzerState {

@@ -163,6 +163,7 @@ fn index(args: &IndexArgs) -> anyhow::Result<serde_json::Value> {
                     units: run.units,
                     failures: run.failures.clone(),
                     absent: run.absent.clone(),
+                    patched: run.patched.clone(),
                 })
                 .collect();
             let exact = |language: Language| {
@@ -249,6 +250,7 @@ fn index(args: &IndexArgs) -> anyhow::Result<serde_json::Value> {
                     "units": a.units,
                     "failures": a.failures,
                     "absent": a.absent,
+                    "patched": a.patched,
                 })).collect::<Vec<_>>(),
             })
         })
