@@ -250,36 +250,49 @@ fn relative_path(root: &Path, path: &Path) -> String {
 mod tests {
     use super::*;
 
-    #[test]
-    fn walk_honours_gitignore_exclusions_and_symlinks() {
-        let dir = tempfile::tempdir().unwrap();
-        let outside = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        for (path, text) in [
-            ("a.go", "package a"),
-            ("gen/ignored.go", "package gen"),
-            ("skip/me.go", "package skip"),
-            ("node_modules/x/index.js", ""),
-            ("vendor/v.go", "package v"),
-            ("web/app.ts", ""),
-            (".gitignore", "gen/\n"),
-        ] {
+    /// Writes `files` under `root` and discovers it as a Go repository with `exclusions`.
+    fn discover_go(
+        root: &Path,
+        files: &[(&str, &str)],
+        exclusions: &[&str],
+    ) -> DiscoveredRepository {
+        for (path, text) in files {
             let full = root.join(path);
             std::fs::create_dir_all(full.parent().unwrap()).unwrap();
             std::fs::write(full, text).unwrap();
         }
-        std::fs::write(outside.path().join("secret.go"), "package secret").unwrap();
-        std::os::unix::fs::symlink(outside.path(), root.join("escape")).unwrap();
-        std::os::unix::fs::symlink(outside.path().join("secret.go"), root.join("link.go")).unwrap();
         let entry = RepositoryEntry {
             name: "r".into(),
             path: root.to_path_buf(),
             languages: vec![LanguageToken::Go],
             manifests: vec![],
             roots: vec![],
-            exclusions: vec!["skip".into()],
+            exclusions: exclusions.iter().map(|e| e.to_string()).collect(),
         };
-        let repo = discover_repository(&entry, &GoBuildContext::default()).unwrap();
+        discover_repository(&entry, &GoBuildContext::default()).unwrap()
+    }
+
+    #[test]
+    fn walk_honours_gitignore_exclusions_and_symlinks() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(outside.path().join("secret.go"), "package secret").unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("escape")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.go"), root.join("link.go")).unwrap();
+        let repo = discover_go(
+            root,
+            &[
+                ("a.go", "package a"),
+                ("gen/ignored.go", "package gen"),
+                ("skip/me.go", "package skip"),
+                ("node_modules/x/index.js", ""),
+                ("vendor/v.go", "package v"),
+                ("web/app.ts", ""),
+                (".gitignore", "gen/\n"),
+            ],
+            &["skip"],
+        );
         let paths: Vec<_> = repo.files.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(paths, vec!["a.go"]);
         let skipped: Vec<_> = repo.skipped.iter().map(|(p, _)| p.as_str()).collect();
@@ -289,34 +302,24 @@ mod tests {
     #[test]
     fn go_files_are_selected_from_their_module_root() {
         let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        for (path, text) in [
-            ("go.mod", "module example.com/top\n"),
-            ("a.go", "package top\n"),
-            ("a_test.go", "package top\n"),
-            ("pkg/testdata/fixture.go", "package fixture\n"),
-            ("pkg/_old/old.go", "package old\n"),
-            // A module of its own inside a `testdata/` directory is built like any other.
-            ("testdata/inner/go.mod", "module example.com/inner\n"),
-            ("testdata/inner/b.go", "package inner\n"),
-            (
-                "testdata/inner/gen.go",
-                "//go:build ignore\n\npackage main\n",
-            ),
-        ] {
-            let full = root.join(path);
-            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
-            std::fs::write(full, text).unwrap();
-        }
-        let entry = RepositoryEntry {
-            name: "r".into(),
-            path: root.to_path_buf(),
-            languages: vec![LanguageToken::Go],
-            manifests: vec![],
-            roots: vec![],
-            exclusions: vec![],
-        };
-        let repo = discover_repository(&entry, &GoBuildContext::default()).unwrap();
+        let repo = discover_go(
+            dir.path(),
+            &[
+                ("go.mod", "module example.com/top\n"),
+                ("a.go", "package top\n"),
+                ("a_test.go", "package top\n"),
+                ("pkg/testdata/fixture.go", "package fixture\n"),
+                ("pkg/_old/old.go", "package old\n"),
+                // A module of its own inside a `testdata/` directory is built like any other.
+                ("testdata/inner/go.mod", "module example.com/inner\n"),
+                ("testdata/inner/b.go", "package inner\n"),
+                (
+                    "testdata/inner/gen.go",
+                    "//go:build ignore\n\npackage main\n",
+                ),
+            ],
+            &[],
+        );
         let paths: Vec<_> = repo.files.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(paths, vec!["a.go", "testdata/inner/b.go"]);
         let left_out: Vec<(&str, usize, &str)> = repo
