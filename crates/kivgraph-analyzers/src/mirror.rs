@@ -42,14 +42,15 @@ pub(crate) fn mirror_in_place(root: &Path, base: &Path, skip: &[&str]) -> std::i
     let under_base = |path: &Path| base.join(path.strip_prefix("/").unwrap_or(path));
     let mirror = under_base(root);
     mirror_tree(root, &mirror, skip)?;
+    // Best effort above the checkout: a directory this process may not list only leaves
+    // the paths through it unresolved, as they would be from the checkout.
     let mut child = root;
     while let Some(parent) = child.parent() {
         let mirrored = under_base(parent);
-        for entry in std::fs::read_dir(parent)? {
-            let entry = entry?;
+        for entry in std::fs::read_dir(parent).into_iter().flatten().flatten() {
             let path = entry.path();
             if path != child {
-                std::os::unix::fs::symlink(&path, mirrored.join(entry.file_name()))?;
+                let _ = std::os::unix::fs::symlink(&path, mirrored.join(entry.file_name()));
             }
         }
         child = parent;

@@ -126,22 +126,31 @@ impl Toolchain {
         settings: &RustSettings,
         scratch: &Path,
     ) -> Result<ScipIndex, AnalyzerError> {
-        let index = self.load_rust(unit, unit.patches, settings, scratch)?;
-        // A patched source whose own dependencies cargo cannot resolve offline must not
-        // take the workspace down: loaded without the patches, its uses of the registered
-        // crates resolve into the registry's copies, and are declared as such.
-        if !unit.patches.is_empty() && !index.not_loaded.is_empty() {
-            let unpatched = self.load_rust(unit, &[], settings, scratch)?;
-            if unpatched.not_loaded.is_empty() {
-                tracing::warn!(
-                    workspace = unit.workspace_root,
-                    failures = index.not_loaded.join("; "),
-                    "the workspace did not load against the registered sources; loaded as published"
-                );
-                return Ok(unpatched);
-            }
+        if unit.patches.is_empty() {
+            return self.load_rust(unit, &[], settings, scratch);
         }
-        Ok(index)
+        let patched = self.load_rust(unit, unit.patches, settings, scratch);
+        if matches!(&patched, Ok(index) if index.not_loaded.is_empty()) {
+            return patched;
+        }
+        // A patched source whose own dependencies cargo cannot resolve offline (or a mirror
+        // that could not be made) must not take the workspace down: loaded as published,
+        // its uses of the registered crates resolve into the registry's copies, and are
+        // declared as such.
+        let unpatched = self.load_rust(unit, &[], settings, scratch)?;
+        if unpatched.not_loaded.is_empty() || patched.is_err() {
+            let why = match &patched {
+                Ok(index) => index.not_loaded.join("; "),
+                Err(error) => error.to_string(),
+            };
+            tracing::warn!(
+                workspace = unit.workspace_root,
+                why,
+                "the workspace did not load against the registered sources; loaded as published"
+            );
+            return Ok(unpatched);
+        }
+        patched
     }
 
     fn load_rust(

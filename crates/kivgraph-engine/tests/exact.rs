@@ -460,6 +460,30 @@ fn a_pinned_compatible_dependency_is_loaded_against_the_registered_source() {
     assert!(!exact_fixtures().join("rspinned/target").exists());
 }
 
+/// The registered source, patched in, would keep the consumer's workspace from resolving
+/// offline (it needs a crate no registry here holds): the workspace is loaded as published,
+/// and its uses of the registry's release are declared, never bound to the registered copy.
+#[test]
+fn a_patch_that_breaks_the_workspace_is_not_applied() {
+    let facts = index(&["rsitoaunresolvable", "rspinned"], LanguageToken::Rust);
+    facts.validate().unwrap();
+    assert_no_relation(&facts, |row| {
+        row.starts_with("CALLS_DIRECT src/lib.rs#render")
+    });
+    let reasons: Vec<String> = unresolved_rows(&facts)
+        .into_iter()
+        .map(|row| row.split(" itoa ").next().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            "CRATE_VERSION_MISMATCH Buffer",
+            "CRATE_VERSION_MISMATCH format",
+            "CRATE_VERSION_MISMATCH new"
+        ]
+    );
+}
+
 /// A registered crate named like a crates.io dependency, at another release: cargo resolves
 /// the dependency from the local registry, and rust-analyzer binds the uses there. They are
 /// declared `CRATE_VERSION_MISMATCH`, never bound to the registered copy by name.
