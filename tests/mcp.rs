@@ -2064,3 +2064,87 @@ fn a_pinned_rust_dependency_is_answered_from_the_registered_source() {
         "{pinned}"
     );
 }
+
+/// An older copy of a registered Python provider on the consumer's `PYTHONPATH` (no
+/// `largest` yet, another `Square`) does not compete with the registered source: pyright
+/// runs hermetically, the registered repositories' import roots are its only providers, and
+/// every use is an exact edge to the registered declaration.
+#[test]
+fn an_installed_older_copy_of_a_python_provider_does_not_compete() {
+    let dir = tempfile::tempdir().unwrap();
+    let installed = dir.path().join("site-packages/geometry");
+    std::fs::create_dir_all(&installed).unwrap();
+    for (file, text) in [
+        ("__init__.py", "from .shapes import Square as Square\n"),
+        (
+            "shapes.py",
+            "class Square:\n    def area(self) -> float:\n        return 0.0\n\n\ndef biggest(shapes: list) -> float:\n    return 0.0\n",
+        ),
+        (
+            "units.py",
+            "def area(value: float) -> str:\n    return \"\"\n",
+        ),
+    ] {
+        std::fs::write(installed.join(file), text).unwrap();
+    }
+    let exact = common::manifest_dir()
+        .join("../../testdata/exact")
+        .canonicalize()
+        .unwrap();
+    init(
+        dir.path(),
+        "python",
+        &[
+            ("pyprovider", &exact.join("pyprovider")),
+            ("pyconsumer", &exact.join("pyconsumer")),
+        ],
+    );
+    let out = Command::new(binary())
+        .args(["index", "--full", "--config"])
+        .arg(dir.path().join("config.yaml"))
+        .env("PYTHONPATH", dir.path().join("site-packages"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut client = Client::start(dir.path());
+    let uses = |client: &mut Client, name: &str, path: &str| {
+        let answer = client.ok(
+            "find_cross_repo_consumers",
+            json!({"qualified_name": name, "repository": "pyprovider", "path": path}),
+        );
+        let rows: Vec<String> = answer["results"]["consumers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|row| {
+                format!(
+                    "{} {}:{} {}",
+                    row["edge_kind"].as_str().unwrap_or(""),
+                    row["repo"].as_str().unwrap_or(""),
+                    row["at"].as_str().unwrap_or(""),
+                    row["qualified_name"].as_str().unwrap_or("")
+                )
+            })
+            .collect();
+        (
+            answer["results"]["confidence"].clone(),
+            answer["completeness"]["verdict"].clone(),
+            rows,
+        )
+    };
+    assert_eq!(
+        uses(&mut client, "largest", "geometry/shapes.py"),
+        (
+            json!("EXACT_TYPECHECKED"),
+            json!("COMPLETE"),
+            vec![
+                "IMPORTS_SYMBOL pyconsumer:app/report.py:1 <module>".to_string(),
+                "CALLS_DIRECT pyconsumer:app/report.py:7 report".to_string(),
+            ]
+        )
+    );
+}
