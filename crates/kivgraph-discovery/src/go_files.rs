@@ -83,6 +83,27 @@ pub fn go_file_left_out(
     None
 }
 
+/// Bytes of a Go file read for its build constraints: what precedes its first line of code.
+/// A header fits in the first few kilobytes; a file whose header goes on past them is read
+/// whole. Discovery runs on every pass, unchanged ones too, so it reads no more than that.
+pub(crate) fn read_header(path: &std::path::Path) -> Option<Vec<u8>> {
+    use std::io::Read;
+    const PREFIX: u64 = 8 * 1024;
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut prefix = Vec::new();
+    (&mut file).take(PREFIX).read_to_end(&mut prefix).ok()?;
+    // Only whole lines say the header ended: a cut `//` could read as code.
+    let whole_lines = prefix
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(0, |at| at + 1);
+    if (prefix.len() as u64) < PREFIX || FileHeader::of(&prefix[..whole_lines]).ended {
+        return Some(prefix);
+    }
+    file.read_to_end(&mut prefix).ok()?;
+    Some(prefix)
+}
+
 /// go/build's `goodOSArchFile`: everything before the first `_` is the name's own, and the
 /// last one or two parts constrain the system and architecture.
 fn file_name_matches(context: &GoBuildContext, stem: &str) -> bool {
@@ -125,6 +146,8 @@ struct FileHeader<'a> {
     go_build: Option<&'a str>,
     /// The header up to its last blank line: where `// +build` lines count.
     trimmed: Vec<&'a str>,
+    /// Whether a line of code ends it: if not, the bytes read may stop inside it.
+    ended: bool,
 }
 
 impl<'a> FileHeader<'a> {
@@ -137,6 +160,7 @@ impl<'a> FileHeader<'a> {
         let mut end = 0;
         let mut go_build = None;
         let mut in_block = false;
+        let mut ended = false;
         'lines: for raw in text.lines() {
             let line = raw.trim();
             if line.is_empty() {
@@ -167,6 +191,7 @@ impl<'a> FileHeader<'a> {
                     in_block = true;
                     rest = after;
                 } else {
+                    ended = true;
                     break 'lines;
                 }
             }
@@ -175,6 +200,7 @@ impl<'a> FileHeader<'a> {
         FileHeader {
             go_build,
             trimmed: lines_read,
+            ended,
         }
     }
 
@@ -326,6 +352,32 @@ mod tests {
         assert_eq!(
             rule(&tests, "a/b_darwin_test.go", "package b\n"),
             Some(GoFileRule::FileName)
+        );
+    }
+
+    #[test]
+    fn a_header_is_read_as_far_as_it_goes() {
+        let dir = tempfile::tempdir().unwrap();
+        let body = "func f() {}\n".repeat(2_000);
+        let short = dir.path().join("short.go");
+        std::fs::write(&short, format!("//go:build linux\n\npackage a\n{body}")).unwrap();
+        assert_eq!(read_header(&short).unwrap().len(), 8 * 1024);
+        // A license longer than the first read: the file is read on to its constraint.
+        let long = dir.path().join("long.go");
+        let license = "// Licensed under the terms below.\n".repeat(400);
+        std::fs::write(
+            &long,
+            format!("{license}\n//go:build windows\n\npackage a\n"),
+        )
+        .unwrap();
+        let header = read_header(&long).unwrap();
+        assert_eq!(
+            rule(
+                &context(&[], false),
+                "a/long.go",
+                std::str::from_utf8(&header).unwrap()
+            ),
+            Some(GoFileRule::BuildConstraint)
         );
     }
 

@@ -8,7 +8,7 @@ use kivgraph_config::{GoBuildContext, LanguageToken, RepositoryEntry};
 use kivgraph_facts::Language;
 
 use crate::build_output::{BuildOutput, classify};
-use crate::go_files::{GoFileRule, GoFilesLeftOut, go_file_left_out};
+use crate::go_files::{GoFileRule, GoFilesLeftOut, go_file_left_out, read_header};
 use crate::manifests::{FileUnit, PackageAssigner};
 use crate::module_maps::ModuleMaps;
 
@@ -175,8 +175,7 @@ pub fn discover_repository(
             Some(module) if !module.is_empty() => &path[module.len() + 1..],
             _ => path.as_str(),
         };
-        let Some(rule) = go_file_left_out(go, in_module, || std::fs::read(root.join(path)).ok())
-        else {
+        let Some(rule) = go_file_left_out(go, in_module, || read_header(&root.join(path))) else {
             return true;
         };
         let (files, example) = go_left_out.entry(rule).or_insert((0, path.clone()));
