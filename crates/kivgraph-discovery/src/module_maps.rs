@@ -377,9 +377,9 @@ impl ModuleMaps {
         nearest(&self.go_modules, directory).map(|(at, _)| at)
     }
 
-    /// The directory of the `Cargo.toml` nearest `directory`, at or above it.
-    pub fn crate_root(&self, directory: &str) -> Option<&str> {
-        nearest(&self.crates, directory).map(|(at, _)| at)
+    /// The `Cargo.toml` nearest `directory`, at or above it: its directory and what it says.
+    pub fn crate_at(&self, directory: &str) -> Option<(&str, &CrateManifest)> {
+        nearest(&self.crates, directory)
     }
 
     /// The `Cargo.toml` nearest `directory` (repository-relative), at or above it.

@@ -727,7 +727,7 @@ fn analyse_rust(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysis> {
     let groups = load_groups(db, repository);
     let (root, members) = groups.owned_by(package, Language::Rust)?;
     let (own, symbols) = group_contents(db, members, Language::Rust);
-    read_registered_dependencies(db, repository, members);
+    read_registered_dependencies(db, members);
     let patched = rust_patches(db, package);
     for (_, _, provider) in patched.iter() {
         for file in provider.files(db) {
@@ -803,20 +803,12 @@ fn group_analysis(
 /// path dependencies, and theirs in turn, so that its Rust unit re-runs when one of them
 /// changes. A registry dependency is loaded from the local registry, unless a registered
 /// crate is patched in for it ([`rust_patches`]), whose files the unit reads itself.
-fn read_registered_dependencies(
-    db: &dyn Db,
-    repository: RepositoryInput,
-    members: &[PackageInput],
-) {
+fn read_registered_dependencies(db: &dyn Db, members: &[PackageInput]) {
     let providers = registered_crates(db, Workspace::get(db));
-    let maps = repository.module_maps(db);
     let mut pending: Vec<&str> = members
         .iter()
-        .filter_map(|member| {
-            let first = member.files(db).first()?;
-            maps.crate_manifest(&first.unit(db).package_path)
-        })
-        .flat_map(path_dependencies)
+        .filter_map(|member| crate_of(db, *member))
+        .flat_map(|(_, manifest)| path_dependencies(manifest))
         .collect();
     let mut seen: BTreeSet<&str> = BTreeSet::new();
     while let Some(dependency) = pending.pop() {
@@ -827,12 +819,7 @@ fn read_registered_dependencies(
             for file in package.files(db) {
                 file.fingerprint(db);
             }
-            if let Some(provider) = repository_of(db, *package)
-                && let Some(first) = package.files(db).first()
-                && let Some(manifest) = provider
-                    .module_maps(db)
-                    .crate_manifest(&first.unit(db).package_path)
-            {
+            if let Some((_, manifest)) = crate_of(db, *package) {
                 pending.extend(path_dependencies(manifest));
             }
         }
@@ -856,17 +843,10 @@ fn rust_patches(db: &dyn Db, owner: PackageInput) -> Stored<Vec<(String, String,
         return Stored::new(patches);
     };
     let providers = rust_providers(db, Workspace::get(db));
-    let manifest_of = |package: PackageInput| {
-        let first = package.files(db).first()?;
-        repository_of(db, package)?
-            .module_maps(db)
-            .crate_manifest(&first.unit(db).package_path)
-            .cloned()
-    };
-    let mut pending: Vec<kivgraph_discovery::CrateDependency> = members
+    let mut pending: Vec<&kivgraph_discovery::CrateDependency> = members
         .iter()
-        .filter_map(|member| manifest_of(*member))
-        .flat_map(|manifest| manifest.dependencies.into_values())
+        .filter_map(|member| crate_of(db, *member))
+        .flat_map(|(_, manifest)| manifest.dependencies.values())
         .collect();
     while let Some(dependency) = pending.pop() {
         if dependency.path.is_some() || patches.iter().any(|(name, ..)| *name == dependency.package)
@@ -886,15 +866,9 @@ fn rust_patches(db: &dyn Db, owner: PackageInput) -> Stored<Vec<(String, String,
         let [provider] = accepted.as_slice() else {
             continue;
         };
-        let Some(provider_repository) = repository_of(db, *provider) else {
-            continue;
-        };
-        let Some(crate_root) = provider.files(db).first().and_then(|first| {
-            provider_repository
-                .module_maps(db)
-                .crate_root(&first.unit(db).package_path)
-                .map(str::to_string)
-        }) else {
+        let (Some(provider_repository), Some((crate_root, manifest))) =
+            (repository_of(db, *provider), crate_of(db, *provider))
+        else {
             continue;
         };
         let directory = Path::new(provider_repository.root(db)).join(crate_root);
@@ -903,14 +877,22 @@ fn rust_patches(db: &dyn Db, owner: PackageInput) -> Stored<Vec<(String, String,
             directory.display().to_string(),
             *provider,
         ));
-        pending.extend(
-            manifest_of(*provider)
-                .into_iter()
-                .flat_map(|manifest| manifest.dependencies.into_values()),
-        );
+        pending.extend(manifest.dependencies.values());
     }
     patches.sort_by(|a, b| a.0.cmp(&b.0));
     Stored::new(patches)
+}
+
+/// The `Cargo.toml` a package's files fall under: its directory, repository-relative, and
+/// what it says.
+fn crate_of(
+    db: &dyn Db,
+    package: PackageInput,
+) -> Option<(&str, &kivgraph_discovery::CrateManifest)> {
+    let first = package.files(db).first()?;
+    repository_of(db, package)?
+        .module_maps(db)
+        .crate_at(&first.unit(db).package_path)
 }
 
 /// The names a manifest gives its path dependencies.
