@@ -1916,6 +1916,15 @@ fn the_standard_library_is_a_derived_provider_withheld_unless_asked() {
     assert!(row.get("indexed_commit").is_none() && row.get("current_commit").is_none());
 }
 
+/// A repository of `testdata/exact`, by its directory's name.
+fn exact_fixture(name: &str) -> std::path::PathBuf {
+    fixtures()
+        .join("../exact")
+        .join(name)
+        .canonicalize()
+        .unwrap()
+}
+
 /// `doctor repositories --json` of the configuration in `dir`: each finding's code and
 /// message.
 fn audit_findings(dir: &Path) -> Vec<(String, String)> {
@@ -1962,11 +1971,7 @@ fn callers_of_new(client: &mut Client) -> Vec<Value> {
 #[test]
 fn go_files_are_those_the_configured_build_compiles() {
     let dir = tempfile::tempdir().unwrap();
-    let fixture = common::manifest_dir()
-        .join("../../testdata/exact/gotests")
-        .canonicalize()
-        .unwrap();
-    init_go(dir.path(), "gotests", &fixture);
+    init_go(dir.path(), "gotests", &exact_fixture("gotests"));
     let audit = audit_findings(dir.path());
     assert_eq!(
         audit,
@@ -2017,16 +2022,12 @@ fn go_files_are_those_the_configured_build_compiles() {
 #[test]
 fn a_pinned_rust_dependency_is_answered_from_the_registered_source() {
     let dir = tempfile::tempdir().unwrap();
-    let exact = common::manifest_dir()
-        .join("../../testdata/exact")
-        .canonicalize()
-        .unwrap();
     init(
         dir.path(),
         "rust",
         &[
-            ("rsitoanext", &exact.join("rsitoanext")),
-            ("rspinned", &exact.join("rspinned")),
+            ("rsitoanext", &exact_fixture("rsitoanext")),
+            ("rspinned", &exact_fixture("rspinned")),
         ],
     );
     reindex(dir.path());
@@ -2087,16 +2088,12 @@ fn an_installed_older_copy_of_a_python_provider_does_not_compete() {
     ] {
         std::fs::write(installed.join(file), text).unwrap();
     }
-    let exact = common::manifest_dir()
-        .join("../../testdata/exact")
-        .canonicalize()
-        .unwrap();
     init(
         dir.path(),
         "python",
         &[
-            ("pyprovider", &exact.join("pyprovider")),
-            ("pyconsumer", &exact.join("pyconsumer")),
+            ("pyprovider", &exact_fixture("pyprovider")),
+            ("pyconsumer", &exact_fixture("pyconsumer")),
         ],
     );
     let out = Command::new(binary())
