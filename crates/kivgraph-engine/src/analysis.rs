@@ -947,8 +947,9 @@ fn analyse_go(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysis> {
 }
 
 /// The directories of the registered Go modules, other than the members' own, that the
-/// members' imports reach, transitively, by the packages that provide each import path.
-/// Reads the files of every package reached, so that the unit re-runs when one changes.
+/// members' imports reach, transitively, by the packages that provide each import path,
+/// and those the go.mod files of these modules require. Reads the files of every package
+/// reached, so that the unit re-runs when one changes.
 fn reached_go_modules(db: &dyn Db, members: &[PackageInput]) -> Vec<PathBuf> {
     let providers = go_providers(db, Workspace::get(db));
     let mut pending: Vec<PackageInput> = members.to_vec();
@@ -982,18 +983,67 @@ fn reached_go_modules(db: &dyn Db, members: &[PackageInput]) -> Vec<PathBuf> {
         for file in package.files(db) {
             file.fingerprint(db);
         }
-        let Some(owner) = repository_of(db, package) else {
-            continue;
-        };
-        if let Some(first) = package.files(db).first()
-            && let Some(module) = owner
-                .module_maps(db)
-                .go_module_root(&first.unit(db).package_path)
-        {
-            reached.insert(PathBuf::from(owner.root(db)).join(module));
+        if let Some(module) = go_module_directory(db, package) {
+            reached.insert(module);
         }
     }
+    // The go command reads the go.mod of every module the requirement graph names (every
+    // one, below `go 1.17`), whether a selected file imports it or not (a requirement of
+    // tests alone is one): a registered module a workspace module requires joins the
+    // workspace, or the unit fails on the copy nobody downloaded.
+    let registered = registered_go_modules(db);
+    let mut pending: Vec<PathBuf> = members
+        .first()
+        .and_then(|m| go_module_directory(db, *m))
+        .into_iter()
+        .chain(reached.iter().cloned())
+        .collect();
+    while let Some(module) = pending.pop() {
+        let Some((_, requires)) = registered.get(&module) else {
+            continue;
+        };
+        for required in requires {
+            if replaces.iter().any(|r| r.replaces_module(required)) {
+                continue;
+            }
+            let mut providers = registered.iter().filter(|(_, (path, _))| path == required);
+            if let (Some((directory, _)), None) = (providers.next(), providers.next())
+                && reached.insert(directory.clone())
+            {
+                pending.push(directory.clone());
+            }
+        }
+    }
+    if let Some(own) = members.first().and_then(|m| go_module_directory(db, *m)) {
+        reached.remove(&own);
+    }
     reached.into_iter().collect()
+}
+
+/// The directory of the Go module a package belongs to.
+fn go_module_directory(db: &dyn Db, package: PackageInput) -> Option<PathBuf> {
+    let owner = repository_of(db, package)?;
+    let first = package.files(db).first()?;
+    let module = owner
+        .module_maps(db)
+        .go_module_root(&first.unit(db).package_path)?
+        .to_string();
+    Some(PathBuf::from(owner.root(db)).join(module))
+}
+
+/// Every registered Go module by directory: its module path and the paths it requires.
+fn registered_go_modules(db: &dyn Db) -> BTreeMap<PathBuf, (String, Vec<String>)> {
+    let mut modules = BTreeMap::new();
+    for repository in Workspace::get(db).repositories(db) {
+        let root = PathBuf::from(repository.root(db));
+        for (directory, manifest) in &repository.module_maps(db).go_modules {
+            modules.insert(
+                root.join(directory),
+                (manifest.path.clone(), manifest.requires.clone()),
+            );
+        }
+    }
+    modules
 }
 
 /// The registered library crates by the name code spells them, without their versions: a

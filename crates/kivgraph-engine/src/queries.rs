@@ -644,6 +644,13 @@ enum Replacement {
     Module(String),
 }
 
+impl GoReplaced {
+    /// Whether this directive replaces the module `path` (at some version).
+    pub(crate) fn replaces_module(&self, path: &str) -> bool {
+        self.module == path
+    }
+}
+
 /// The `replace` directives of the `go.mod` nearest a Go package.
 pub(crate) fn go_replaces(db: &dyn Db, package: PackageInput) -> Vec<GoReplaced> {
     let Some(first) = package.files(db).first() else {

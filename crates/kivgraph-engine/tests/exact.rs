@@ -377,6 +377,27 @@ fn go_references_are_resolved_by_go_types_across_modules() {
     );
 }
 
+/// A module whose go.mod requires a registered module that only its tests import: with the
+/// tests left out (the default), the go command still reads that module's go.mod (its own
+/// predates graph pruning), so the registered module is in the unit's workspace and the
+/// module is type-checked rather than declared MODULE_NOT_LOADED.
+#[test]
+fn a_registered_module_required_only_by_tests_is_in_the_workspace() {
+    let facts = index(&["gotestonly", "goprovider"], LanguageToken::Go);
+    facts.validate().unwrap();
+    let relations = all_relations(&facts);
+    let expected = "CALLS_DIRECT tally/tally.go#Count -> tally/tally.go#Tally.Add EXACT_TYPECHECKED tally/tally.go:10";
+    assert!(relations.iter().any(|r| r == expected), "{relations:#?}");
+    assert!(
+        !relations.iter().any(|r| r.contains("tally_test.go")),
+        "{relations:#?}"
+    );
+    assert_eq!(
+        unresolved_rows(&facts),
+        ["PACKAGE_NOT_BUILDABLE - example.com/goprovider example.com/goprovider/legacy -:0"]
+    );
+}
+
 /// Modules as current Go writes them — `go 1.25`, a `tool` directive, a generic type alias —
 /// are type-checked; a module newer than the installed Go is declared, naming both versions.
 #[test]
