@@ -2145,3 +2145,31 @@ fn an_installed_older_copy_of_a_python_provider_does_not_compete() {
         )
     );
 }
+
+/// A type of another repository that has an interface's method set implements it (Go says
+/// so, and find_references keeps the relation), but a repository that cannot import the
+/// interface relies on nothing of it: it is no consumer.
+#[test]
+fn a_type_satisfying_an_interface_it_cannot_import_is_no_consumer() {
+    let dir = tempfile::tempdir().unwrap();
+    index_resolution_fixtures(dir.path(), &["godispatch", "gostranger"]);
+    let mut client = Client::start(dir.path());
+    let subject = json!({"qualified_name": "Notifier.Notify", "repository": "godispatch"});
+    let mut implementations = subject.clone();
+    implementations["edge_kinds"] = json!(["IMPLEMENTS"]);
+    assert_eq!(
+        client.ok("find_references", implementations)["results"]["files"],
+        json!([{"file": "app/app.go", "at": ["SlackNotifier.Notify@12"]},
+               {"file": "store/notify.go", "at": ["EmailNotifier.Notify@10"]},
+               {"file": "pager/pager.go", "repo": "gostranger", "at": ["Pager.Notify@7"]}])
+    );
+    assert_eq!(
+        client.ok("find_cross_repo_consumers", subject),
+        json!({"snapshot_id": 1, "total": 0, "returned": 0,
+            "guidance": "no repository in the published graph consumes this symbol. Check graph_status if a consumer is registered but was not indexed, and find_references for uses inside its own repository",
+            "completeness": {"verdict": "COMPLETE"},
+            "results": {"subject": {"qualified_name": "Notifier.Notify", "at": "godispatch:store/notify.go:5",
+                "pkg": "example.com/godispatch/store", "module_path": "example.com/godispatch"},
+                "consumers": []}})
+    );
+}

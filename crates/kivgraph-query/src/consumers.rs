@@ -267,7 +267,11 @@ fn package_of(holder: &Holder) -> String {
 }
 
 /// The facts about `subject` recorded in repositories other than its own.
-fn consumers<'a>(published: &'a Published, subject: &SymbolView<'a>) -> Vec<Consumer<'a>> {
+fn consumers<'a>(
+    published: &'a Published,
+    subject: &SymbolView<'a>,
+    reach: &Reach,
+) -> Vec<Consumer<'a>> {
     let snapshot = &published.snapshot;
     let home = subject.file().repository().name();
     let mut found: Vec<Consumer> = snapshot
@@ -275,7 +279,12 @@ fn consumers<'a>(published: &'a Published, subject: &SymbolView<'a>) -> Vec<Cons
         .filter(|edge| edge.kind().is_reference())
         .filter_map(|edge| {
             let holder = Holder::of(published, edge.source())?;
-            (holder.repository() != home).then_some(Consumer::Use { holder, edge })
+            // A type that satisfies an interface its repository cannot import (Go's implicit
+            // implements) relies on nothing of it: a relation, not a consumer.
+            let structural = matches!(edge.kind(), EdgeKind::Implements | EdgeKind::Overrides);
+            (holder.repository() != home
+                && (!structural || reach.repository(holder.file().repository().index)))
+            .then_some(Consumer::Use { holder, edge })
         })
         .collect();
     let package = subject.package();
@@ -401,8 +410,8 @@ pub fn find_cross_repo_consumers(
         Some(cursor) => identity.resume(cursor, published.snapshot_id())?,
         None => 0,
     };
-    let found = consumers(published, &subject);
     let reach = Reach::of(published, &subject);
+    let found = consumers(published, &subject, &reach);
     let home = subject.file().repository().name();
     let unbound: Vec<_> = unbound_mentions(published, Some(subject.name()), Some(&subject))
         .into_iter()

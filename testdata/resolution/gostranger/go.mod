@@ -1,0 +1,3 @@
+module example.com/gostranger
+
+go 1.22
