@@ -57,7 +57,9 @@ pub(crate) const PROJECTS: &[(&str, &str)] = &[
     ("crates", "rust/src"),
 ];
 
-const SOURCE_GLOBS: &[&str] = &["*.go", "*.py", "*.ts", "*.tsx", "*.js", "*.mjs", "*.cjs"];
+const SOURCE_GLOBS: &[&str] = &[
+    "*.go", "*.py", "*.rs", "*.ts", "*.tsx", "*.js", "*.mjs", "*.cjs",
+];
 
 #[derive(Deserialize)]
 pub(crate) struct Question {

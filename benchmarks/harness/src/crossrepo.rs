@@ -1,21 +1,33 @@
-//! Accuracy across repositories on npm packages laid out as users have them
-//! (`benchmarks/crossrepo`): clusters of packages that ship their TypeScript sources and
-//! import each other, each unpacked from the registry as its own repository with its
-//! dependencies installed by npm or pnpm (`benchmarks/fetch-crossrepo.sh`), so a consumer
-//! reaches its provider through its `node_modules` — built declarations, maps, stores. The
-//! questions' ground truth is the TypeScript language service's `findReferences` over the
-//! combined workspace (`benchmarks/crossrepo/truth.mjs`), checked by reading.
+//! Accuracy across repositories on registry code laid out as users have it
+//! (`benchmarks/crossrepo/LANGUAGE`): clusters of packages that import each other, each
+//! unpacked from its registry as its own repository with its dependencies installed the way
+//! its ecosystem installs them (`benchmarks/fetch-crossrepo.sh`):
 //!
-//! Each binary given is scored on the same questions in one run (this build, and with
-//! `--before` the build before the change), next to grep over the checkouts:
+//! - `typescript`: npm packages that ship their sources, installed by npm or pnpm, so a
+//!   consumer reaches its provider through its `node_modules` — built declarations, maps,
+//!   stores. Truth: the TypeScript language service's `findReferences` over the combined
+//!   workspace (`typescript/truth.mjs`).
+//! - `go`: Debian's golang-*-dev modules, each consumer's `go.mod` requiring versions other
+//!   than the registered ones. Truth: go/types over one `go.work` using every registered
+//!   module (`go/truth`).
+//! - `rust`: crates from crates.io with the lockfiles cargo writes, one pinning older
+//!   compatible releases. Truth: rust-analyzer over one Cargo workspace whose `[patch]`
+//!   points every registered crate at its source (`kivgraph-bench crossrepo-truth rust`).
+//! - `python`: PyPI sdists, each with the virtual environment pip installs, two of them
+//!   holding older copies of registered projects. Truth: pyright over one project whose
+//!   search path is every project's import root (`kivgraph-bench crossrepo-truth python`).
+//!
+//! Every truth is checked by reading. Each binary given is scored on the same questions in
+//! one run (this build, and with `--before` the build before the change), next to grep over
+//! the checkouts; each language is its own graph:
 //!
 //! ```text
-//! benchmarks/fetch-crossrepo.sh
-//! $CARGO_TARGET_DIR/release/kivgraph-bench crossrepo --kivgraph $CARGO_TARGET_DIR/release/kivgraph [--before OLD_BIN]
+//! benchmarks/fetch-crossrepo.sh [LANGUAGE...]
+//! $CARGO_TARGET_DIR/release/kivgraph-bench crossrepo --kivgraph $CARGO_TARGET_DIR/release/kivgraph [--before OLD_BIN] [--languages typescript,go,rust,python]
 //! ```
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use kivgraph_config::{LanguageToken, RepositoryEntry};
@@ -25,16 +37,37 @@ use crate::accuracy::{Checkouts, Question, score};
 use crate::client::McpClient;
 use crate::{Analyzers, corpus_dir, flag, run_index, write_config};
 
-fn benchmark_file(name: &str) -> PathBuf {
+/// The languages with a cross-repository corpus, in the order they are scored.
+const LANGUAGES: &[&str] = &["typescript", "go", "rust", "python"];
+
+fn benchmark_file(language: &str, name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../crossrepo")
+        .join(language)
         .join(name)
 }
 
+/// Where `fetch-crossrepo.sh` puts a language's corpus.
+fn language_corpus(corpus: &Path, language: &str) -> PathBuf {
+    match language {
+        "typescript" => corpus.join("crossrepo"),
+        other => corpus.join(format!("crossrepo-{other}")),
+    }
+}
+
 /// Every package of every cluster, as registered repositories.
-fn repositories(corpus: &std::path::Path) -> anyhow::Result<Vec<RepositoryEntry>> {
-    let clusters: Value =
-        serde_json::from_str(&std::fs::read_to_string(benchmark_file("clusters.json"))?)?;
+fn repositories(corpus: &Path, language: &str) -> anyhow::Result<Vec<RepositoryEntry>> {
+    let token = match language {
+        "typescript" => LanguageToken::Typescript,
+        "go" => LanguageToken::Go,
+        "rust" => LanguageToken::Rust,
+        "python" => LanguageToken::Python,
+        other => bail!("no cross-repository corpus for {other}"),
+    };
+    let clusters: Value = serde_json::from_str(&std::fs::read_to_string(benchmark_file(
+        language,
+        "clusters.json",
+    ))?)?;
     let mut entries = Vec::new();
     for package in clusters["clusters"]
         .as_array()
@@ -48,14 +81,14 @@ fn repositories(corpus: &std::path::Path) -> anyhow::Result<Vec<RepositoryEntry>
         let path = corpus.join(name);
         if !path.join(".installed").exists() {
             bail!(
-                "{} is missing: run benchmarks/fetch-crossrepo.sh first",
+                "{} is missing: run benchmarks/fetch-crossrepo.sh {language} first",
                 path.display()
             );
         }
         entries.push(RepositoryEntry {
             name: name.to_string(),
             path,
-            languages: vec![LanguageToken::Typescript],
+            languages: vec![token],
             manifests: vec![],
             roots: vec![],
             exclusions: vec![],
@@ -127,14 +160,10 @@ fn by_family(report: &Value) -> Value {
 
 pub fn crossrepo_benchmark(args: &[String]) -> anyhow::Result<()> {
     let kivgraph = PathBuf::from(flag(args, "--kivgraph").context("--kivgraph BIN is required")?);
-    let corpus = corpus_dir(args).join("crossrepo");
-    let entries = repositories(&corpus)?;
-    let questions: Vec<Question> =
-        serde_json::from_str(&std::fs::read_to_string(benchmark_file("questions.json"))?)?;
-    let checkouts: Checkouts = entries
-        .iter()
-        .map(|e| (e.name.clone(), e.path.clone()))
-        .collect();
+    let languages: Vec<String> = flag(args, "--languages").map_or_else(
+        || LANGUAGES.iter().map(|l| l.to_string()).collect(),
+        |l| l.split(',').map(str::to_string).collect(),
+    );
     let mut binaries = vec![("this_build", kivgraph)];
     if let Some(before) = flag(args, "--before") {
         binaries.push(("before", PathBuf::from(before)));
@@ -142,27 +171,42 @@ pub fn crossrepo_benchmark(args: &[String]) -> anyhow::Result<()> {
     let work = flag(args, "--work").map(PathBuf::from).unwrap_or_else(|| {
         std::env::temp_dir().join(format!("kivgraph-crossrepo-{}", std::process::id()))
     });
-    let mut reports = serde_json::Map::new();
-    for (label, binary) in binaries {
-        let dir = work.join(label);
-        std::fs::create_dir_all(&dir)?;
-        let config = write_config(&dir, &entries, "on")?;
-        let (seconds, result) = run_index(&binary, &config, Analyzers::Installed)?;
-        eprintln!(
-            "crossrepo: {label}: {} repositories indexed in {seconds:.1} s",
-            entries.len()
-        );
-        let mut client = McpClient::start(&binary, &config)?;
-        let report = score(&mut client, &checkouts, &questions, None)?;
-        reports.insert(
-            label.to_string(),
-            json!({"index_seconds": (seconds * 10.0).round() / 10.0, "counts": result["counts"],
-                   "by_family": by_family(&report), "report": report}),
-        );
+    let mut by_language = serde_json::Map::new();
+    for language in &languages {
+        let entries = repositories(&language_corpus(&corpus_dir(args), language), language)?;
+        let questions: Vec<Question> = serde_json::from_str(&std::fs::read_to_string(
+            benchmark_file(language, "questions.json"),
+        )?)?;
+        let checkouts: Checkouts = entries
+            .iter()
+            .map(|e| (e.name.clone(), e.path.clone()))
+            .collect();
+        let mut reports = serde_json::Map::new();
+        for (label, binary) in &binaries {
+            let dir = work.join(language).join(label);
+            std::fs::create_dir_all(&dir)?;
+            let config = write_config(&dir, &entries, "on")?;
+            let (seconds, result) = run_index(binary, &config, Analyzers::Installed)?;
+            eprintln!(
+                "crossrepo: {language}: {label}: {} repositories indexed in {seconds:.1} s",
+                entries.len()
+            );
+            let mut client = McpClient::start(binary, &config)?;
+            let report = score(&mut client, &checkouts, &questions, None)?;
+            reports.insert(
+                label.to_string(),
+                json!({"index_seconds": (seconds * 10.0).round() / 10.0, "counts": result["counts"],
+                       "by_family": by_family(&report), "report": report}),
+            );
+        }
+        by_language.insert(language.clone(), Value::Object(reports));
     }
     if flag(args, "--work").is_none() {
         let _ = std::fs::remove_dir_all(&work);
     }
-    println!("{}", serde_json::to_string_pretty(&Value::Object(reports))?);
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&Value::Object(by_language))?
+    );
     Ok(())
 }

@@ -25,6 +25,7 @@ mod accuracy;
 mod analyzers;
 mod client;
 mod crossrepo;
+mod crossrepo_truth;
 mod go_files;
 mod intent;
 mod navigate;
@@ -44,6 +45,7 @@ fn main() -> anyhow::Result<()> {
         Some("references") => references::references_benchmark(&args[1..]),
         Some("accuracy") => accuracy::accuracy_benchmark(&args[1..]),
         Some("crossrepo") => crossrepo::crossrepo_benchmark(&args[1..]),
+        Some("crossrepo-truth") => crossrepo_truth::crossrepo_truth(&args[1..]),
         Some("analyzers") => analyzers::analyzers_benchmark(&args[1..]),
         Some("go-files") => go_files::go_files_benchmark(&args[1..]),
         Some("open-lookup") => open_lookup(&args[1..]),
@@ -51,7 +53,7 @@ fn main() -> anyhow::Result<()> {
         Some("dispatch-sample") => dispatch_sample(&args[1..]),
         Some("unresolved-packages") => unresolved_packages(&args[1..]),
         _ => bail!(
-            "usage: kivgraph-bench index|serve|references|accuracy|crossrepo|analyzers --kivgraph BIN [--corpus DIR] | navigate [--corpus DIR] | go-files --go PATH DIR... | intent --kivgraph BIN | sites [--corpus DIR] | open-lookup SNAPSHOT NAME | edge-sample SNAPSHOT KIND LANGUAGE CONFIDENCE N | dispatch-sample SNAPSHOT N | unresolved-packages SNAPSHOT REASON"
+            "usage: kivgraph-bench index|serve|references|accuracy|crossrepo|analyzers --kivgraph BIN [--corpus DIR] | crossrepo-truth rust [--write|--survey] | navigate [--corpus DIR] | go-files --go PATH DIR... | intent --kivgraph BIN | sites [--corpus DIR] | open-lookup SNAPSHOT NAME | edge-sample SNAPSHOT KIND LANGUAGE CONFIDENCE N | dispatch-sample SNAPSHOT N | unresolved-packages SNAPSHOT REASON"
         ),
     }
 }

@@ -1,0 +1,3 @@
+module kivgraph.invalid/crossrepo-go-truth
+
+go 1.27
