@@ -1,5 +1,6 @@
 //! Python: module-level functions, classes with their methods and class attributes, and
-//! module-level variables. A name starting with `_` is not exported.
+//! module-level variables, those bound under a condition included. A name starting with `_`
+//! is not exported.
 
 use kivgraph_facts::SymbolKind;
 use tree_sitter::Node;
@@ -122,6 +123,60 @@ fn statement(b: &mut Builder, node: Node, outer: Node, container: Option<u32>) {
                 );
             }
         }
+        // Names bound under a condition (`if sys.version_info >= ...:`, `try: ... except
+        // ImportError:`, `with ...:`) are bound in the enclosing scope.
+        "if_statement" | "try_statement" | "with_statement" => conditional(b, node, container),
         _ => {}
     }
+}
+
+/// The blocks of a conditional statement, its clauses' included. A function or class a later
+/// branch defines again under a name an earlier one declared is the same name's other
+/// definition, not a second declaration.
+fn conditional(b: &mut Builder, node: Node, container: Option<u32>) {
+    let mut blocks = Vec::new();
+    for child in named_children(node) {
+        if child.kind() == "block" {
+            blocks.push(child);
+        } else if child.kind().ends_with("_clause") {
+            blocks.extend(
+                named_children(child)
+                    .into_iter()
+                    .filter(|c| c.kind() == "block"),
+            );
+        }
+    }
+    for block in blocks {
+        for statement_node in named_children(block) {
+            if let Some(name) = defined_name(b, statement_node)
+                && b.declarations().iter().any(|d| {
+                    d.parent == container
+                        && d.name == name
+                        && matches!(
+                            d.kind,
+                            SymbolKind::Function | SymbolKind::Method | SymbolKind::Class
+                        )
+                })
+            {
+                continue;
+            }
+            statement(b, statement_node, statement_node, container);
+        }
+    }
+}
+
+/// The name a (decorated) function or class definition defines.
+fn defined_name(b: &Builder, node: Node) -> Option<String> {
+    let definition = if node.kind() == "decorated_definition" {
+        node.child_by_field_name("definition")?
+    } else {
+        node
+    };
+    matches!(
+        definition.kind(),
+        "function_definition" | "class_definition"
+    )
+    .then(|| definition.child_by_field_name("name"))
+    .flatten()
+    .map(|n| b.text(n).to_string())
 }

@@ -224,6 +224,16 @@ fn item(b: &mut Builder, node: Node, scope: Scope) {
             items(b, body, member);
         }
         "impl_item" => impl_block(b, node, scope),
+        "macro_invocation" => macro_items(b, node, scope),
+        // `name![ .. ];` at item level.
+        "expression_statement" => {
+            if let Some(invocation) = named_children(node)
+                .into_iter()
+                .find(|c| c.kind() == "macro_invocation")
+            {
+                macro_items(b, invocation, scope);
+            }
+        }
         "const_item" => named_item(b, node, scope, SymbolKind::Constant),
         "static_item" => named_item(b, node, scope, SymbolKind::Static),
         "type_item" => named_item(b, node, scope, SymbolKind::TypeAlias),
@@ -363,4 +373,46 @@ fn impl_block(b: &mut Builder, node: Node, scope: Scope) {
             declaration.receiver = Some(self_type.clone());
         }
     }
+}
+
+/// Items a macro invocation at item level spells out (syn's `ast_struct! { pub struct
+/// DeriveInput { .. } }`, quote's `__quote![ macro_rules! quote { .. } ]`, a
+/// `thread_local!` static): the macro's input, when it parses as Rust items without an error,
+/// declares them as written. The input is parsed in place — everything outside it blanked —
+/// so every offset is the file's own.
+fn macro_items(b: &mut Builder, node: Node, scope: Scope) {
+    let Some(input) = named_children(node)
+        .into_iter()
+        .find(|c| c.kind() == "token_tree")
+    else {
+        return;
+    };
+    // Inside the delimiters.
+    let (start, end) = (input.start_byte() + 1, input.end_byte().saturating_sub(1));
+    if start >= end {
+        return;
+    }
+    // The delimiters are ASCII: no character straddles the input's bounds, so blanking
+    // every byte outside it, newlines kept, leaves valid UTF-8 and every line where it was.
+    let mut blanked = b.src.as_bytes().to_vec();
+    for (at, byte) in blanked.iter_mut().enumerate() {
+        if !(start..end).contains(&at) && *byte != b'\n' {
+            *byte = b' ';
+        }
+    }
+    let mut parser = tree_sitter::Parser::new();
+    if parser
+        .set_language(&tree_sitter_rust::LANGUAGE.into())
+        .is_err()
+    {
+        return;
+    }
+    let Some(tree) = parser.parse(&blanked, None) else {
+        return;
+    };
+    let root = tree.root_node();
+    if root.has_error() || root.named_child_count() == 0 {
+        return;
+    }
+    items(b, root, scope);
 }

@@ -131,6 +131,25 @@ fn javascript_and_jsx() {
     assert!(facts.issues.is_empty(), "{:?}", facts.issues);
 }
 
+/// What a module binds under a condition it binds at module level (certifi's `where`, one
+/// definition per Python version): the first definition declares the name; `try`, `with`
+/// and a class's conditional methods likewise.
+#[test]
+fn python_names_bound_under_a_condition() {
+    let src = "import sys\n\nif sys.version_info >= (3, 11):\n    def where() -> str:\n        return 'a'\nelif sys.platform == 'x':\n    def where() -> str:\n        return 'b'\nelse:\n    LIMIT = 1\n    def where() -> str:\n        return 'c'\n\ntry:\n    from fast import parse\nexcept ImportError:\n    def parse(text):\n        return text\n\nclass Box:\n    if sys.version_info >= (3, 12):\n        def open(self):\n            pass\n";
+    let facts = extract(Language::Python, "core.py", src);
+    assert_eq!(
+        outline(&facts),
+        vec![
+            "where function true - 4-5",
+            "LIMIT variable true - 10-10",
+            "parse function true - 17-18",
+            "Box class true - 20-23",
+            "Box.open method true Box 22-23",
+        ]
+    );
+}
+
 #[test]
 fn python_declarations() {
     let src = "\"\"\"Module doc.\"\"\"\nLIMIT: int = 10\n\nclass Loader(Base):\n    \"\"\"Loads things. Fast.\"\"\"\n    kind = 'x'\n\n    @staticmethod\n    def load(path):\n        return path\n\n    def _private(self):\n        pass\n\nasync def fetch(url: str) -> bytes:\n    pass\n";
@@ -186,6 +205,27 @@ fn rust_declarations() {
         Some("Display")
     );
     assert_eq!(facts.declarations[3].signature, "pub fn new() -> Self");
+}
+
+/// Items a macro invocation spells out are declared where they are written; an input that
+/// does not parse as items (a macro's own grammar) declares nothing.
+#[test]
+fn rust_items_inside_item_level_macro_invocations() {
+    let src = "ast_struct! {\n    /// Data of a derive input.\n    pub struct DeriveInput {\n        pub ident: Ident,\n    }\n}\n\n__quote![\n    #[macro_export]\n    macro_rules! quote { () => {} }\n];\n\nbitflags! {\n    pub struct Flags: u32 { const A = 1; }\n}\n\nthread_local! { static CÅCHE: u8 = 0; }\n";
+    let facts = extract(Language::Rust, "lib.rs", src);
+    assert_eq!(
+        outline(&facts),
+        vec![
+            "DeriveInput struct true - 3-5",
+            "DeriveInput::ident field true DeriveInput 4-4",
+            "quote macro true - 10-10",
+            "CÅCHE static false - 17-17",
+        ]
+    );
+    assert_eq!(
+        facts.declarations[0].doc.as_deref(),
+        Some("Data of a derive input.")
+    );
 }
 
 #[test]
