@@ -9,7 +9,7 @@
 // kind, and a repository forwarding the name from its own barrel consumes it — a change
 // must edit that barrel.
 //
-//   node benchmarks/crossrepo/truth.mjs CORPUS [--write]   (CORPUS: .../corpus/crossrepo)
+//   node benchmarks/crossrepo/typescript/truth.mjs CORPUS [--write]   (CORPUS: .../corpus/crossrepo)
 import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
