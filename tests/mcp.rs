@@ -2173,3 +2173,54 @@ fn a_type_satisfying_an_interface_it_cannot_import_is_no_consumer() {
                 "consumers": []}})
     );
 }
+
+/// A consumer whose go.mod replaces a registered module with a fork nobody registered uses
+/// the fork: its import is a REPLACE_CONFLICT, never a consumer of the registered module,
+/// counted in graph_status and named in the completeness of the answer it could add to.
+#[test]
+fn a_replace_conflict_is_counted_and_named_where_it_hides_a_consumer() {
+    let dir = tempfile::tempdir().unwrap();
+    init(
+        dir.path(),
+        "go",
+        &[
+            ("goprovider", &exact_fixture("goprovider")),
+            ("goforked", &exact_fixture("goforked")),
+        ],
+    );
+    index_with(dir.path(), true);
+    let mut client = Client::start(dir.path());
+    let status = client.ok("graph_status", json!({}));
+    let reasons = status["results"]["unresolved_by_reason"].clone();
+    assert_eq!(
+        reasons,
+        json!([{"key": "PACKAGE_NOT_BUILDABLE", "count": 1}, {"key": "REPLACE_CONFLICT", "count": 1}])
+    );
+    let answer = client.ok(
+        "find_cross_repo_consumers",
+        json!({"qualified_name": "Total", "repository": "goprovider"}),
+    );
+    let provider = exact_fixture("goprovider");
+    let detail = format!(
+        "go.mod replaces example.com/goprovider with {}-fork, so the build does not use the registered example.com/goprovider/shapes ({})",
+        provider.display(),
+        provider.join("shapes").display()
+    );
+    // The fork's import is the blind spot; goprovider/legacy, which the build excludes,
+    // can hold no use and bounds nothing.
+    assert_eq!(
+        answer["completeness"],
+        json!({"verdict": "LOWER_BOUND",
+            "blind_spots": [{"reason": "REPLACE_CONFLICT", "repository": "goforked", "path": "forked.go", "line": 4,
+                "requested_symbol": "", "requested_package": "example.com/goprovider/shapes", "detail": detail}],
+            "unbound_uses": {"files": 1, "occurrences": 1},
+            "fallback": {"pattern": "\\bTotal\\b", "paths": [exact_fixture("goforked").join("forked.go")]}})
+    );
+    assert_eq!(
+        (
+            answer["coverage"].clone(),
+            answer["results"]["reason"].clone()
+        ),
+        (json!({"unresolved_related": 1}), json!("REPLACE_CONFLICT"))
+    );
+}

@@ -1,7 +1,7 @@
 //! What bounds an answer: the scopes the index could not read, and the `completeness` block
 //! that names them.
 
-use kivgraph_facts::{EdgeKind, Language};
+use kivgraph_facts::{EdgeKind, Language, Reason};
 use kivgraph_snapshot::{FileView, SymbolView, UnresolvedView};
 use rustc_hash::FxHashSet;
 use serde_json::{Map, Value, json};
@@ -60,6 +60,11 @@ pub fn invisible_scopes(
     let mut seen: FxHashSet<(&str, Option<&str>, &str)> = FxHashSet::default();
     let mut scopes = Vec::new();
     for u in regions {
+        // A package the configured build excludes holds no code of that build: no use can
+        // hide there (it is counted in graph_status all the same).
+        if u.reason() == Reason::PackageNotBuildable.as_str() {
+            continue;
+        }
         let Some(repository) = u.repository().map(|r| r.name()) else {
             continue;
         };
