@@ -1660,16 +1660,24 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Stored<Fact
                     .min_by_key(|s| s.span.end_byte - s.span.start_byte);
                 let (kind, span, holder) = match site {
                     // The trait named by an `impl Trait for Type` header: the syntax layer's
-                    // IMPLEMENTS from the implementing type stands (rule R5).
+                    // IMPLEMENTS from the implementing type stands (rule R5) — unless the
+                    // impl sits in a function's body, whose types are not declarations:
+                    // there the function uses the trait (below).
                     Some(site)
                         if site.kind == EdgeKind::Implements
-                            && file.file.language == Language::Rust =>
+                            && file.file.language == Language::Rust
+                            && site
+                                .enclosing
+                                .is_none_or(|i| symbols[i as usize].kind.is_container()) =>
                     {
                         continue;
                     }
                     Some(site) => {
                         // A field passed as an argument is read, not called back.
                         let kind = match site.kind {
+                            EdgeKind::Implements if file.file.language == Language::Rust => {
+                                EdgeKind::References
+                            }
                             EdgeKind::PassesAsCallback
                             | EdgeKind::AssignsFunction
                             | EdgeKind::ReturnsFunction

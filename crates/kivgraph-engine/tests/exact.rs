@@ -190,6 +190,9 @@ fn rust_references_are_resolved_by_rust_analyzer_across_repositories() {
             "REFERENCES src/lib.rs#<module> -> src/lib.rs#Reading EXACT_TYPECHECKED src/lib.rs:5",
             "REFERENCES src/lib.rs#circle_area -> core/src/shapes/circle.rs#shapes::circle::Circle EXACT_TYPECHECKED src/lib.rs:18",
             "REFERENCES src/lib.rs#summary -> core/src/shapes/square.rs#shapes::square::Square EXACT_TYPECHECKED src/lib.rs:12",
+            // An impl inside a function's body: its type is no declaration, so the
+            // function uses the trait (serde_json's deserializers' local visitors).
+            "REFERENCES src/lib.rs#unit_area -> core/src/lib.rs#Shape EXACT_TYPECHECKED src/lib.rs:28",
             "REFERENCES util/src/lib.rs#report -> core/src/shapes/square.rs#shapes::square::Square EXACT_TYPECHECKED util/src/lib.rs:10",
             "CALLS_DIRECT core/src/lib.rs#total_area -> core/src/lib.rs#Shape::area EXACT_TYPECHECKED core/src/lib.rs:22",
             "CALLS_DIRECT src/lib.rs#Reading::double -> src/lib.rs#Reading EXACT_TYPECHECKED src/lib.rs:7",

@@ -21,3 +21,14 @@ pub fn circle_area(radius: f64) -> f64 {
 pub fn gauge() -> Gauge {
     Gauge::default()
 }
+
+/// A shape declared inside a function: its impl names the trait from the function's body.
+pub fn unit_area() -> f64 {
+    struct Unit;
+    impl Shape for Unit {
+        fn area(&self) -> f64 {
+            1.0
+        }
+    }
+    Unit.area()
+}
