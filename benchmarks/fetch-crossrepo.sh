@@ -19,6 +19,21 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 base="${KIVGRAPH_CORPUS:-$HOME/.cache/kivgraph/corpus}"
 
+# Every package of a language's clusters, one line each: the fields named, in order (a
+# cluster's own field, such as `manager`, where the package has none; a list or a map of
+# pins joined by commas, `name@version` for a map).
+packages() {
+  local language="$1"; shift
+  node -e '
+    const [file, ...fields] = process.argv.slice(1);
+    const text = (v) => Array.isArray(v) ? v.join(",")
+      : v && typeof v === "object" ? Object.entries(v).map(([n, ver]) => `${n}@${ver}`).join(",")
+      : (v ?? "");
+    for (const c of require(file).clusters) for (const p of c.packages)
+      console.log(fields.map((f) => text(p[f] ?? c[f])).join(" "));
+  ' "$here/crossrepo/$language/clusters.json" "$@"
+}
+
 fetch_typescript() {
   corpus="$base/crossrepo"
   tools="$corpus/.tools"
@@ -27,10 +42,7 @@ fetch_typescript() {
     (cd "$tools" && npm i -E --silent --no-audit --no-fund pnpm@12.4.2 typescript@5.9.3 > /dev/null)
   fi
   pnpm="$tools/node_modules/.bin/pnpm"
-  node -e '
-    const clusters = require(process.argv[1]).clusters;
-    for (const c of clusters) for (const p of c.packages) console.log(c.manager, p.repository, p.spec);
-  ' "$here/crossrepo/typescript/clusters.json" | while read -r manager repository spec; do
+  packages typescript manager repository spec | while read -r manager repository spec; do
     dir="$corpus/$repository"
     [ -e "$dir/.installed" ] && continue
     rm -rf "$dir" && mkdir -p "$dir"
@@ -63,10 +75,7 @@ fetch_typescript() {
 fetch_go() {
   local corpus="$base/crossrepo-go"
   mkdir -p "$corpus/.downloads"
-  node -e '
-    for (const c of require(process.argv[1]).clusters) for (const p of c.packages)
-      console.log(p.repository, p.debian, p.import_path);
-  ' "$here/crossrepo/go/clusters.json" | while read -r repository debian import_path; do
+  packages go repository debian import_path | while read -r repository debian import_path; do
     dir="$corpus/$repository"
     [ -e "$dir/.installed" ] && continue
     (cd "$corpus/.downloads" && apt-get download -q "$debian" > /dev/null 2>&1) \
@@ -90,11 +99,7 @@ fetch_rust() {
   local corpus="$base/crossrepo-rust"
   local cargo_home="${CARGO_HOME:-$HOME/.cargo}"
   mkdir -p "$corpus/.downloads"
-  node -e '
-    for (const c of require(process.argv[1]).clusters) for (const p of c.packages)
-      console.log(p.repository, p.crate, p.version,
-        Object.entries(p.pins || {}).map(([name, version]) => `${name}@${version}`).join(","));
-  ' "$here/crossrepo/rust/clusters.json" | while read -r repository crate version pins; do
+  packages rust repository crate version pins | while read -r repository crate version pins; do
     dir="$corpus/$repository"
     [ -e "$dir/.installed" ] && continue
     local manifest="$corpus/.downloads/$crate-$version"
@@ -117,10 +122,7 @@ fetch_rust() {
 fetch_python() {
   local corpus="$base/crossrepo-python"
   mkdir -p "$corpus/.downloads"
-  node -e '
-    for (const c of require(process.argv[1]).clusters) for (const p of c.packages)
-      console.log(p.repository, p.spec, (p.pins || []).join(","));
-  ' "$here/crossrepo/python/clusters.json" | while read -r repository spec pins; do
+  packages python repository spec pins | while read -r repository spec pins; do
     dir="$corpus/$repository"
     [ -e "$dir/.installed" ] && continue
     local sdists="$corpus/.downloads/$repository"

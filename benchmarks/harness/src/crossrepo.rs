@@ -40,7 +40,7 @@ use crate::{Analyzers, corpus_dir, flag, run_index, write_config};
 /// The languages with a cross-repository corpus, in the order they are scored.
 const LANGUAGES: &[&str] = &["typescript", "go", "rust", "python"];
 
-fn benchmark_file(language: &str, name: &str) -> PathBuf {
+pub(crate) fn benchmark_file(language: &str, name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../crossrepo")
         .join(language)
@@ -48,7 +48,7 @@ fn benchmark_file(language: &str, name: &str) -> PathBuf {
 }
 
 /// Where `fetch-crossrepo.sh` puts a language's corpus.
-fn language_corpus(corpus: &Path, language: &str) -> PathBuf {
+pub(crate) fn language_corpus(corpus: &Path, language: &str) -> PathBuf {
     match language {
         "typescript" => corpus.join("crossrepo"),
         other => corpus.join(format!("crossrepo-{other}")),
@@ -56,7 +56,7 @@ fn language_corpus(corpus: &Path, language: &str) -> PathBuf {
 }
 
 /// Every package of every cluster, as registered repositories.
-fn repositories(corpus: &Path, language: &str) -> anyhow::Result<Vec<RepositoryEntry>> {
+pub(crate) fn repositories(corpus: &Path, language: &str) -> anyhow::Result<Vec<RepositoryEntry>> {
     let token = match language {
         "typescript" => LanguageToken::Typescript,
         "go" => LanguageToken::Go,

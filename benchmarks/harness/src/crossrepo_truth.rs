@@ -51,11 +51,12 @@ pub fn crossrepo_truth(args: &[String]) -> anyhow::Result<()> {
     if language != "rust" && language != "python" {
         bail!("crossrepo-truth: rust or python (go: go/truth, typescript: truth.mjs)");
     }
-    let benchmark = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../crossrepo")
-        .join(language);
-    let corpus = corpus_dir(args).join(format!("crossrepo-{language}"));
-    let repositories = registered(&benchmark.join("clusters.json"), &corpus)?;
+    let corpus = crate::crossrepo::language_corpus(&corpus_dir(args), language);
+    let repositories: BTreeMap<String, PathBuf> =
+        crate::crossrepo::repositories(&corpus, language)?
+            .into_iter()
+            .map(|entry| (entry.name, entry.path))
+            .collect();
     // The indexes are kept beside the corpus: `--reuse-index` reads them again.
     let indexes = corpus.join(".truth-indexes");
     if !(args.iter().any(|a| a == "--reuse-index") && indexes.exists()) {
@@ -83,7 +84,7 @@ pub fn crossrepo_truth(args: &[String]) -> anyhow::Result<()> {
         print_survey(&sites);
         return Ok(());
     }
-    let questions_file = benchmark.join("questions.json");
+    let questions_file = crate::crossrepo::benchmark_file(language, "questions.json");
     let mut questions: Vec<Value> =
         serde_json::from_str(&std::fs::read_to_string(&questions_file)?)?;
     for question in &mut questions {
@@ -119,29 +120,6 @@ pub fn crossrepo_truth(args: &[String]) -> anyhow::Result<()> {
         )?;
     }
     Ok(())
-}
-
-/// Repository name to checkout, for every package of every cluster.
-fn registered(clusters: &Path, corpus: &Path) -> anyhow::Result<BTreeMap<String, PathBuf>> {
-    let clusters: Value = serde_json::from_str(&std::fs::read_to_string(clusters)?)?;
-    let mut repositories = BTreeMap::new();
-    for package in clusters["clusters"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(|c| c["packages"].as_array().into_iter().flatten())
-    {
-        let name = package["repository"].as_str().context("repository")?;
-        let dir = corpus.join(name);
-        if !dir.join(".installed").exists() {
-            bail!(
-                "{} is missing: run benchmarks/fetch-crossrepo.sh rust",
-                dir.display()
-            );
-        }
-        repositories.insert(name.to_string(), dir);
-    }
-    Ok(repositories)
 }
 
 /// Copies each crate into `work` with every other registered crate patched in, and has
@@ -183,20 +161,14 @@ fn index_each_repository(
                 .current_dir(&copy)
                 .output();
         }
-        let run = Command::new(&rust_analyzer)
+        let mut command = Command::new(&rust_analyzer);
+        command
             .arg("scip")
             .arg(&copy)
             .arg("--output")
             .arg(indexes.join(format!("{name}.scip")))
-            .env("CARGO_NET_OFFLINE", "true")
-            .output()
-            .with_context(|| format!("could not start {}", rust_analyzer.display()))?;
-        if !run.status.success() {
-            bail!(
-                "rust-analyzer scip failed on {name}: {}",
-                String::from_utf8_lossy(&run.stderr)
-            );
-        }
+            .env("CARGO_NET_OFFLINE", "true");
+        run_indexer(command, &rust_analyzer)?;
         eprintln!("crossrepo-truth: indexed {name}");
     }
     Ok(())
@@ -269,7 +241,8 @@ fn index_python_projects(
     let environment = work.join("environment.json");
     std::fs::write(&environment, "[]")?;
     let scip_python = analyzers_dir().join("node_modules/.bin/scip-python");
-    let run = Command::new(&scip_python)
+    let mut command = Command::new(&scip_python);
+    command
         .arg("index")
         .arg("--cwd")
         .arg(&project)
@@ -282,12 +255,19 @@ fn index_python_projects(
         .arg("0")
         .arg("--environment")
         .arg(&environment)
-        .arg(&project)
+        .arg(&project);
+    run_indexer(command, &scip_python)
+}
+
+/// Runs an indexer to its end; its stderr is the error when it fails.
+fn run_indexer(mut command: Command, program: &Path) -> anyhow::Result<()> {
+    let run = command
         .output()
-        .with_context(|| format!("could not start {}", scip_python.display()))?;
+        .with_context(|| format!("could not start {}", program.display()))?;
     if !run.status.success() {
         bail!(
-            "scip-python failed: {}",
+            "{} failed: {}",
+            program.display(),
             String::from_utf8_lossy(&run.stderr)
         );
     }
