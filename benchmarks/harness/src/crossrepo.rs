@@ -192,6 +192,7 @@ pub fn crossrepo_benchmark(args: &[String]) -> anyhow::Result<()> {
                 entries.len()
             );
             let mut client = McpClient::start(binary, &config)?;
+            analyzers_present(&mut client)?;
             let report = score(&mut client, &checkouts, &questions, None)?;
             reports.insert(
                 label.to_string(),
@@ -208,5 +209,20 @@ pub fn crossrepo_benchmark(args: &[String]) -> anyhow::Result<()> {
         "{}",
         serde_json::to_string_pretty(&Value::Object(by_language))?
     );
+    Ok(())
+}
+
+/// Refuses a graph whose exact analyzers were not found: it would score the syntax layer as
+/// if it were the product (set `KIVGRAPH_ANALYZERS_DIR`, run `scripts/setup-analyzers.sh`).
+fn analyzers_present(client: &mut McpClient) -> anyhow::Result<()> {
+    let listed: Value =
+        serde_json::from_str(&client.call("list_repositories", json!({"limit": 500}))?)?;
+    for repository in listed["results"].as_array().into_iter().flatten() {
+        for analyzer in repository["analyzers"].as_array().into_iter().flatten() {
+            if let Some(absent) = analyzer["absent"].as_str() {
+                bail!("{}: {absent}", repository["name"]);
+            }
+        }
+    }
     Ok(())
 }
