@@ -1541,6 +1541,7 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Stored<Fact
     };
     let by_key: BTreeMap<StableKey, &SymbolFact> =
         declared.symbols.iter().map(|s| (s.key, s)).collect();
+    let syntax_implements = syntax_implements(&syntax);
     // Built on the first use of a registered package's artifact: it reads every
     // repository's manifests.
     let placer_cell = std::cell::OnceCell::new();
@@ -1660,24 +1661,52 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Stored<Fact
                     .min_by_key(|s| s.span.end_byte - s.span.start_byte);
                 let (kind, span, holder) = match site {
                     // The trait named by an `impl Trait for Type` header: the syntax layer's
-                    // IMPLEMENTS from the implementing type stands (rule R5) — unless the
-                    // impl sits in a function's body, whose types are not declarations:
-                    // there the function uses the trait (below).
+                    // IMPLEMENTS from the implementing type stands where it reached the
+                    // analyzer's trait (rule R5).
                     Some(site)
                         if site.kind == EdgeKind::Implements
                             && file.file.language == Language::Rust
-                            && site
-                                .enclosing
-                                .is_none_or(|i| symbols[i as usize].kind.is_container()) =>
+                            && targets.iter().any(|target| {
+                                syntax_implements.contains(&(
+                                    repository.as_str(),
+                                    path.as_str(),
+                                    site.span,
+                                    *target,
+                                ))
+                            }) =>
                     {
                         continue;
+                    }
+                    // Where it did not (a trait through another crate's re-export), the
+                    // analyzer's: from the implementing type, or, when the impl sits in a
+                    // function's body (its type no declaration), the function uses the trait.
+                    Some(site)
+                        if site.kind == EdgeKind::Implements
+                            && file.file.language == Language::Rust =>
+                    {
+                        let implementer = site.implementer.as_deref().and_then(|name| {
+                            holders.iter().find(|s| {
+                                s.name == name && s.parent.is_none() && s.kind.is_container()
+                            })
+                        });
+                        match implementer {
+                            Some(ty)
+                                if site
+                                    .enclosing
+                                    .is_none_or(|i| symbols[i as usize].kind.is_container()) =>
+                            {
+                                (EdgeKind::Implements, site.span, Some(ty.key))
+                            }
+                            _ => (
+                                EdgeKind::References,
+                                site.span,
+                                site.enclosing.map(|i| symbols[i as usize].key),
+                            ),
+                        }
                     }
                     Some(site) => {
                         // A field passed as an argument is read, not called back.
                         let kind = match site.kind {
-                            EdgeKind::Implements if file.file.language == Language::Rust => {
-                                EdgeKind::References
-                            }
                             EdgeKind::PassesAsCallback
                             | EdgeKind::AssignsFunction
                             | EdgeKind::ReturnsFunction
@@ -1757,6 +1786,25 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Stored<Fact
     let mut facts = layer.over(&syntax);
     facts.unresolved.extend(not_loaded);
     Stored::new(facts)
+}
+
+/// Where the syntax layer's IMPLEMENTS stand: `(repository, path, span, trait)` of each.
+fn syntax_implements(syntax: &FactSet) -> BTreeSet<(&str, &str, LineSpan, StableKey)> {
+    let at: BTreeMap<StableKey, &Evidence> = syntax.evidence.iter().map(|e| (e.key, e)).collect();
+    syntax
+        .edges
+        .iter()
+        .filter(|e| e.kind == EdgeKind::Implements && e.provenance == Provenance::TreeSitterSyntax)
+        .filter_map(|e| {
+            let evidence = at.get(&e.evidence?)?;
+            Some((
+                evidence.repository.as_str(),
+                evidence.file_path.as_str(),
+                evidence.span,
+                e.target,
+            ))
+        })
+        .collect()
 }
 
 /// For each `(symbol, related)` relationship of analyzer symbols, this package's declaration
