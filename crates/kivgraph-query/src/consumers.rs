@@ -279,9 +279,11 @@ fn consumers<'a>(
         .filter(|edge| edge.kind().is_reference())
         .filter_map(|edge| {
             let holder = Holder::of(published, edge.source())?;
-            // A type that satisfies an interface its repository cannot import (Go's implicit
-            // implements) relies on nothing of it: a relation, not a consumer.
-            let structural = matches!(edge.kind(), EdgeKind::Implements | EdgeKind::Overrides);
+            // A Go type that satisfies an interface its repository cannot import (implements
+            // is implicit in Go) relies on nothing of it: a relation, not a consumer. Every
+            // other language names what it implements.
+            let structural = matches!(edge.kind(), EdgeKind::Implements | EdgeKind::Overrides)
+                && holder.file().language() == Language::Go;
             (holder.repository() != home
                 && (!structural || reach.repository(holder.file().repository().index)))
             .then_some(Consumer::Use { holder, edge })
