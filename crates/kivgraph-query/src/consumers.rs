@@ -279,14 +279,21 @@ fn consumers<'a>(
         .filter(|edge| edge.kind().is_reference())
         .filter_map(|edge| {
             let holder = Holder::of(published, edge.source())?;
+            let structural = matches!(edge.kind(), EdgeKind::Implements | EdgeKind::Overrides);
             // A Go type that satisfies an interface its repository cannot import (implements
             // is implicit in Go) relies on nothing of it: a relation, not a consumer. Every
-            // other language names what it implements.
-            let structural = matches!(edge.kind(), EdgeKind::Implements | EdgeKind::Overrides)
-                && holder.file().language() == Language::Go;
-            (holder.repository() != home
-                && (!structural || reach.repository(holder.file().repository().index)))
-            .then_some(Consumer::Use { holder, edge })
+            // other language names what it implements, where the impl is written: an impl
+            // the subject's own repository writes for another's type (quote's `impl ToTokens
+            // for proc_macro2::Ident`) is that repository's code, not a consumer's.
+            let consumes = !structural
+                || if holder.file().language() == Language::Go {
+                    reach.repository(holder.file().repository().index)
+                } else {
+                    edge.evidence()
+                        .and_then(|e| e.file())
+                        .is_none_or(|file| file.repository().name() != home)
+                };
+            (holder.repository() != home && consumes).then_some(Consumer::Use { holder, edge })
         })
         .collect();
     let package = subject.package();
