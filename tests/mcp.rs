@@ -1917,6 +1917,19 @@ fn the_standard_library_is_a_derived_provider_withheld_unless_asked() {
 }
 
 /// A repository of `testdata/exact`, by its directory's name.
+/// The exact fixtures named, registered as repositories of `language` and indexed with the
+/// installed analyzers.
+fn index_exact_fixtures(dir: &Path, language: &str, names: &[&str]) {
+    let paths: Vec<_> = names.iter().map(|name| exact_fixture(name)).collect();
+    let repositories: Vec<(&str, &Path)> = names
+        .iter()
+        .zip(&paths)
+        .map(|(name, path)| (*name, path.as_path()))
+        .collect();
+    init(dir, language, &repositories);
+    reindex(dir);
+}
+
 fn exact_fixture(name: &str) -> std::path::PathBuf {
     fixtures()
         .join("../exact")
@@ -2022,15 +2035,7 @@ fn go_files_are_those_the_configured_build_compiles() {
 #[test]
 fn a_pinned_rust_dependency_is_answered_from_the_registered_source() {
     let dir = tempfile::tempdir().unwrap();
-    init(
-        dir.path(),
-        "rust",
-        &[
-            ("rsitoanext", &exact_fixture("rsitoanext")),
-            ("rspinned", &exact_fixture("rspinned")),
-        ],
-    );
-    reindex(dir.path());
+    index_exact_fixtures(dir.path(), "rust", &["rsitoanext", "rspinned"]);
     let mut client = Client::start(dir.path());
     let consumers = client.ok(
         "find_cross_repo_consumers",
@@ -2180,15 +2185,7 @@ fn a_type_satisfying_an_interface_it_cannot_import_is_no_consumer() {
 #[test]
 fn a_replace_conflict_is_counted_and_named_where_it_hides_a_consumer() {
     let dir = tempfile::tempdir().unwrap();
-    init(
-        dir.path(),
-        "go",
-        &[
-            ("goprovider", &exact_fixture("goprovider")),
-            ("goforked", &exact_fixture("goforked")),
-        ],
-    );
-    index_with(dir.path(), true);
+    index_exact_fixtures(dir.path(), "go", &["goprovider", "goforked"]);
     let mut client = Client::start(dir.path());
     let status = client.ok("graph_status", json!({}));
     let reasons = status["results"]["unresolved_by_reason"].clone();

@@ -378,8 +378,7 @@ fn impl_block(b: &mut Builder, node: Node, scope: Scope) {
 /// Items a macro invocation at item level spells out (syn's `ast_struct! { pub struct
 /// DeriveInput { .. } }`, quote's `__quote![ macro_rules! quote { .. } ]`, a
 /// `thread_local!` static): the macro's input, when it parses as Rust items without an error,
-/// declares them as written. The input is parsed in place — everything outside it blanked —
-/// so every offset is the file's own.
+/// declares them as written.
 fn macro_items(b: &mut Builder, node: Node, scope: Scope) {
     let Some(input) = named_children(node)
         .into_iter()
@@ -387,27 +386,28 @@ fn macro_items(b: &mut Builder, node: Node, scope: Scope) {
     else {
         return;
     };
-    // Inside the delimiters.
-    let (start, end) = (input.start_byte() + 1, input.end_byte().saturating_sub(1));
-    if start >= end {
+    // Inside the delimiters, parsed alone but in place: tree-sitter reads only that range
+    // of the file, so every offset is the file's own and the file is not copied.
+    let start = input.start_position();
+    let end = input.end_position();
+    let range = tree_sitter::Range {
+        start_byte: input.start_byte() + 1,
+        end_byte: input.end_byte().saturating_sub(1),
+        start_point: tree_sitter::Point::new(start.row, start.column + 1),
+        end_point: tree_sitter::Point::new(end.row, end.column.saturating_sub(1)),
+    };
+    if range.start_byte >= range.end_byte {
         return;
-    }
-    // The delimiters are ASCII: no character straddles the input's bounds, so blanking
-    // every byte outside it, newlines kept, leaves valid UTF-8 and every line where it was.
-    let mut blanked = b.src.as_bytes().to_vec();
-    for (at, byte) in blanked.iter_mut().enumerate() {
-        if !(start..end).contains(&at) && *byte != b'\n' {
-            *byte = b' ';
-        }
     }
     let mut parser = tree_sitter::Parser::new();
     if parser
         .set_language(&tree_sitter_rust::LANGUAGE.into())
         .is_err()
+        || parser.set_included_ranges(&[range]).is_err()
     {
         return;
     }
-    let Some(tree) = parser.parse(&blanked, None) else {
+    let Some(tree) = parser.parse(b.src, None) else {
         return;
     };
     let root = tree.root_node();
