@@ -194,6 +194,11 @@ pub struct UnitAnalysis {
     /// source for, as a developer working on both would `[patch]` them (Rust).
     #[serde(default)]
     pub patched: Vec<String>,
+    /// `(repository, path)` of the unit's own files no crate of its build includes (a module
+    /// behind an inactive feature or `cfg`, a file no module declares): code the configured
+    /// build does not compile, so what it spells is no use (Rust).
+    #[serde(default)]
+    pub not_built: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -766,7 +771,12 @@ fn analyse_rust(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysis> {
         .map(|i| i.patched.clone())
         .unwrap_or_default();
     let identity = analyzer.toolchain.identity();
+    let indexed: BTreeSet<String> = index
+        .iter()
+        .flat_map(|i| i.documents.iter().map(|d| d.relative_path.clone()))
+        .collect();
     let mut analysis = group_analysis(db, repository, identity, index, &own, &symbols);
+    analysis.not_built = files_not_built(db, members, &indexed, &analysis.skipped_files);
     analysis.patched = patched
         .iter()
         .filter(|(package, ..)| patched_packages.contains(package))
@@ -778,6 +788,39 @@ fn analyse_rust(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysis> {
         })
         .collect();
     Some(analysis)
+}
+
+/// The Rust files of a group's crates that rust-analyzer left out of its index although it
+/// loaded the crate (it indexed another file of it): every file a crate of the configured
+/// build includes is a document, even one with nothing in it, so the rest is code that
+/// build does not compile. A crate with no document at all was not loaded, which the
+/// unit's failure says; a file the analyzer crashed on is not left out by the build.
+fn files_not_built(
+    db: &dyn Db,
+    members: &[PackageInput],
+    indexed: &BTreeSet<String>,
+    skipped: &[(String, String)],
+) -> Vec<(String, String)> {
+    let mut not_built = Vec::new();
+    for package in members {
+        let files: Vec<_> = package
+            .files(db)
+            .iter()
+            .filter(|f| f.language(db) == Language::Rust)
+            .collect();
+        if !files.iter().any(|f| indexed.contains(f.path(db))) {
+            continue;
+        }
+        not_built.extend(
+            files
+                .iter()
+                .map(|f| (f.repository(db).clone(), f.path(db).clone()))
+                .filter(|(_, path)| !indexed.contains(path))
+                .filter(|file| !skipped.contains(file)),
+        );
+    }
+    not_built.sort();
+    not_built
 }
 
 /// A Rust or Go unit's answer: the analyzer's index joined with the group's declarations,
@@ -1559,6 +1602,13 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Stored<Fact
         })
     };
     for unit in &units {
+        layer.not_built.extend(
+            syntax
+                .files
+                .iter()
+                .map(|f| (f.repository.clone(), f.path.clone()))
+                .filter(|file| unit.not_built.binary_search(file).is_ok()),
+        );
         for file in &files {
             let (repository, path) = (&file.file.repository, &file.file.path);
             let symbols =
@@ -1777,6 +1827,7 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Stored<Fact
     let mut not_loaded = unreadable_scopes(&syntax, &units);
     not_loaded.extend(unbuildable_directories(db, package, &units));
     if layer.decided.is_empty()
+        && layer.not_built.is_empty()
         && layer.owed_nothing.is_empty()
         && layer.holes.is_empty()
         && not_loaded.is_empty()
@@ -2074,6 +2125,9 @@ struct Layer {
     owed_nothing: BTreeMap<(String, String), BTreeMap<String, u32>>,
     /// Uses the analyzer resolved into something the graph holds another version of.
     holes: Vec<UnresolvedReference>,
+    /// `(repository, path)` of files the analysed build does not compile: their
+    /// declarations stay (another build may compile them), what they spell is no use.
+    not_built: BTreeSet<(String, String)>,
 }
 
 impl Layer {
@@ -2125,12 +2179,16 @@ impl Layer {
     /// binds the names it brings.
     fn over(self, syntax: &FactSet) -> FactSet {
         let mut facts = syntax.clone();
+        let not_built = |repository: &String, path: &String| {
+            self.not_built.contains(&(repository.clone(), path.clone()))
+        };
         let decided_evidence: BTreeSet<StableKey> = facts
             .evidence
             .iter()
             .filter(|e| {
                 self.decided
                     .contains(&(e.repository.clone(), e.file_path.clone(), e.span))
+                    || not_built(&e.repository, &e.file_path)
             })
             .map(|e| e.key)
             .collect();
@@ -2142,6 +2200,7 @@ impl Layer {
         facts
             .unresolved
             .retain(|row| match (&row.file_path, row.span) {
+                (Some(path), _) if not_built(&row.repository, path) => false,
                 (Some(path), Some(span)) => {
                     !self
                         .decided
@@ -2150,6 +2209,10 @@ impl Layer {
                 _ => true,
             });
         for file in &mut facts.files {
+            if not_built(&file.repository, &file.path) {
+                file.mentions.clear();
+                continue;
+            }
             let at = (file.repository.clone(), file.path.clone());
             let Some(owed_nothing) = self.owed_nothing.get(&at) else {
                 continue;

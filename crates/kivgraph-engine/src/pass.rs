@@ -155,6 +155,9 @@ pub struct AnalyzerRun {
     /// `unit: package from repository` for each dependency a unit was loaded against a
     /// registered source for.
     pub patched: Vec<String>,
+    /// `unit: how many files, e.g. one` per unit whose build leaves some of its own
+    /// files out (Rust: a module behind an inactive feature or `cfg`).
+    pub not_built: Vec<String>,
 }
 
 /// What a pass produced.
@@ -576,6 +579,7 @@ impl Engine {
             units: 0,
             failures: Vec::new(),
             patched: Vec::new(),
+            not_built: Vec::new(),
             absent: options
                 .absent
                 .iter()
@@ -605,6 +609,7 @@ impl Engine {
                         .collect(),
                     absent: None,
                     patched: Vec::new(),
+                    not_built: Vec::new(),
                 });
             }
         }
@@ -679,6 +684,12 @@ impl Engine {
                 }
                 run.patched
                     .extend(unit.patched.iter().map(|p| format!("{label}: {p}")));
+                if let Some((_, example)) = unit.not_built.first() {
+                    run.not_built.push(format!(
+                        "{label}: {} of its files no crate of the configured build compiles (a module behind an inactive feature or cfg, or one no module declares), e.g. {example}",
+                        unit.not_built.len()
+                    ));
+                }
             }
             runs.push(run);
         }

@@ -980,3 +980,77 @@ fn a_configured_indexer_reaches_another_repository_through_the_symbols_it_shares
         ]
     );
 }
+
+/// A module behind a feature the configured build leaves off (`rsfeatures`' `extras`) is
+/// code that build does not compile: its declarations stay in the graph (another build may
+/// compile them), what it spells is no use — no edge, no hole, nothing in the census — and
+/// the pass says how many files that is. Activating the feature (`rust.features`) makes its
+/// uses exact edges.
+#[test]
+fn a_module_behind_an_inactive_feature_is_not_the_builds_code() {
+    let fixtures = ["rsprovider", "rsfeatures"];
+    let from_fixture = |facts: &FactSet| -> Vec<String> {
+        all_relations(facts)
+            .into_iter()
+            .filter(|r| r.split(' ').nth(1).is_some_and(|s| s.starts_with("src/")))
+            .collect()
+    };
+    let metric = [
+        "IMPORTS_SYMBOL src/metric.rs#<module> -> core/src/shapes/square.rs#shapes::square::Square EXACT_TYPECHECKED src/metric.rs:1",
+        "REFERENCES src/metric.rs#metric::square_area -> core/src/lib.rs#Shape EXACT_TYPECHECKED src/metric.rs:5",
+        "REFERENCES src/metric.rs#metric::square_area -> core/src/shapes/square.rs#shapes::square::Square EXACT_TYPECHECKED src/metric.rs:5",
+        "CALLS_DIRECT src/metric.rs#metric::square_area -> core/src/shapes/square.rs#shapes::square::Square::area EXACT_TYPECHECKED src/metric.rs:5",
+        "CALLS_DIRECT src/metric.rs#metric::square_area -> core/src/shapes/square.rs#shapes::square::Square::new EXACT_TYPECHECKED src/metric.rs:5",
+    ];
+    let facts = index(&fixtures, LanguageToken::Rust);
+    assert_eq!(from_fixture(&facts), metric);
+    assert!(
+        facts
+            .symbols
+            .iter()
+            .any(|s| s.file_path == "src/extras.rs" && s.name == "circles")
+    );
+    let extras = facts
+        .files
+        .iter()
+        .find(|f| f.path == "src/extras.rs")
+        .unwrap();
+    assert_eq!(extras.mentions, vec![]);
+    assert!(
+        !unresolved_rows(&facts)
+            .iter()
+            .any(|r| r.contains("src/extras.rs"))
+    );
+    let edited = Edited::new(&fixtures, LanguageToken::Rust);
+    let runs = edited
+        .engine
+        .analyzer_runs("rsfeatures", &analyzers(edited.scratch.path()));
+    assert_eq!(
+        runs[0].not_built,
+        [
+            ".: 1 of its files no crate of the configured build compiles (a module behind an inactive feature or cfg, or one no module declares), e.g. src/extras.rs"
+        ]
+    );
+
+    let scratch = tempfile::tempdir().unwrap();
+    let mut options = analyzers(scratch.path());
+    options.rust.as_mut().unwrap().settings.features = vec!["extras".into()];
+    let facts = index_at(&exact_fixtures(), &fixtures, LanguageToken::Rust, options);
+    let (extras, rest): (Vec<String>, Vec<String>) = from_fixture(&facts)
+        .into_iter()
+        .partition(|r| r.contains(" src/extras.rs#"));
+    assert_eq!(rest, metric);
+    assert_eq!(
+        extras,
+        [
+            "IMPORTS_SYMBOL src/extras.rs#<module> -> core/src/lib.rs#Shape EXACT_TYPECHECKED src/extras.rs:1",
+            "IMPORTS_SYMBOL src/extras.rs#<module> -> core/src/lib.rs#total_area EXACT_TYPECHECKED src/extras.rs:1",
+            "IMPORTS_SYMBOL src/extras.rs#<module> -> core/src/shapes/circle.rs#shapes::circle::Circle EXACT_TYPECHECKED src/extras.rs:1",
+            "REFERENCES src/extras.rs#extras::circles -> core/src/shapes/circle.rs#shapes::circle::Circle EXACT_TYPECHECKED src/extras.rs:7",
+            "CALLS_DIRECT src/extras.rs#extras::circles -> core/src/lib.rs#total_area EXACT_TYPECHECKED src/extras.rs:9",
+            "CALLS_DIRECT src/extras.rs#extras::circles -> core/src/shapes/circle.rs#shapes::circle::Circle::new EXACT_TYPECHECKED src/extras.rs:7",
+            "TYPE_USES src/extras.rs#extras::circles -> core/src/lib.rs#Shape EXACT_TYPECHECKED src/extras.rs:5",
+            "TYPE_USES src/extras.rs#extras::circles -> core/src/lib.rs#Shape EXACT_TYPECHECKED src/extras.rs:7",
+        ]
+    );
+}

@@ -88,6 +88,9 @@ pub(crate) fn row(state: &kivgraph_store::RepositoryState) -> Value {
                 if !a.patched.is_empty() {
                     entry.insert("patched".into(), json!(a.patched));
                 }
+                if !a.not_built.is_empty() {
+                    entry.insert("not_built".into(), json!(a.not_built));
+                }
                 if let Some(absent) = &a.absent {
                     entry.insert("absent".into(), json!(absent));
                 }

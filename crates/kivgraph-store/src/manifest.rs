@@ -96,6 +96,10 @@ pub struct AnalyzerState {
     /// registered source for (a `[patch]` over its lockfile's release).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub patched: Vec<String>,
+    /// `unit: how many files, e.g. one` per unit whose build leaves some of its own files
+    /// out: in the graph as declarations, their uses are not the build's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_built: Vec<String>,
 }
 
 impl AnalyzerState {

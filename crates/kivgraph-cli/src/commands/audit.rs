@@ -320,7 +320,7 @@ fn last_pass_findings(
     let Some(state) = manifest.repositories.iter().find(|r| r.name == entry.name) else {
         return Vec::new();
     };
-    state
+    let mut findings: Vec<Finding> = state
         .analyzers
         .iter()
         .flat_map(|analyzer| {
@@ -329,7 +329,19 @@ fn last_pass_findings(
                 failure_finding(entry, &analyzer.language, generation, failure, cargo_asked)
             })
         })
-        .collect()
+        .collect();
+    // The Rust files the configured features and cfgs leave out: declarations in the
+    // graph, uses not, by the configuration's choice.
+    for not_built in state.analyzers.iter().flat_map(|a| &a.not_built) {
+        findings.push(Finding {
+            code: "RUST_FILES_NOT_BUILT",
+            severity: Severity::Note,
+            message: not_built.clone(),
+            path: None,
+            remedy: json!({"kind": "config", "file": "config.yaml", "key": "rust.features", "detail": "activate the features whose modules should count as used code (or rust.all_features: true)"}),
+        });
+    }
+    findings
 }
 
 /// One failure an analyzer recorded (`WORKSPACE_NOT_LOADED root: why`,

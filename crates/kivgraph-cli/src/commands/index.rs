@@ -164,6 +164,7 @@ fn index(args: &IndexArgs) -> anyhow::Result<serde_json::Value> {
                     failures: run.failures.clone(),
                     absent: run.absent.clone(),
                     patched: run.patched.clone(),
+                    not_built: run.not_built.clone(),
                 })
                 .collect();
             let exact = |language: Language| {
@@ -251,6 +252,7 @@ fn index(args: &IndexArgs) -> anyhow::Result<serde_json::Value> {
                     "failures": a.failures,
                     "absent": a.absent,
                     "patched": a.patched,
+                    "not_built": a.not_built,
                 })).collect::<Vec<_>>(),
             })
         })
