@@ -54,6 +54,16 @@ impl RustSettings {
         RustSettings::of(&defaults, target_directory, defaults.sysroot.clone())
     }
 
+    /// The `--cfg` values the analysis sets besides features and the target:
+    /// rust-analyzer's own defaults, which `rust.cfgs` adds to. Without `miri`, the
+    /// standard library's intrinsics cost the analysis ten times as long (over ten minutes
+    /// for `library/`, 22 s with it).
+    pub fn analyzed_cfgs(&self) -> Vec<String> {
+        let mut cfgs = vec!["debug_assertions".to_string(), "miri".to_string()];
+        cfgs.extend(self.cfgs.iter().cloned());
+        cfgs
+    }
+
     /// rust-analyzer's configuration object for these settings; cargo runs with
     /// `cargo_home` as its `CARGO_HOME` when one is given.
     fn analyzer_config(&self, cargo_home: Option<&Path>) -> serde_json::Value {
@@ -81,11 +91,7 @@ impl RustSettings {
             "none" => serde_json::Value::Null,
             other => other.into(),
         };
-        // rust-analyzer's own defaults, which `rust.cfgs` adds to. Without `miri`, the
-        // standard library's intrinsics cost the analysis ten times as long (over ten
-        // minutes for `library/`, 22 s with it).
-        let mut cfgs = vec!["debug_assertions".to_string(), "miri".to_string()];
-        cfgs.extend(self.cfgs.iter().cloned());
+        let cfgs = self.analyzed_cfgs();
         serde_json::json!({
             "cargo": {
                 "features": features,
@@ -211,9 +217,7 @@ impl Toolchain {
             None => said,
         };
         for document in &mut index.documents {
-            if !root.is_empty() {
-                document.relative_path = format!("{root}/{}", document.relative_path);
-            }
+            document.relative_path = join_root(root, &document.relative_path);
         }
         let at = if root.is_empty() { "." } else { root };
         index.not_loaded = metadata_failures(&said)
@@ -221,39 +225,37 @@ impl Toolchain {
             .map(|failure| format!("{at}: {failure}"))
             .collect();
         index.patched = patches.iter().map(|(package, _)| package.clone()).collect();
+        index.member_features = member_features(
+            settings,
+            &directory,
+            work.path(),
+            patched.as_ref().map(|p| p.cargo_home.as_path()),
+        )
+        .into_iter()
+        .map(|(member, features)| (join_root(root, &member), features))
+        .collect();
         Ok(index)
+    }
+}
+
+/// A path relative to the workspace at `root` (relative to the repository), made relative to
+/// the repository.
+fn join_root(root: &str, path: &str) -> String {
+    match (root.is_empty(), path.is_empty()) {
+        (true, _) => path.to_string(),
+        (false, true) => root.to_string(),
+        (false, false) => format!("{root}/{path}"),
     }
 }
 
 /// Whether cargo resolves the Cargo workspace at `workspace` without the network, asked as
 /// rust-analyzer asks it in a pass (`cargo metadata --offline`): `Err` with what cargo said
 /// when it cannot, `Ok` when it can or when cargo cannot be started (nothing to say then).
-/// The lockfile cargo would write goes to scratch space (a copy of the workspace's own), so
-/// nothing is written inside the repository.
 pub fn cargo_resolves_offline(workspace: &Path, scratch: &Path) -> Result<(), String> {
     let Ok(work) = scratch_directory(scratch, "cargo-metadata-") else {
         return Ok(());
     };
-    let lockfile = work.path().join("Cargo.lock");
-    // A workspace without a lockfile of its own has one resolved, in scratch.
-    let _ = std::fs::copy(workspace.join("Cargo.lock"), &lockfile);
-    let output = Command::new("cargo")
-        .args([
-            "metadata",
-            "-Zlockfile-path",
-            "--offline",
-            "--format-version",
-            "1",
-        ])
-        .arg("--manifest-path")
-        .arg(workspace.join("Cargo.toml"))
-        // `-Zlockfile-path` is how rust-analyzer keeps cargo's lockfile out of a workspace
-        // on a stable toolchain; the compiler's cached answers go to scratch too.
-        .env("__CARGO_TEST_CHANNEL_OVERRIDE_DO_NOT_USE_THIS", "nightly")
-        .env("CARGO_RESOLVER_LOCKFILE_PATH", &lockfile)
-        .env("CARGO_TARGET_DIR", work.path().join("target"))
-        .current_dir(work.path())
-        .output();
+    let output = cargo_metadata(workspace, work.path(), &["--offline".to_string()], None);
     match output {
         Ok(output) if !output.status.success() => {
             let said = String::from_utf8_lossy(&output.stderr);
@@ -267,6 +269,108 @@ pub fn cargo_resolves_offline(workspace: &Path, scratch: &Path) -> Result<(), St
         }
         _ => Ok(()),
     }
+}
+
+/// `cargo metadata --format-version 1` of the Cargo workspace at `workspace`, with
+/// `arguments` and `cargo_home` as its `CARGO_HOME` when one is given. The lockfile cargo
+/// would write goes to `work` (a copy of the workspace's own), and the compiler's cached
+/// answers too, so nothing is written inside the repository.
+fn cargo_metadata(
+    workspace: &Path,
+    work: &Path,
+    arguments: &[String],
+    cargo_home: Option<&Path>,
+) -> std::io::Result<std::process::Output> {
+    let lockfile = work.join("Cargo.lock");
+    // A workspace without a lockfile of its own has one resolved, in scratch.
+    let _ = std::fs::copy(workspace.join("Cargo.lock"), &lockfile);
+    let mut command = Command::new("cargo");
+    command
+        .args(["metadata", "-Zlockfile-path", "--format-version", "1"])
+        .args(arguments)
+        .arg("--manifest-path")
+        .arg(workspace.join("Cargo.toml"))
+        // `-Zlockfile-path` is how rust-analyzer keeps cargo's lockfile out of a workspace
+        // on a stable toolchain.
+        .env("__CARGO_TEST_CHANNEL_OVERRIDE_DO_NOT_USE_THIS", "nightly")
+        .env("CARGO_RESOLVER_LOCKFILE_PATH", &lockfile)
+        .env("CARGO_TARGET_DIR", work.join("target"))
+        .current_dir(work);
+    if let Some(home) = cargo_home {
+        command.env("CARGO_HOME", home);
+    }
+    command.output()
+}
+
+/// The features cargo activates for each member of the Cargo workspace at `workspace` under
+/// `settings` — the resolve of `cargo metadata`, unified over the workspace as rust-analyzer
+/// reads it: `(member directory relative to the workspace, features)`, sorted. Empty when
+/// cargo cannot say (a dependency missing offline): then no feature is known to be off.
+fn member_features(
+    settings: &RustSettings,
+    workspace: &Path,
+    work: &Path,
+    cargo_home: Option<&Path>,
+) -> Vec<(String, Vec<String>)> {
+    let mut arguments = Vec::new();
+    if !settings.allow_network {
+        arguments.push("--offline".to_string());
+    }
+    if settings.all_features {
+        arguments.push("--all-features".to_string());
+    } else if !settings.features.is_empty() {
+        arguments.push(format!("--features={}", settings.features.join(",")));
+    }
+    if settings.no_default_features {
+        arguments.push("--no-default-features".to_string());
+    }
+    let Ok(output) = cargo_metadata(workspace, work, &arguments, cargo_home) else {
+        return Vec::new();
+    };
+    if !output.status.success() {
+        return Vec::new();
+    }
+    let Ok(metadata) = serde_json::from_slice::<serde_json::Value>(&output.stdout) else {
+        return Vec::new();
+    };
+    let root = metadata["workspace_root"].as_str().map(PathBuf::from);
+    let directories: std::collections::BTreeMap<&str, PathBuf> = metadata["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|p| {
+            let manifest = Path::new(p["manifest_path"].as_str()?);
+            Some((p["id"].as_str()?, manifest.parent()?.to_path_buf()))
+        })
+        .collect();
+    let members: std::collections::BTreeSet<&str> = metadata["workspace_members"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|id| id.as_str())
+        .collect();
+    let mut features: Vec<(String, Vec<String>)> = metadata["resolve"]["nodes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|node| {
+            let id = node["id"].as_str()?;
+            if !members.contains(id) {
+                return None;
+            }
+            let directory = directories.get(id)?.strip_prefix(root.as_ref()?).ok()?;
+            let mut on: Vec<String> = node["features"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|f| Some(f.as_str()?.to_string()))
+                .collect();
+            on.sort();
+            Some((directory.to_string_lossy().into_owned(), on))
+        })
+        .collect();
+    features.sort();
+    features
 }
 
 /// The `cargo metadata` failures rust-analyzer logged: it then loads the workspace's own

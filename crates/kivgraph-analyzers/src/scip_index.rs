@@ -28,6 +28,11 @@ pub struct ScipIndex {
     /// package name: what the answers say of them is that source's, not the lockfile's
     /// release.
     pub patched: Vec<String>,
+    /// Rust: `(crate directory relative to the repository, features)` for each member of
+    /// the loaded workspace, as cargo resolved them for the load; empty when cargo could
+    /// not say.
+    #[serde(default)]
+    pub member_features: Vec<(String, Vec<String>)>,
 }
 
 /// One source file the analyzer read, by its path relative to the directory it ran in.
@@ -214,11 +219,7 @@ pub fn decode(bytes: &[u8]) -> Result<ScipIndex, AnalyzerError> {
         tool,
         tool_version,
         documents,
-        skipped: Vec::new(),
-        not_loaded: Vec::new(),
-        unbuildable: Vec::new(),
-        unloaded: Vec::new(),
-        patched: Vec::new(),
+        ..ScipIndex::default()
     })
 }
 

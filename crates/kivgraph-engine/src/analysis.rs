@@ -42,6 +42,7 @@ use crate::queries::{
 };
 use crate::resolve::rust::version_accepts;
 use crate::resolve::typescript::{ModuleSite, NpmProvider, npm_provider};
+use crate::rust_build::RustBuild;
 use crate::stored::Stored;
 
 /// Which exact analyzers a pass may run. An absent analyzer leaves the syntax layer's
@@ -199,6 +200,9 @@ pub struct UnitAnalysis {
     /// build does not compile, so what it spells is no use (Rust).
     #[serde(default)]
     pub not_built: Vec<(String, String)>,
+    /// The Rust build the unit was analysed as, to decide the `cfg`s its files spell.
+    #[serde(default)]
+    pub rust_build: Option<RustBuild>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -775,8 +779,14 @@ fn analyse_rust(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysis> {
         .iter()
         .flat_map(|i| i.documents.iter().map(|d| d.relative_path.clone()))
         .collect();
+    let rust_build = index.as_ref().ok().map(|index| RustBuild {
+        member_features: index.member_features.clone(),
+        test: settings.include_tests,
+        cfgs: settings.analyzed_cfgs(),
+    });
     let mut analysis = group_analysis(db, repository, identity, index, &own, &symbols);
     analysis.not_built = files_not_built(db, members, &indexed, &analysis.skipped_files);
+    analysis.rust_build = rust_build;
     analysis.patched = patched
         .iter()
         .filter(|(package, ..)| patched_packages.contains(package))
@@ -1609,6 +1619,9 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Stored<Fact
                 .map(|f| (f.repository.clone(), f.path.clone()))
                 .filter(|file| unit.not_built.binary_search(file).is_ok()),
         );
+        if let Some(build) = &unit.rust_build {
+            layer.leave_out_inactive_code(db, package, build);
+        }
         for file in &files {
             let (repository, path) = (&file.file.repository, &file.file.path);
             let symbols =
@@ -1828,6 +1841,7 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Stored<Fact
     not_loaded.extend(unbuildable_directories(db, package, &units));
     if layer.decided.is_empty()
         && layer.not_built.is_empty()
+        && layer.inactive.is_empty()
         && layer.owed_nothing.is_empty()
         && layer.holes.is_empty()
         && not_loaded.is_empty()
@@ -2128,6 +2142,9 @@ struct Layer {
     /// `(repository, path)` of files the analysed build does not compile: their
     /// declarations stay (another build may compile them), what they spell is no use.
     not_built: BTreeSet<(String, String)>,
+    /// Per `(repository, path)`, the byte ranges a `cfg` the build does not satisfy leaves
+    /// out, outermost only: what they spell is no use either.
+    inactive: BTreeMap<(String, String), Vec<(u32, u32)>>,
 }
 
 impl Layer {
@@ -2163,6 +2180,50 @@ impl Layer {
         });
     }
 
+    /// Records the code of `package`'s Rust files that a `cfg` the analysed build does not
+    /// satisfy leaves out: its sites are no uses, its spellings owed nothing. A region
+    /// inside one already left out is counted once.
+    fn leave_out_inactive_code(&mut self, db: &dyn Db, package: PackageInput, build: &RustBuild) {
+        for file in package.files(db) {
+            if file.language(db) != Language::Rust {
+                continue;
+            }
+            let (repository, path) = (file.repository(db), file.path(db));
+            if self.not_built.contains(&(repository.clone(), path.clone())) {
+                continue;
+            }
+            let facts = file_facts(db, *file);
+            let mut left_out: Vec<(u32, u32)> = Vec::new();
+            for region in &facts.cfg_regions {
+                let inside = left_out
+                    .last()
+                    .is_some_and(|(_, end)| region.start_byte < *end);
+                if inside || build.holds(path, &region.predicate) != Some(false) {
+                    continue;
+                }
+                left_out.push((region.start_byte, region.end_byte));
+                for mention in &region.mentions {
+                    self.owed_nothing(repository, path, &mention.name, mention.count);
+                }
+            }
+            if !left_out.is_empty() {
+                self.inactive
+                    .insert((repository.clone(), path.clone()), left_out);
+            }
+        }
+    }
+
+    /// Whether a site at `span` of a file lies in code the build leaves out.
+    fn in_inactive_code(&self, repository: &str, path: &str, span: LineSpan) -> bool {
+        self.inactive
+            .get(&(repository.to_string(), path.to_string()))
+            .is_some_and(|ranges| {
+                ranges
+                    .iter()
+                    .any(|(start, end)| *start <= span.start_byte && span.end_byte <= *end)
+            })
+    }
+
     fn owed_nothing(&mut self, repository: &str, path: &str, name: &str, count: u32) {
         let file = (repository.to_string(), path.to_string());
         *self
@@ -2189,6 +2250,7 @@ impl Layer {
                 self.decided
                     .contains(&(e.repository.clone(), e.file_path.clone(), e.span))
                     || not_built(&e.repository, &e.file_path)
+                    || self.in_inactive_code(&e.repository, &e.file_path, e.span)
             })
             .map(|e| e.key)
             .collect();
@@ -2201,6 +2263,9 @@ impl Layer {
             .unresolved
             .retain(|row| match (&row.file_path, row.span) {
                 (Some(path), _) if not_built(&row.repository, path) => false,
+                (Some(path), Some(span)) if self.in_inactive_code(&row.repository, path, span) => {
+                    false
+                }
                 (Some(path), Some(span)) => {
                     !self
                         .decided

@@ -22,6 +22,7 @@ mod pass;
 mod pass_record;
 mod queries;
 mod resolve;
+mod rust_build;
 mod stored;
 mod values;
 

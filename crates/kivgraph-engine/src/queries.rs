@@ -119,6 +119,8 @@ pub struct FileFacts {
     pub package_clause: Option<String>,
     /// `false` when the source text could not be read.
     pub readable: bool,
+    /// Rust: the code each `cfg` gates, which the analysed build keeps or leaves out.
+    pub cfg_regions: Vec<kivgraph_syntax::CfgRegion>,
 }
 
 /// One repository's merged facts: its own node and containment edges, and its packages.
@@ -430,6 +432,7 @@ fn extract_file_facts(db: &dyn Db, file: FileInput) -> FileFacts {
         module_sites,
         package_clause: syntax.package_clause,
         readable,
+        cfg_regions: syntax.cfg_regions,
     }
 }
 

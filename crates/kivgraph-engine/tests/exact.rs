@@ -984,8 +984,9 @@ fn a_configured_indexer_reaches_another_repository_through_the_symbols_it_shares
 /// A module behind a feature the configured build leaves off (`rsfeatures`' `extras`) is
 /// code that build does not compile: its declarations stay in the graph (another build may
 /// compile them), what it spells is no use — no edge, no hole, nothing in the census — and
-/// the pass says how many files that is. Activating the feature (`rust.features`) makes its
-/// uses exact edges.
+/// the pass says how many files that is. An item behind a `cfg` cargo's features and the
+/// target decide off loses the syntax layer's reading; one behind a cfg only a build script
+/// sets keeps it. Activating the feature (`rust.features`) makes their uses exact edges.
 #[test]
 fn a_module_behind_an_inactive_feature_is_not_the_builds_code() {
     let fixtures = ["rsprovider", "rsfeatures"];
@@ -995,15 +996,30 @@ fn a_module_behind_an_inactive_feature_is_not_the_builds_code() {
             .filter(|r| r.split(' ').nth(1).is_some_and(|s| s.starts_with("src/")))
             .collect()
     };
-    let metric = [
-        "IMPORTS_SYMBOL src/metric.rs#<module> -> core/src/shapes/square.rs#shapes::square::Square EXACT_TYPECHECKED src/metric.rs:1",
-        "REFERENCES src/metric.rs#metric::square_area -> core/src/lib.rs#Shape EXACT_TYPECHECKED src/metric.rs:5",
-        "REFERENCES src/metric.rs#metric::square_area -> core/src/shapes/square.rs#shapes::square::Square EXACT_TYPECHECKED src/metric.rs:5",
-        "CALLS_DIRECT src/metric.rs#metric::square_area -> core/src/shapes/square.rs#shapes::square::Square::area EXACT_TYPECHECKED src/metric.rs:5",
-        "CALLS_DIRECT src/metric.rs#metric::square_area -> core/src/shapes/square.rs#shapes::square::Square::new EXACT_TYPECHECKED src/metric.rs:5",
-    ];
     let facts = index(&fixtures, LanguageToken::Rust);
-    assert_eq!(from_fixture(&facts), metric);
+    assert_eq!(
+        from_fixture(&facts),
+        [
+            "IMPORTS_SYMBOL src/metric.rs#<module> -> core/src/shapes/square.rs#shapes::square::Square EXACT_TYPECHECKED src/metric.rs:1",
+            // rust-analyzer resolves the paths of an item its build leaves out in the
+            // module's scope (no inference: no method call): its answer stands. The syntax
+            // layer's reading of the same item (`Circle::new` as a call) is withdrawn.
+            "REFERENCES src/metric.rs#metric::circle_area -> core/src/lib.rs#Shape EXACT_TYPECHECKED src/metric.rs:11",
+            "REFERENCES src/metric.rs#metric::circle_area -> core/src/shapes/circle.rs#shapes::circle::Circle EXACT_TYPECHECKED src/metric.rs:11",
+            "REFERENCES src/metric.rs#metric::probed -> core/src/shapes/square.rs#shapes::square::Square EXACT_TYPECHECKED src/metric.rs:24",
+            "REFERENCES src/metric.rs#metric::square_area -> core/src/lib.rs#Shape EXACT_TYPECHECKED src/metric.rs:5",
+            "REFERENCES src/metric.rs#metric::square_area -> core/src/shapes/square.rs#shapes::square::Square EXACT_TYPECHECKED src/metric.rs:5",
+            "REFERENCES src/metric.rs#metric::unit_side -> core/src/shapes/square.rs#shapes::square::Square EXACT_TYPECHECKED src/metric.rs:17",
+            "REFERENCES src/metric.rs#metric::unit_side -> core/src/shapes/square.rs#shapes::square::Square::side EXACT_TYPECHECKED src/metric.rs:17",
+            // A cfg only a build script could set is not known to be off: the syntax
+            // layer's reading stays, a candidate.
+            "CALLS_DIRECT src/metric.rs#metric::probed -> core/src/shapes/square.rs#shapes::square::Square::new CANDIDATE src/metric.rs:24",
+            "CALLS_DIRECT src/metric.rs#metric::square_area -> core/src/shapes/square.rs#shapes::square::Square::area EXACT_TYPECHECKED src/metric.rs:5",
+            "CALLS_DIRECT src/metric.rs#metric::square_area -> core/src/shapes/square.rs#shapes::square::Square::new EXACT_TYPECHECKED src/metric.rs:5",
+            "CALLS_DIRECT src/metric.rs#metric::unit_side -> core/src/shapes/square.rs#shapes::square::Square::new EXACT_TYPECHECKED src/metric.rs:17",
+            "TYPE_USES src/metric.rs#metric::probed -> core/src/shapes/square.rs#shapes::square::Square EXACT_TYPECHECKED src/metric.rs:23",
+        ]
+    );
     assert!(
         facts
             .symbols
@@ -1039,7 +1055,26 @@ fn a_module_behind_an_inactive_feature_is_not_the_builds_code() {
     let (extras, rest): (Vec<String>, Vec<String>) = from_fixture(&facts)
         .into_iter()
         .partition(|r| r.contains(" src/extras.rs#"));
-    assert_eq!(rest, metric);
+    // `circle_area` is built now, inferred and all; `unit_side` is not: of it, only the
+    // paths rust-analyzer resolves in the module's scope remain.
+    assert_eq!(
+        rest,
+        [
+            "IMPORTS_SYMBOL src/metric.rs#<module> -> core/src/shapes/square.rs#shapes::square::Square EXACT_TYPECHECKED src/metric.rs:1",
+            "REFERENCES src/metric.rs#metric::circle_area -> core/src/lib.rs#Shape EXACT_TYPECHECKED src/metric.rs:11",
+            "REFERENCES src/metric.rs#metric::circle_area -> core/src/shapes/circle.rs#shapes::circle::Circle EXACT_TYPECHECKED src/metric.rs:11",
+            "REFERENCES src/metric.rs#metric::probed -> core/src/shapes/square.rs#shapes::square::Square EXACT_TYPECHECKED src/metric.rs:24",
+            "REFERENCES src/metric.rs#metric::square_area -> core/src/lib.rs#Shape EXACT_TYPECHECKED src/metric.rs:5",
+            "REFERENCES src/metric.rs#metric::square_area -> core/src/shapes/square.rs#shapes::square::Square EXACT_TYPECHECKED src/metric.rs:5",
+            "REFERENCES src/metric.rs#metric::unit_side -> core/src/shapes/square.rs#shapes::square::Square EXACT_TYPECHECKED src/metric.rs:17",
+            "CALLS_DIRECT src/metric.rs#metric::circle_area -> core/src/shapes/circle.rs#shapes::circle::Circle::new EXACT_TYPECHECKED src/metric.rs:11",
+            "CALLS_DIRECT src/metric.rs#metric::circle_area -> core/src/store.rs#store::Circle::area EXACT_TYPECHECKED src/metric.rs:11",
+            "CALLS_DIRECT src/metric.rs#metric::probed -> core/src/shapes/square.rs#shapes::square::Square::new CANDIDATE src/metric.rs:24",
+            "CALLS_DIRECT src/metric.rs#metric::square_area -> core/src/shapes/square.rs#shapes::square::Square::area EXACT_TYPECHECKED src/metric.rs:5",
+            "CALLS_DIRECT src/metric.rs#metric::square_area -> core/src/shapes/square.rs#shapes::square::Square::new EXACT_TYPECHECKED src/metric.rs:5",
+            "TYPE_USES src/metric.rs#metric::probed -> core/src/shapes/square.rs#shapes::square::Square EXACT_TYPECHECKED src/metric.rs:23",
+        ]
+    );
     assert_eq!(
         extras,
         [

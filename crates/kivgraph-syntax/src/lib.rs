@@ -15,12 +15,14 @@ mod python;
 mod recovery;
 mod references;
 mod rust;
+mod rust_cfg;
 mod shape;
 mod typescript;
 
 use std::cell::RefCell;
 
 pub use references::{ReferenceSite, WHOLE_MODULE};
+pub use rust_cfg::{CfgPredicate, CfgRegion};
 pub use shape::{FileShape, SymbolMetrics, shape};
 
 use kivgraph_facts::{Language, LineSpan, Mention, ParseIssue, SymbolKind};
@@ -63,10 +65,13 @@ pub struct SyntaxFacts {
     pub line_count: u32,
     /// The identifier census ([`common::mentions`]).
     pub mentions: Vec<Mention>,
+    /// Rust: the code each `cfg` gates, for the build to keep or leave out.
+    #[serde(default)]
+    pub cfg_regions: Vec<CfgRegion>,
 }
 
 /// Grammar versions, part of every cache identity: a new grammar never trusts old facts.
-pub const GRAMMAR_VERSIONS: &str = "tree-sitter=0.27.1;go=0.25.0;typescript=0.23.2;javascript=0.25.0;rust=0.24.2;python=0.25.0;extractor=16";
+pub const GRAMMAR_VERSIONS: &str = "tree-sitter=0.27.1;go=0.25.0;typescript=0.23.2;javascript=0.25.0;rust=0.24.2;python=0.25.0;extractor=17";
 
 /// The grammar for a path: TSX for `.tsx`, the JavaScript grammar (which reads JSX) for JS.
 fn grammar(language: Language, path: &str) -> tree_sitter::Language {
@@ -156,6 +161,10 @@ fn extract_with_tree(
         issues,
         line_count,
         mentions: common::mentions(source, root),
+        cfg_regions: match language {
+            Language::Rust => rust_cfg::regions(source, root),
+            _ => Vec::new(),
+        },
     };
     (facts, Some(tree))
 }
