@@ -2071,6 +2071,78 @@ fn a_pinned_rust_dependency_is_answered_from_the_registered_source() {
     );
 }
 
+/// Code the configured Rust build does not compile is no consumer: `rsfeatures` calls
+/// `Circle::new` and `total_area` only in a module behind its off-by-default `extras`
+/// feature and in an item behind it; the answers hold no row of them and say so as
+/// provably as of any other file, and `list_repositories` and `doctor repositories` say how
+/// many files the build left out.
+#[test]
+fn rust_code_behind_an_inactive_feature_is_no_consumer() {
+    let dir = tempfile::tempdir().unwrap();
+    // First registered: `doctor repositories` reports it first.
+    index_exact_fixtures(dir.path(), "rust", &["rsfeatures", "rsprovider"]);
+    let mut client = Client::start(dir.path());
+    for name in ["shapes::circle::Circle::new", "total_area"] {
+        let consumers = client.ok(
+            "find_cross_repo_consumers",
+            json!({"qualified_name": name, "repository": "rsprovider"}),
+        );
+        assert_eq!(
+            (
+                consumers["results"]["consumers"].clone(),
+                consumers["completeness"].clone()
+            ),
+            (
+                json!([{"repo": "rsfeatures", "detail": "every spelling of this symbol's name in it is accounted for, none as a use of it: it depends on the package only", "pkg": "rsfeatures"}]),
+                json!({"verdict": "COMPLETE"})
+            ),
+            "{consumers}"
+        );
+    }
+    // What the default build compiles is a consumer as ever; an item behind a cfg only a
+    // build script could set stays the syntax layer's candidate.
+    let square = client.ok(
+        "find_cross_repo_consumers",
+        json!({"qualified_name": "shapes::square::Square::new", "repository": "rsprovider"}),
+    );
+    assert_eq!(
+        square["results"]["groups"],
+        json!([
+            {"category": "exact_symbol", "confidence": "EXACT_TYPECHECKED", "provenance": "RUST_ANALYZER_USE", "consumers": [
+                {"repo": "rsfeatures", "pkg": "rsfeatures", "at": "src/metric.rs:4", "end_line": 6, "qualified_name": "metric::square_area"},
+                {"repo": "rsfeatures", "pkg": "rsfeatures", "at": "src/metric.rs:16", "end_line": 18, "qualified_name": "metric::unit_side"}
+            ]},
+            {"category": "candidate", "confidence": "CANDIDATE", "provenance": "TREE_SITTER_SYNTAX", "consumers": [
+                {"repo": "rsfeatures", "pkg": "rsfeatures", "at": "src/metric.rs:23", "end_line": 25, "qualified_name": "metric::probed"}
+            ]}
+        ]),
+        "{square}"
+    );
+    let repositories = client.ok("list_repositories", json!({}));
+    let features = repositories["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "rsfeatures")
+        .cloned()
+        .unwrap();
+    assert_eq!(
+        features["analyzers"][0]["not_built"],
+        json!([
+            ".: 1 of its files no crate of the configured build compiles (a module behind an inactive feature or cfg, or one no module declares), e.g. src/extras.rs"
+        ]),
+        "{features}"
+    );
+    let findings = audit_findings(dir.path());
+    assert!(
+        findings
+            .iter()
+            .any(|(code, message)| code == "RUST_FILES_NOT_BUILT"
+                && message.ends_with("e.g. src/extras.rs")),
+        "{findings:?}"
+    );
+}
+
 /// An older copy of a registered Python provider on the consumer's `PYTHONPATH` (no
 /// `largest` yet, another `Square`) does not compete with the registered source: pyright
 /// runs hermetically, the registered repositories' import roots are its only providers, and
