@@ -598,7 +598,7 @@ fn configured_scip_indexers_are_reported_run_and_survived() {
     };
     assert_eq!(
         analyzers("py"),
-        serde_json::json!([{"language": "python", "analyzer": "pyright-scip 0.6.6", "units": 1, "failures": [], "absent": null, "patched": []}])
+        serde_json::json!([{"language": "python", "analyzer": "pyright-scip 0.6.6", "units": 1, "failures": [], "absent": null, "patched": [], "not_built": []}])
     );
     let go = analyzers("go");
     assert_eq!(go[0]["analyzer"], "broken scip-broken 2");

@@ -2129,7 +2129,7 @@ fn rust_code_behind_an_inactive_feature_is_no_consumer() {
     assert_eq!(
         features["analyzers"][0]["not_built"],
         json!([
-            ".: 1 of its files no crate of the configured build compiles (a module behind an inactive feature or cfg, or one no module declares), e.g. src/extras.rs"
+            ".: 3 of its files no crate of the configured build compiles (a module behind an inactive feature or cfg, or one no module declares), e.g. src/extras.rs"
         ]),
         "{features}"
     );

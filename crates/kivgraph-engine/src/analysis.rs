@@ -775,9 +775,18 @@ fn analyse_rust(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysis> {
         .map(|i| i.patched.clone())
         .unwrap_or_default();
     let identity = analyzer.toolchain.identity();
-    let indexed: BTreeSet<String> = index
+    // Per document, whether the analyzer defines anything in it besides the file's own
+    // module (whose definition spans the file).
+    let defines_items: BTreeMap<String, bool> = index
         .iter()
-        .flat_map(|i| i.documents.iter().map(|d| d.relative_path.clone()))
+        .flat_map(|i| &i.documents)
+        .map(|d| {
+            let items = d
+                .occurrences
+                .iter()
+                .any(|o| o.definition && o.start_line == o.end_line);
+            (d.relative_path.clone(), items)
+        })
         .collect();
     let rust_build = index.as_ref().ok().map(|index| RustBuild {
         member_features: index.member_features.clone(),
@@ -785,7 +794,7 @@ fn analyse_rust(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysis> {
         cfgs: settings.analyzed_cfgs(),
     });
     let mut analysis = group_analysis(db, repository, identity, index, &own, &symbols);
-    analysis.not_built = files_not_built(db, members, &indexed, &analysis.skipped_files);
+    analysis.not_built = files_not_built(db, members, &defines_items, &analysis.skipped_files);
     analysis.rust_build = rust_build;
     analysis.patched = patched
         .iter()
@@ -800,34 +809,57 @@ fn analyse_rust(db: &dyn Db, package: PackageInput) -> Option<UnitAnalysis> {
     Some(analysis)
 }
 
-/// The Rust files of a group's crates that rust-analyzer left out of its index although it
-/// loaded the crate (it indexed another file of it): every file a crate of the configured
-/// build includes is a document, even one with nothing in it, so the rest is code that
-/// build does not compile. A crate with no document at all was not loaded, which the
-/// unit's failure says; a file the analyzer crashed on is not left out by the build.
+/// The Rust files of a group's crates that rust-analyzer did not compile although it loaded
+/// the crate (it has a document of another file of it). Every file a crate of the build
+/// includes is a document, even one with nothing in it, so a file without one is code the
+/// build leaves out (a module behind an inactive feature). A document in which the analyzer
+/// defines nothing but the file's own module, where the syntax layer reads declarations
+/// other than modules (a `mod` line is a reference to the analyzer), holds only code it
+/// did not lower (a test crate whose root is `#![cfg]`-ed off): the
+/// analyzer defines every item it lowers, those a macro spells out included, at their
+/// names. A crate with no document at all was not loaded, which the unit's failure says; a
+/// file the analyzer crashed on is not left out by the build.
 fn files_not_built(
     db: &dyn Db,
     members: &[PackageInput],
-    indexed: &BTreeSet<String>,
+    defines_items: &BTreeMap<String, bool>,
     skipped: &[(String, String)],
 ) -> Vec<(String, String)> {
+    // A Cargo package's targets are packages of the graph of their own (`name#test:it`):
+    // the analyzer loaded the Cargo package when it has a document of any of them.
+    let cargo_package = |file: &FileInput| {
+        let unit = &file.unit(db).package;
+        unit.split_once('#')
+            .map_or(unit.clone(), |(name, _)| name.to_string())
+    };
+    let files: Vec<&FileInput> = members
+        .iter()
+        .flat_map(|package| package.files(db))
+        .filter(|f| f.language(db) == Language::Rust)
+        .collect();
+    let loaded: BTreeSet<String> = files
+        .iter()
+        .filter(|f| defines_items.contains_key(f.path(db)))
+        .map(|f| cargo_package(f))
+        .collect();
     let mut not_built = Vec::new();
-    for package in members {
-        let files: Vec<_> = package
-            .files(db)
-            .iter()
-            .filter(|f| f.language(db) == Language::Rust)
-            .collect();
-        if !files.iter().any(|f| indexed.contains(f.path(db))) {
-            continue;
+    for file in files {
+        if loaded.contains(&cargo_package(file)) {
+            let at = (file.repository(db).clone(), file.path(db).clone());
+            let compiled = match defines_items.get(&at.1) {
+                None => false,
+                Some(defines) => {
+                    *defines
+                        || file_facts(db, *file)
+                            .symbols
+                            .iter()
+                            .all(|s| s.declaration.kind == SymbolKind::Module)
+                }
+            };
+            if !compiled && !skipped.contains(&at) {
+                not_built.push(at);
+            }
         }
-        not_built.extend(
-            files
-                .iter()
-                .map(|f| (f.repository(db).clone(), f.path(db).clone()))
-                .filter(|(_, path)| !indexed.contains(path))
-                .filter(|file| !skipped.contains(file)),
-        );
     }
     not_built.sort();
     not_built
@@ -2254,9 +2286,18 @@ impl Layer {
             })
             .map(|e| e.key)
             .collect();
+        // A file the build does not compile imports nothing either.
+        let unbuilt_evidence: BTreeSet<StableKey> = facts
+            .evidence
+            .iter()
+            .filter(|e| not_built(&e.repository, &e.file_path))
+            .map(|e| e.key)
+            .collect();
         facts.edges.retain(|edge| {
-            edge.kind == EdgeKind::PackageDependsOn
-                || edge.provenance != Provenance::TreeSitterSyntax
+            if edge.kind == EdgeKind::PackageDependsOn {
+                return !edge.evidence.is_some_and(|e| unbuilt_evidence.contains(&e));
+            }
+            edge.provenance != Provenance::TreeSitterSyntax
                 || !edge.evidence.is_some_and(|e| decided_evidence.contains(&e))
         });
         facts

@@ -1032,6 +1032,10 @@ fn a_module_behind_an_inactive_feature_is_not_the_builds_code() {
         .find(|f| f.path == "src/extras.rs")
         .unwrap();
     assert_eq!(extras.mentions, vec![]);
+    // A test crate whose root is `#![cfg]`-ed off, and the module only it declares.
+    assert_no_relation(&facts, |r| {
+        r.split(' ').nth(1).is_some_and(|s| s.starts_with("tests/"))
+    });
     assert!(
         !unresolved_rows(&facts)
             .iter()
@@ -1044,7 +1048,7 @@ fn a_module_behind_an_inactive_feature_is_not_the_builds_code() {
     assert_eq!(
         runs[0].not_built,
         [
-            ".: 1 of its files no crate of the configured build compiles (a module behind an inactive feature or cfg, or one no module declares), e.g. src/extras.rs"
+            ".: 3 of its files no crate of the configured build compiles (a module behind an inactive feature or cfg, or one no module declares), e.g. src/extras.rs"
         ]
     );
 
