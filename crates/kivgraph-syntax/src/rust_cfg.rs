@@ -27,26 +27,8 @@ impl CfgPredicate {
             CfgPredicate::Name(name) => known(name, None),
             CfgPredicate::KeyValue(key, value) => known(key, Some(value)),
             CfgPredicate::Not(inner) => inner.holds(known).map(|held| !held),
-            CfgPredicate::All(all) => {
-                let values: Vec<Option<bool>> = all.iter().map(|p| p.holds(known)).collect();
-                if values.contains(&Some(false)) {
-                    Some(false)
-                } else if values.iter().all(Option::is_some) {
-                    Some(true)
-                } else {
-                    None
-                }
-            }
-            CfgPredicate::Any(any) => {
-                let values: Vec<Option<bool>> = any.iter().map(|p| p.holds(known)).collect();
-                if values.contains(&Some(true)) {
-                    Some(true)
-                } else if values.iter().all(Option::is_some) {
-                    Some(false)
-                } else {
-                    None
-                }
-            }
+            CfgPredicate::All(all) => decide(all, false, known),
+            CfgPredicate::Any(any) => decide(any, true, known),
         }
     }
 
@@ -57,6 +39,23 @@ impl CfgPredicate {
         let mut at = 0;
         let predicate = parse_predicate(&tokens, &mut at)?;
         (at == tokens.len()).then_some(predicate)
+    }
+}
+
+/// `all(…)` (`decisive` false) or `any(…)` (`decisive` true) in three values: one decisive
+/// operand decides; otherwise an unknown operand leaves it unknown.
+fn decide(
+    operands: &[CfgPredicate],
+    decisive: bool,
+    known: &dyn Fn(&str, Option<&str>) -> Option<bool>,
+) -> Option<bool> {
+    let values: Vec<Option<bool>> = operands.iter().map(|p| p.holds(known)).collect();
+    if values.contains(&Some(decisive)) {
+        Some(decisive)
+    } else if values.iter().all(Option::is_some) {
+        Some(!decisive)
+    } else {
+        None
     }
 }
 
