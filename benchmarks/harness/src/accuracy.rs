@@ -63,13 +63,13 @@ const SOURCE_GLOBS: &[&str] = &[
 
 #[derive(Deserialize)]
 pub(crate) struct Question {
-    id: String,
+    pub(crate) id: String,
     class: String,
     language: String,
-    tool: String,
-    arguments: Value,
+    pub(crate) tool: String,
+    pub(crate) arguments: Value,
     /// The identifier grep looks for, and the repositories it searches.
-    name: String,
+    pub(crate) name: String,
     /// Where grep looks; every registered repository when empty.
     #[serde(default)]
     repositories: Vec<String>,

@@ -38,7 +38,7 @@ use crate::client::McpClient;
 use crate::{Analyzers, corpus_dir, flag, run_index, write_config};
 
 /// The languages with a cross-repository corpus, in the order they are scored.
-const LANGUAGES: &[&str] = &["typescript", "go", "rust", "python"];
+pub(crate) const LANGUAGES: &[&str] = &["typescript", "go", "rust", "python"];
 
 pub(crate) fn benchmark_file(language: &str, name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

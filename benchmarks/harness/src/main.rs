@@ -23,6 +23,7 @@ use serde_json::{Value, json};
 
 mod accuracy;
 mod analyzers;
+mod answers;
 mod client;
 mod crossrepo;
 mod crossrepo_truth;
@@ -47,13 +48,14 @@ fn main() -> anyhow::Result<()> {
         Some("crossrepo") => crossrepo::crossrepo_benchmark(&args[1..]),
         Some("crossrepo-truth") => crossrepo_truth::crossrepo_truth(&args[1..]),
         Some("analyzers") => analyzers::analyzers_benchmark(&args[1..]),
+        Some("answers") => answers::answers_benchmark(&args[1..]),
         Some("go-files") => go_files::go_files_benchmark(&args[1..]),
         Some("open-lookup") => open_lookup(&args[1..]),
         Some("edge-sample") => edge_sample(&args[1..]),
         Some("dispatch-sample") => dispatch_sample(&args[1..]),
         Some("unresolved-packages") => unresolved_packages(&args[1..]),
         _ => bail!(
-            "usage: kivgraph-bench index|serve|references|accuracy|crossrepo|analyzers --kivgraph BIN [--corpus DIR] | crossrepo-truth rust [--write|--survey] | navigate [--corpus DIR] | go-files --go PATH DIR... | intent --kivgraph BIN | sites [--corpus DIR] | open-lookup SNAPSHOT NAME | edge-sample SNAPSHOT KIND LANGUAGE CONFIDENCE N | dispatch-sample SNAPSHOT N | unresolved-packages SNAPSHOT REASON"
+            "usage: kivgraph-bench index|serve|references|accuracy|crossrepo|analyzers --kivgraph BIN [--corpus DIR] | answers --kivgraph BIN --work DIR [--languages L,…] | crossrepo-truth rust [--write|--survey] | navigate [--corpus DIR] | go-files --go PATH DIR... | intent --kivgraph BIN | sites [--corpus DIR] | open-lookup SNAPSHOT NAME | edge-sample SNAPSHOT KIND LANGUAGE CONFIDENCE N | dispatch-sample SNAPSHOT N | unresolved-packages SNAPSHOT REASON"
         ),
     }
 }
