@@ -2247,13 +2247,15 @@ impl Layer {
 
     /// Whether a site at `span` of a file lies in code the build leaves out.
     fn in_inactive_code(&self, repository: &str, path: &str, span: LineSpan) -> bool {
-        self.inactive
-            .get(&(repository.to_string(), path.to_string()))
-            .is_some_and(|ranges| {
-                ranges
-                    .iter()
-                    .any(|(start, end)| *start <= span.start_byte && span.end_byte <= *end)
-            })
+        !self.inactive.is_empty()
+            && self
+                .inactive
+                .get(&(repository.to_string(), path.to_string()))
+                .is_some_and(|ranges| {
+                    ranges
+                        .iter()
+                        .any(|(start, end)| *start <= span.start_byte && span.end_byte <= *end)
+                })
     }
 
     fn owed_nothing(&mut self, repository: &str, path: &str, name: &str, count: u32) {
@@ -2272,27 +2274,29 @@ impl Layer {
     /// binds the names it brings.
     fn over(self, syntax: &FactSet) -> FactSet {
         let mut facts = syntax.clone();
+        // Most packages leave nothing out: then no row pays for the lookups.
         let not_built = |repository: &String, path: &String| {
-            self.not_built.contains(&(repository.clone(), path.clone()))
+            !self.not_built.is_empty()
+                && self.not_built.contains(&(repository.clone(), path.clone()))
         };
-        let decided_evidence: BTreeSet<StableKey> = facts
-            .evidence
-            .iter()
-            .filter(|e| {
-                self.decided
+        // One pass over the evidence: the sites whose syntax edges go, and of those, the
+        // ones in files the build does not compile, which import nothing either.
+        let mut decided_evidence: BTreeSet<StableKey> = BTreeSet::new();
+        let mut unbuilt_evidence: BTreeSet<StableKey> = BTreeSet::new();
+        for e in &facts.evidence {
+            let unbuilt = not_built(&e.repository, &e.file_path);
+            if unbuilt {
+                unbuilt_evidence.insert(e.key);
+            }
+            if unbuilt
+                || self
+                    .decided
                     .contains(&(e.repository.clone(), e.file_path.clone(), e.span))
-                    || not_built(&e.repository, &e.file_path)
-                    || self.in_inactive_code(&e.repository, &e.file_path, e.span)
-            })
-            .map(|e| e.key)
-            .collect();
-        // A file the build does not compile imports nothing either.
-        let unbuilt_evidence: BTreeSet<StableKey> = facts
-            .evidence
-            .iter()
-            .filter(|e| not_built(&e.repository, &e.file_path))
-            .map(|e| e.key)
-            .collect();
+                || self.in_inactive_code(&e.repository, &e.file_path, e.span)
+            {
+                decided_evidence.insert(e.key);
+            }
+        }
         facts.edges.retain(|edge| {
             if edge.kind == EdgeKind::PackageDependsOn {
                 return !edge.evidence.is_some_and(|e| unbuilt_evidence.contains(&e));
