@@ -2293,3 +2293,42 @@ fn a_replace_conflict_is_counted_and_named_where_it_hides_a_consumer() {
         (json!({"unresolved_related": 1}), json!("REPLACE_CONFLICT"))
     );
 }
+
+/// A consumer's build turns on a feature of a registered crate that the crate's own build
+/// leaves off: no load defines the gated function, so its use is `CRATE_SYMBOL_NOT_MATCHED`,
+/// counted in graph_status, and the answer about the function is a floor naming it — with
+/// the syntax layer's candidate — never a complete answer that found nobody.
+#[test]
+fn a_rust_use_no_load_defines_bounds_the_answer_about_its_name() {
+    let dir = tempfile::tempdir().unwrap();
+    index_exact_fixtures(dir.path(), "rust", &["rsgated", "rsgateduser"]);
+    let mut client = Client::start(dir.path());
+    let status = client.ok("graph_status", json!({}));
+    assert_eq!(
+        status["results"]["unresolved_by_reason"],
+        json!([{"key": "CRATE_SYMBOL_NOT_MATCHED", "count": 1}])
+    );
+    let answer = client.ok(
+        "find_references",
+        json!({"qualified_name": "fast_sum", "repository": "rsgated"}),
+    );
+    assert_eq!(
+        (
+            answer["results"]["files"].clone(),
+            answer["results"]["confidence"].clone()
+        ),
+        (
+            json!([{"file": "src/lib.rs", "at": ["total@1-3"]}]),
+            json!("CANDIDATE")
+        ),
+        "{answer}"
+    );
+    assert_eq!(
+        answer["completeness"],
+        json!({"verdict": "LOWER_BOUND",
+            "blind_spots": [{"reason": "CRATE_SYMBOL_NOT_MATCHED", "repository": "rsgateduser", "path": "src/lib.rs", "line": 2,
+                "requested_symbol": "fast_sum", "requested_package": "rsgated 0.1.0",
+                "detail": "the analyzer resolved this use into rsgated 0.1.0, whose load defines no `fast_sum`"}],
+            "fallback": {"pattern": "\\bfast_sum\\b", "paths": [exact_fixture("rsgateduser").join("src/lib.rs")]}})
+    );
+}

@@ -488,6 +488,36 @@ fn a_pinned_compatible_dependency_is_loaded_against_the_registered_source() {
     assert!(!exact_fixtures().join("rspinned/target").exists());
 }
 
+/// A consumer turns on a feature of a registered crate that the crate's own build leaves
+/// off: no load defines the gated function, so rust-analyzer's use of it names nothing the
+/// graph holds. It is declared `CRATE_SYMBOL_NOT_MATCHED` (never owed nothing, which would
+/// let an answer about `fast_sum` call itself complete), and the syntax layer's reading of
+/// the site stands; the ungated call is exact.
+#[test]
+fn a_use_no_load_defines_is_declared_and_the_syntax_layer_answers_it() {
+    let facts = index(&["rsgated", "rsgateduser"], LanguageToken::Rust);
+    facts.validate().unwrap();
+    let calls: Vec<String> = relations(&facts, EdgeKind::CallsDirect)
+        .into_iter()
+        .filter(|row| row.starts_with("src/lib.rs#total"))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            "src/lib.rs#total -> src/lib.rs#fast_sum CANDIDATE src/lib.rs:2",
+            "src/lib.rs#total -> src/lib.rs#sum EXACT_TYPECHECKED src/lib.rs:2",
+        ]
+    );
+    assert_eq!(
+        unresolved_rows(&facts),
+        ["CRATE_SYMBOL_NOT_MATCHED fast_sum rsgated 0.1.0 src/lib.rs:2"]
+    );
+    assert_eq!(
+        facts.unresolved[0].detail,
+        "the analyzer resolved this use into rsgated 0.1.0, whose load defines no `fast_sum`"
+    );
+}
+
 /// The registered source, patched in, would keep the consumer's workspace from resolving
 /// offline (it needs a crate no registry here holds): the workspace is loaded as published,
 /// and its uses of the registry's release are declared, never bound to the registered copy.

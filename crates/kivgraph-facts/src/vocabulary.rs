@@ -228,6 +228,7 @@ vocabulary! {
         CrateVersionMismatch = 20, "CRATE_VERSION_MISMATCH";
         ImportNotResolved = 21, "IMPORT_NOT_RESOLVED";
         DefinitionNotIndexed = 22, "DEFINITION_NOT_INDEXED";
+        CrateSymbolNotMatched = 23, "CRATE_SYMBOL_NOT_MATCHED";
     }
 }
 

@@ -9,7 +9,8 @@ use kivgraph_facts::{Fingerprint, Language, SymbolFact, UnresolvedReference};
 use serde::{Deserialize, Serialize};
 
 use super::{
-    AnalyzerDefinitions, AnalyzerSettings, UnitAnalysis, UnitReference, failed, unit_analysis,
+    AnalyzerDefinitions, AnalyzerSettings, ScipSymbol, UnitAnalysis, UnitReference, failed,
+    unit_analysis,
 };
 use crate::database::Db;
 use crate::queries::{RepositoryInput, package_symbols};
@@ -110,32 +111,6 @@ fn analyse_configured(
     })
 }
 
-/// A global SCIP symbol's parts: `scheme manager package version descriptors` (a local
-/// symbol has none).
-pub(super) struct Moniker<'a> {
-    pub(super) package: &'a str,
-    pub(super) version: &'a str,
-    pub(super) unversioned: String,
-}
-
-impl<'a> Moniker<'a> {
-    pub(super) fn parse(symbol: &'a str) -> Option<Moniker<'a>> {
-        let mut parts = symbol.splitn(5, ' ');
-        let (scheme, manager, package, version, descriptors) = (
-            parts.next()?,
-            parts.next()?,
-            parts.next()?,
-            parts.next()?,
-            parts.next()?,
-        );
-        (scheme != "local").then(|| Moniker {
-            package,
-            version,
-            unversioned: format!("{scheme} {manager} {package} {descriptors}"),
-        })
-    }
-}
-
 /// A use a configured indexer resolved into a package the graph defines the symbol of, but
 /// at another version: declared `PACKAGE_VERSION_MISMATCH`, never bound to the registered
 /// copy.
@@ -144,9 +119,9 @@ pub(super) fn moniker_version_mismatch(
     reference: &UnitReference,
     language: Language,
 ) -> Option<UnresolvedReference> {
-    let moniker = Moniker::parse(&reference.symbol)?;
-    let versions = definitions.configured_versions.get(&moniker.unversioned)?;
-    let (package, version) = (moniker.package, moniker.version);
+    let symbol = ScipSymbol::parse(&reference.symbol)?;
+    let versions = definitions.configured_versions.get(&symbol.unversioned())?;
+    let (package, version) = (symbol.package, symbol.version);
     Some(UnresolvedReference {
         repository: reference.repository.clone(),
         language,

@@ -7,7 +7,7 @@ use kivgraph_facts::{Language, StableKey, SymbolKind};
 use serde::{Deserialize, Serialize};
 
 use super::{
-    Moniker, UnitAnalysis, configured_units, go_unit, load_groups, python_unit, rust_unit,
+    ScipSymbol, UnitAnalysis, configured_units, go_unit, load_groups, python_unit, rust_unit,
     typescript_unit,
 };
 use crate::database::Db;
@@ -29,8 +29,11 @@ pub struct AnalyzerDefinitions {
     /// The kind of each declaration a symbol names.
     pub kinds: BTreeMap<StableKey, SymbolKind>,
     /// For the symbols configured indexers define: the symbol with its package version
-    /// left out ([`Moniker::unversioned`]) → the versions the graph defines it at.
+    /// left out ([`ScipSymbol::unversioned`]) → the versions the graph defines it at.
     pub configured_versions: BTreeMap<String, BTreeSet<String>>,
+    /// Symbols some unit defines at no declaration of the graph (a type parameter, an
+    /// item a macro generates from nothing the source names): a use of one is owed nothing.
+    pub defined_outside: BTreeSet<String>,
 }
 
 impl AnalyzerDefinitions {
@@ -93,15 +96,17 @@ pub fn analyzer_definitions(db: &dyn Db, workspace: Workspace) -> Stored<Analyze
     }
     let mut kinds = BTreeMap::new();
     let mut configured_versions: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut defined_outside = BTreeSet::new();
     for unit in units {
+        defined_outside.extend(unit.defined_outside.iter().cloned());
         for definition in &unit.definitions {
             if unit.configured
-                && let Some(moniker) = Moniker::parse(&definition.symbol)
+                && let Some(symbol) = ScipSymbol::parse(&definition.symbol)
             {
                 configured_versions
-                    .entry(moniker.unversioned)
+                    .entry(symbol.unversioned())
                     .or_default()
-                    .insert(moniker.version.to_string());
+                    .insert(symbol.version.to_string());
             }
             kinds.insert(definition.key, definition.kind);
             let (files, keys) = places.entry(&definition.symbol).or_default();
@@ -114,6 +119,7 @@ pub fn analyzer_definitions(db: &dyn Db, workspace: Workspace) -> Stored<Analyze
     let mut definitions = AnalyzerDefinitions {
         kinds,
         configured_versions,
+        defined_outside,
         ..AnalyzerDefinitions::default()
     };
     for (symbol, (files, keys)) in places {

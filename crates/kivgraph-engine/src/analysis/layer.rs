@@ -11,7 +11,7 @@ use kivgraph_facts::{
 use super::{
     AnalyzerDefinitions, UnitAnalysis, analyzer_definitions, configured_covers, innermost,
     is_module_language, load_groups, module_place, moniker_version_mismatch, repository_of,
-    units_of, version_mismatch,
+    units_of, unmatched_crate_use,
 };
 use crate::artifacts::{ArtifactPlacer, Placement};
 use crate::database::Db;
@@ -145,9 +145,17 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Stored<Fact
                                     file.file.language,
                                 )
                             } else {
-                                version_mismatch(db, reference)
+                                unmatched_crate_use(db, &definitions, reference)
                             };
                             match mismatch {
+                                // The crate's load defines nothing there: the analyzer
+                                // decides nothing, and the syntax layer's facts stand.
+                                Some(hole)
+                                    if hole.reason == Reason::CrateSymbolNotMatched.as_str() =>
+                                {
+                                    layer.holes.push(hole);
+                                    continue;
+                                }
                                 Some(hole) => layer.holes.push(hole),
                                 None => layer.owed_nothing(repository, path, &reference.text, 1),
                             }

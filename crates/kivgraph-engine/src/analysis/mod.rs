@@ -32,10 +32,11 @@ mod layer;
 mod python;
 mod rust;
 mod scip_join;
+mod scip_symbol;
 mod typescript;
 
 pub use configured::{ConfiguredIndexer, configured_units};
-use configured::{Moniker, configured_covers, moniker_version_mismatch};
+use configured::{configured_covers, moniker_version_mismatch};
 pub use definitions::{AnalyzerDefinitions, analyzer_definitions};
 pub use go::go_unit;
 pub use groups::load_groups;
@@ -43,8 +44,9 @@ use groups::{group_analysis, group_contents};
 pub use layer::analyzed_package_facts;
 pub use python::{python_import_root, python_unit};
 pub use rust::rust_unit;
-use rust::version_mismatch;
-use scip_join::{innermost, unit_analysis};
+use rust::unmatched_crate_use;
+use scip_join::{innermost, mark_unmarked_definitions, unit_analysis};
+use scip_symbol::ScipSymbol;
 pub use typescript::typescript_unit;
 use typescript::{module_place, module_siblings};
 
@@ -89,6 +91,10 @@ pub struct UnitAnalysis {
     /// Why the analyzer gave no answer for this unit, when it did not.
     pub failure: Option<String>,
     pub definitions: Vec<Definition>,
+    /// The analyzer symbols the unit defines at no declaration of the graph (a parameter
+    /// of a type, an item a macro generates from nothing the source names), sorted.
+    #[serde(default)]
+    pub defined_outside: Vec<String>,
     /// Every non-local reference in the unit's files, by file, then position.
     pub references: Vec<UnitReference>,
     /// `(implementing, implemented)` analyzer symbols, for members the unit defines.

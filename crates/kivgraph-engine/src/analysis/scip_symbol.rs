@@ -1,0 +1,103 @@
+//! A global SCIP symbol read into its parts: `scheme manager package version descriptors`
+//! (`rust-analyzer cargo syn 3.0.10 lit/Lit#`). A local symbol (`local 12`) has none.
+
+pub(super) struct ScipSymbol<'a> {
+    pub(super) scheme: &'a str,
+    pub(super) manager: &'a str,
+    pub(super) package: &'a str,
+    pub(super) version: &'a str,
+    descriptors: &'a str,
+}
+
+impl<'a> ScipSymbol<'a> {
+    pub(super) fn parse(symbol: &'a str) -> Option<ScipSymbol<'a>> {
+        let mut parts = symbol.splitn(5, ' ');
+        let (scheme, manager, package, version, descriptors) = (
+            parts.next()?,
+            parts.next()?,
+            parts.next()?,
+            parts.next()?,
+            parts.next()?,
+        );
+        (scheme != "local").then_some(ScipSymbol {
+            scheme,
+            manager,
+            package,
+            version,
+            descriptors,
+        })
+    }
+
+    /// The symbol with its package version left out: one declaration whatever release of
+    /// its package an indexer resolved it in.
+    pub(super) fn unversioned(&self) -> String {
+        let ScipSymbol {
+            scheme,
+            manager,
+            package,
+            descriptors,
+            ..
+        } = self;
+        format!("{scheme} {manager} {package} {descriptors}")
+    }
+
+    /// The `::` path the descriptors spell, when every one is a plain name — a namespace,
+    /// a type, a term, a method or a macro (`lit/Lit#` is `lit::Lit`, `ident/Ident().` is
+    /// `ident::Ident`) — as the syntax layer qualifies a Rust declaration. `None` for an
+    /// `impl` block's items, type parameters, parameters and escaped names.
+    pub(super) fn declaration_path(&self) -> Option<String> {
+        let mut names: Vec<&str> = Vec::new();
+        let mut rest = self.descriptors;
+        while !rest.is_empty() {
+            let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_'))?;
+            let (name, after) = rest.split_at(end);
+            rest = if let Some(method) = after.strip_prefix('(') {
+                let close = method.find(')')?;
+                method[close + 1..].strip_prefix('.')?
+            } else {
+                after
+                    .strip_prefix(['/', '#', '.', '!'])
+                    .filter(|_| !name.is_empty() && name != "impl")?
+            };
+            names.push(name);
+        }
+        (!names.is_empty()).then(|| names.join("::"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ScipSymbol;
+
+    #[test]
+    fn a_symbol_reads_into_its_parts_and_its_declaration_path() {
+        let symbol = ScipSymbol::parse("rust-analyzer cargo syn 3.0.10 lit/Lit#").unwrap();
+        assert_eq!((symbol.package, symbol.version), ("syn", "3.0.10"));
+        assert_eq!(symbol.unversioned(), "rust-analyzer cargo syn lit/Lit#");
+        let path = |s: &str| ScipSymbol::parse(s).unwrap().declaration_path();
+        assert_eq!(
+            path("rust-analyzer cargo syn 3.0.10 lit/Lit#").unwrap(),
+            "lit::Lit"
+        );
+        assert_eq!(
+            path("rust-analyzer cargo syn 3.0.10 ident/Ident().").unwrap(),
+            "ident::Ident"
+        );
+        assert_eq!(
+            path("rust-analyzer cargo syn 3.0.10 lit/LitStr#token().").unwrap(),
+            "lit::LitStr::token"
+        );
+        assert_eq!(
+            path("rust-analyzer cargo quote 1.0.47 quote!").unwrap(),
+            "quote"
+        );
+        for other in [
+            "rust-analyzer cargo syn 3.0.10 attr/impl#[Attribute]path().",
+            "rust-analyzer cargo syn 3.0.10 attr/impl#[Meta][`From<Path>`]from().",
+            "rust-analyzer cargo syn 3.0.10 punctuated/Punctuated#[T]",
+        ] {
+            assert_eq!(path(other), None, "{other}");
+        }
+        assert!(ScipSymbol::parse("local 12").is_none());
+    }
+}

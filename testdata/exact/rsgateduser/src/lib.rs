@@ -1,0 +1,3 @@
+pub fn total(values: &[u32]) -> u32 {
+    rsgated::sum(values) + rsgated::fast_sum(values)
+}
