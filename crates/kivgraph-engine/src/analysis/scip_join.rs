@@ -172,6 +172,9 @@ fn declarations_by_file(symbols: &[SymbolFact]) -> BTreeMap<(&str, &str), Vec<&S
     by_file
 }
 
+/// A document's file, `(repository, path)`, and its text.
+pub(super) type DocumentSource = ((String, String), Arc<str>);
+
 /// rust-analyzer does not always mark the definition of an item a macro invocation spells
 /// out: two runs over the same sources give syn's `ident/Ident().` (declared inside
 /// `pub_if_not_doc! { pub fn Ident … }`) a definition in one and none in the other. Where
@@ -181,7 +184,7 @@ fn declarations_by_file(symbols: &[SymbolFact]) -> BTreeMap<(&str, &str), Vec<&S
 /// the declaration belongs to another crate or another path, so it is never taken.
 pub(super) fn mark_unmarked_definitions(
     index: &mut ScipIndex,
-    source: &dyn Fn(&str) -> Option<((String, String), Arc<str>)>,
+    source: &dyn Fn(&str) -> Option<DocumentSource>,
     symbols: &[SymbolFact],
 ) {
     let defined: BTreeSet<&str> = index
