@@ -178,7 +178,7 @@ pub fn load(db: &mut EngineDatabase, directory: &Path, identity: &CacheIdentity)
     });
     match restored {
         Ok(()) => {
-            crate::queries::attach_restored_queries(&mut candidate);
+            crate::persisted::attach_restored_queries(&mut candidate);
             *db = candidate;
             CacheLoad::Loaded
         }

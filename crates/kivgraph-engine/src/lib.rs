@@ -15,12 +15,18 @@ mod analysis;
 mod artifacts;
 mod cache;
 mod database;
+mod files;
+mod inputs;
+mod keys;
+mod merge;
 mod module_lookup;
 mod npm_versions;
+mod packages;
 mod pages;
 mod pass;
 mod pass_record;
-mod queries;
+mod persisted;
+mod placement;
 mod resolve;
 mod rust_build;
 mod stored;
@@ -33,14 +39,15 @@ pub use analysis::{
 };
 pub use cache::{CacheIdentity, CacheLoad};
 pub use database::{EngineDatabase, ExecutionLog};
+pub use files::{FileFacts, LocalSymbol, file_facts};
+pub use inputs::{FileInput, PackageInput, RepositoryInput, Workspace};
+pub use keys::evidence_key;
+pub use merge::{RepositoryFacts, WorkspaceFacts, repository_facts, workspace_facts};
+pub use packages::package_facts;
 pub use pages::EnginePage;
 pub use pass::{
     AnalyzerOptions, AnalyzerRun, Engine, EngineError, LoadedRepository, LoadsAtOnce, PassGraph,
     PassOptions, PassOutcome, Progress, RepositoryReport, load_repository, run_pass,
-};
-pub use queries::{
-    FileFacts, FileInput, LocalSymbol, PackageInput, RepositoryFacts, RepositoryInput, Workspace,
-    WorkspaceFacts, evidence_key, file_facts, package_facts, repository_facts, workspace_facts,
 };
 pub use resolve::go::{Call, GoImport, GoPackageNames, GoSites};
 pub use resolve::resolved_relations;

@@ -9,11 +9,12 @@ use std::sync::Arc;
 use kivgraph_discovery::ModuleMaps;
 
 use crate::database::Db;
-use crate::queries::{PackageInput, Workspace, module_index, npm_providers, package_exports};
+use crate::inputs::{PackageInput, Workspace};
 use crate::resolve::typescript::{
     Module, NpmProvider, candidate_paths, is_relative, mapped_paths, npm_provider,
     package_entry_paths,
 };
+use crate::resolve::typescript::{module_index, npm_providers, package_exports};
 
 /// What a lookup reads of the workspace: which package holds each module file, which
 /// directories provide each package name, and each repository's manifests.

@@ -8,9 +8,10 @@
 use std::sync::Arc;
 
 use kivgraph_facts::{FactPage, FactSet, PAGE_COUNT, RepositoryFact, UnresolvedReference, page_of};
-use rayon::prelude::*;
 
-use crate::queries::{RepositoryFacts, WorkspaceFacts, repository_key};
+use crate::keys::repository_key;
+use crate::merge::gather;
+use crate::merge::{RepositoryFacts, WorkspaceFacts};
 use crate::stored::Stored;
 
 /// One page of a pass: every repository, the packages whose key falls on it, and the
@@ -100,65 +101,4 @@ impl FactPage for EnginePage {
             self.pass_wide.clone(),
         )
     }
-}
-
-/// The canonical fact set of `parts` (each a package's facts in its repository), with every
-/// repository and the `pass_wide` rows: the packages decoded on both cores, each table
-/// gathered in package order.
-pub(crate) fn gather(
-    repositories: Vec<RepositoryFact>,
-    parts: &[(&RepositoryFacts, &Stored<FactSet>)],
-    pass_wide: Vec<UnresolvedReference>,
-) -> FactSet {
-    let decoded: Vec<(&RepositoryFacts, Arc<FactSet>)> = parts
-        .par_iter()
-        .map(|(repository, facts)| (*repository, facts.arc()))
-        .collect();
-    let packages: Vec<&FactSet> = decoded.iter().map(|(_, facts)| facts.as_ref()).collect();
-    fn table<T: Clone + Send>(packages: &[&FactSet], rows: impl Fn(&FactSet) -> &Vec<T>) -> Vec<T> {
-        let mut out = Vec::with_capacity(packages.iter().map(|p| rows(p).len()).sum());
-        for package in packages {
-            out.extend(rows(package).iter().cloned());
-        }
-        out
-    }
-    let ((symbols, evidence), (edges, (files, mut unresolved))) = rayon::join(
-        || {
-            rayon::join(
-                || table(&packages, |p| &p.symbols),
-                || table(&packages, |p| &p.evidence),
-            )
-        },
-        || {
-            rayon::join(
-                || {
-                    let mut edges =
-                        Vec::with_capacity(decoded.iter().map(|(_, p)| p.edges.len() + 1).sum());
-                    for (repository, package) in &decoded {
-                        edges.extend(repository.contains(package));
-                        edges.extend(package.edges.iter().cloned());
-                    }
-                    edges
-                },
-                || {
-                    (
-                        table(&packages, |p| &p.files),
-                        table(&packages, |p| &p.unresolved),
-                    )
-                },
-            )
-        },
-    );
-    unresolved.extend(pass_wide);
-    let mut facts = FactSet {
-        repositories,
-        packages: table(&packages, |p| &p.packages),
-        files,
-        symbols,
-        evidence,
-        edges,
-        unresolved,
-    };
-    facts.canonicalize();
-    facts
 }

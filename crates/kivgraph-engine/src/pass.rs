@@ -21,12 +21,12 @@ use crate::analysis::{
 };
 use crate::cache::{self, CacheIdentity, CacheLoad};
 use crate::database::{EngineDatabase, ExecutionLog};
+use crate::files::{FileFacts, file_facts};
+use crate::inputs::{FileInput, PackageInput, RepositoryInput, UnitInput, Workspace};
+use crate::keys::package_key;
+use crate::merge::{WorkspaceFacts, workspace_facts};
 use crate::pages::EnginePage;
 use crate::pass_record::{PassRecord, inputs_digest};
-use crate::queries::{
-    FileFacts, FileInput, PackageInput, RepositoryInput, UnitInput, Workspace, WorkspaceFacts,
-    file_facts, package_key, workspace_facts,
-};
 
 /// Files above this size are not analysed (minified bundles, generated blobs); they are
 /// reported as skipped.
@@ -1021,7 +1021,7 @@ pub fn run_pass(
         .execution_log()
         .names()
         .iter()
-        .filter(|query| !crate::queries::UNPERSISTED_QUERIES.contains(&query.as_str()))
+        .filter(|query| !crate::persisted::UNPERSISTED_QUERIES.contains(&query.as_str()))
         .count();
     if options.fact_cache == FactCacheMode::Verify {
         verify_against_fresh(&engine, &workspace, &loaded, &options.analyzers)?;

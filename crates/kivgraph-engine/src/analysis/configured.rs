@@ -4,49 +4,15 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use kivgraph_analyzers::ScipIndexer;
-use kivgraph_facts::{Fingerprint, Language, SymbolFact, UnresolvedReference};
-use serde::{Deserialize, Serialize};
+use kivgraph_facts::{Fingerprint, SymbolFact};
 
-use super::{
-    AnalyzerDefinitions, AnalyzerSettings, ScipSymbol, UnitAnalysis, UnitReference, failed,
-    unit_analysis,
-};
+use super::scip_join::unit_analysis;
+use super::settings::{AnalyzerSettings, ConfiguredIndexer};
+use super::unit::{UnitAnalysis, failed};
 use crate::database::Db;
-use crate::queries::{RepositoryInput, package_symbols};
+use crate::inputs::RepositoryInput;
+use crate::packages::package_symbols;
 use crate::stored::Stored;
-
-/// A SCIP indexer plugged in by configuration, with the languages it decides and where.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct ConfiguredIndexer {
-    pub indexer: ScipIndexer,
-    pub languages: Vec<Language>,
-    /// Every registered repository when empty.
-    pub repositories: Vec<String>,
-}
-
-impl ConfiguredIndexer {
-    pub fn covers(&self, repository: &str, language: Language) -> bool {
-        self.languages.contains(&language)
-            && (self.repositories.is_empty() || self.repositories.iter().any(|r| r == repository))
-    }
-}
-
-/// Whether a configured indexer, not the built-in analyzer, decides `language` in
-/// `repository`.
-pub(super) fn configured_covers(
-    db: &dyn Db,
-    repository: RepositoryInput,
-    language: Language,
-) -> bool {
-    AnalyzerSettings::try_get(db).is_some_and(|settings| {
-        let name = repository.name(db);
-        settings
-            .scip_indexers(db)
-            .iter()
-            .any(|indexer| indexer.covers(name, language))
-    })
-}
 
 /// The configured indexers' units of one repository, by the configuration's order: `None`
 /// where an indexer covers none of the repository's languages.
@@ -111,33 +77,7 @@ fn analyse_configured(
     })
 }
 
-/// A use a configured indexer resolved into a package the graph defines the symbol of, but
-/// at another version: declared `PACKAGE_VERSION_MISMATCH`, never bound to the registered
-/// copy.
-pub(super) fn moniker_version_mismatch(
-    definitions: &AnalyzerDefinitions,
-    reference: &UnitReference,
-    language: Language,
-) -> Option<UnresolvedReference> {
-    let symbol = ScipSymbol::parse(&reference.symbol)?;
-    let versions = definitions.configured_versions.get(&symbol.unversioned())?;
-    let (package, version) = (symbol.package, symbol.version);
-    Some(UnresolvedReference {
-        repository: reference.repository.clone(),
-        language,
-        reason: "PACKAGE_VERSION_MISMATCH".to_string(),
-        file_path: Some(reference.path.clone()),
-        span: Some(reference.span),
-        requested_symbol: Some(reference.text.clone()),
-        requested_package: Some(format!("{package} {version}")),
-        detail: format!(
-            "the indexer resolved this use into {package} {version}; the graph defines it at {}",
-            versions.iter().cloned().collect::<Vec<_>>().join(", ")
-        ),
-    })
-}
-
-/// This module's share of [`crate::queries::attach_restored_queries`].
+/// This module's share of [`crate::persisted::attach_restored_queries`].
 pub(super) fn attach_restored_queries(db: &mut dyn Db) {
     configured_units::set_lru_capacity(db, 0);
 }

@@ -3,15 +3,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use kivgraph_facts::{Language, StableKey, SymbolKind};
+use kivgraph_facts::{StableKey, SymbolKind};
 use serde::{Deserialize, Serialize};
 
-use super::{
-    ScipSymbol, UnitAnalysis, configured_units, go_unit, load_groups, python_unit, rust_unit,
-    typescript_unit,
-};
+use super::scip_symbol::ScipSymbol;
+use super::units::workspace_units;
 use crate::database::Db;
-use crate::queries::{RepositoryInput, Workspace};
+use crate::inputs::Workspace;
 use crate::stored::Stored;
 
 /// The analyzer symbols of the workspace's units that name declarations of the graph.
@@ -68,32 +66,7 @@ pub fn analyzer_definitions(db: &dyn Db, workspace: Workspace) -> Stored<Analyze
     // Per symbol: the files defining it, and the declarations it names.
     type Places<'a> = BTreeMap<&'a str, (BTreeSet<(&'a str, &'a str)>, Vec<StableKey>)>;
     let mut places: Places = BTreeMap::new();
-    let packages = workspace
-        .repositories(db)
-        .iter()
-        .flat_map(|r: &RepositoryInput| r.packages(db).iter().copied());
-    let mut units: Vec<&UnitAnalysis> = packages
-        .filter_map(|package| typescript_unit(db, package).as_deref())
-        .collect();
-    for repository in workspace.repositories(db) {
-        let groups = load_groups(db, *repository);
-        units.extend(
-            groups
-                .owners(Language::Rust)
-                .filter_map(|(_, owner)| rust_unit(db, owner).as_deref()),
-        );
-        units.extend(
-            groups
-                .owners(Language::Go)
-                .filter_map(|(_, owner)| go_unit(db, owner).as_deref()),
-        );
-        units.extend(python_unit(db, *repository).as_deref());
-        units.extend(
-            configured_units(db, *repository)
-                .iter()
-                .filter_map(|unit| unit.as_deref()),
-        );
-    }
+    let units = workspace_units(db, workspace);
     let mut kinds = BTreeMap::new();
     let mut configured_versions: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let mut defined_outside = BTreeSet::new();
@@ -135,7 +108,7 @@ pub fn analyzer_definitions(db: &dyn Db, workspace: Workspace) -> Stored<Analyze
     Stored::new(definitions)
 }
 
-/// This module's share of [`crate::queries::attach_restored_queries`].
+/// This module's share of [`crate::persisted::attach_restored_queries`].
 pub(super) fn attach_restored_queries(db: &mut dyn Db) {
     analyzer_definitions::set_lru_capacity(db, 0);
 }

@@ -7,14 +7,13 @@ use std::path::PathBuf;
 use kivgraph_analyzers::GoUnit;
 use kivgraph_facts::Language;
 
-use super::{
-    AnalyzerSettings, UnitAnalysis, configured_covers, group_analysis, group_contents, load_groups,
-    repository_of,
-};
+use super::groups::{group_analysis, group_contents, load_groups};
+use super::settings::{AnalyzerSettings, configured_covers};
+use super::unit::UnitAnalysis;
 use crate::database::Db;
-use crate::queries::{
-    PackageInput, Workspace, file_facts, go_claimants, go_providers, go_replaces,
-};
+use crate::files::file_facts;
+use crate::inputs::{PackageInput, Workspace, repository_of};
+use crate::resolve::go::{go_claimants, go_providers, go_replaces};
 use crate::stored::Stored;
 
 /// One Go module of a repository checked by go/types (our worker), owned by its first
@@ -159,7 +158,7 @@ fn registered_go_modules(db: &dyn Db) -> BTreeMap<PathBuf, (String, Vec<String>)
     modules
 }
 
-/// This module's share of [`crate::queries::attach_restored_queries`].
+/// This module's share of [`crate::persisted::attach_restored_queries`].
 pub(super) fn attach_restored_queries(db: &mut dyn Db) {
     go_unit::set_lru_capacity(db, 0);
 }

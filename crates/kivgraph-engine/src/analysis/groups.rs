@@ -7,9 +7,11 @@ use kivgraph_analyzers::ScipIndex;
 use kivgraph_facts::{Fingerprint, Language, SymbolFact};
 use serde::{Deserialize, Serialize};
 
-use super::{UnitAnalysis, failed, unit_analysis};
+use super::scip_join::unit_analysis;
+use super::unit::{UnitAnalysis, failed};
 use crate::database::Db;
-use crate::queries::{PackageInput, RepositoryInput, package_symbols};
+use crate::inputs::{PackageInput, RepositoryInput};
+use crate::packages::package_symbols;
 use crate::stored::Stored;
 
 /// A repository's packages grouped the way an analyzer loads them: Rust packages by Cargo
@@ -124,7 +126,7 @@ pub(super) fn group_analysis(
     unit_analysis(db, identity, &index, own, &locate, symbols)
 }
 
-/// This module's share of [`crate::queries::attach_restored_queries`].
+/// This module's share of [`crate::persisted::attach_restored_queries`].
 pub(super) fn attach_restored_queries(db: &mut dyn Db) {
     load_groups::set_lru_capacity(db, 0);
 }

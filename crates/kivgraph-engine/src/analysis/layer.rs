@@ -7,18 +7,24 @@ use kivgraph_facts::{
     Confidence, Edge, EdgeKind, Evidence, FactSet, Language, LineSpan, Provenance, Reason,
     StableKey, SymbolFact, SymbolKind, UnresolvedReference,
 };
+use serde::{Deserialize, Serialize};
 
-use super::{
-    AnalyzerDefinitions, UnitAnalysis, analyzer_definitions, configured_covers, innermost,
-    is_module_language, load_groups, module_place, moniker_version_mismatch, repository_of,
-    units_of, unmatched_crate_use,
-};
-use crate::artifacts::{ArtifactPlacer, Placement};
+use super::artifact_placement::{ArtifactPlacer, Placement};
+use super::definitions::{AnalyzerDefinitions, analyzer_definitions};
+use super::groups::load_groups;
+use super::mismatch::{moniker_version_mismatch, unmatched_crate_use};
+use super::scip_join::innermost;
+use super::settings::configured_covers;
+use super::typescript::module_place;
+use super::unit::{UnitAnalysis, is_module_language};
+use super::units::units_of;
 use crate::database::Db;
-use crate::queries::{
-    PackageInput, Workspace, evidence_key, file_facts, go_files, package_facts, package_symbols,
-    site_files,
-};
+use crate::files::file_facts;
+use crate::inputs::{PackageInput, Workspace, repository_of};
+use crate::keys::evidence_key;
+use crate::packages::{package_facts, package_symbols};
+use crate::placement::site_files;
+use crate::resolve::go::go_files;
 use crate::resolve::typescript::ModuleSite;
 use crate::rust_build::RustBuild;
 use crate::stored::Stored;
@@ -715,8 +721,34 @@ impl Layer {
     }
 }
 
-/// This module's share of [`crate::queries::attach_restored_queries`].
+/// This module's share of [`crate::persisted::attach_restored_queries`].
 pub(super) fn attach_restored_queries(db: &mut dyn Db) {
+    package_summary::set_lru_capacity(db, 0);
     analyzed_package_facts::set_lru_capacity(db, 0);
     member_holders::set_lru_capacity(db, 0);
+}
+
+/// What a repository's report says of one of its packages, kept apart from the package's
+/// facts so that a report reads no package's facts the pass did not change.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct PackageSummary {
+    pub files: usize,
+    pub symbols: usize,
+    /// Files tree-sitter had to recover, with their issue count.
+    pub parse_failures: Vec<(String, usize)>,
+}
+
+#[salsa::tracked(returns(clone), persist, lru = 0)]
+pub fn package_summary(db: &dyn Db, package: PackageInput) -> Stored<PackageSummary> {
+    let facts = analyzed_package_facts(db, package);
+    Stored::new(PackageSummary {
+        files: facts.files.len(),
+        symbols: facts.symbols.len(),
+        parse_failures: facts
+            .files
+            .iter()
+            .filter(|f| !f.parse_issues.is_empty())
+            .map(|f| (f.path.clone(), f.parse_issues.len()))
+            .collect(),
+    })
 }

@@ -3,14 +3,17 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use kivgraph_analyzers::PythonUnit;
 use kivgraph_facts::{FactSet, Fingerprint, Language, SymbolFact};
-use std::sync::Arc;
 
-use super::{AnalyzerSettings, UnitAnalysis, configured_covers, failed, unit_analysis};
+use super::scip_join::unit_analysis;
+use super::settings::{AnalyzerSettings, configured_covers};
+use super::unit::{UnitAnalysis, failed};
 use crate::database::Db;
-use crate::queries::{FileInput, RepositoryInput, Workspace, package_symbols};
+use crate::inputs::{FileInput, RepositoryInput, Workspace};
+use crate::packages::package_symbols;
 use crate::stored::Stored;
 
 /// A repository's Python checked by pyright, in a project where every registered
@@ -119,7 +122,7 @@ pub fn python_import_root(path: &str, module: &str) -> Option<String> {
     Some(root.trim_end_matches('/').to_string())
 }
 
-/// This module's share of [`crate::queries::attach_restored_queries`].
+/// This module's share of [`crate::persisted::attach_restored_queries`].
 pub(super) fn attach_restored_queries(db: &mut dyn Db) {
     python_unit::set_lru_capacity(db, 0);
 }

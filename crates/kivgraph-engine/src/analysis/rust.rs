@@ -6,15 +6,16 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use kivgraph_analyzers::{RustSettings, RustUnit};
-use kivgraph_facts::{Language, Reason, SymbolKind, UnresolvedReference};
+use kivgraph_facts::{Language, SymbolKind};
 
-use super::{
-    AnalyzerDefinitions, AnalyzerSettings, ScipSymbol, UnitAnalysis, UnitReference,
-    configured_covers, group_analysis, group_contents, load_groups, mark_unmarked_definitions,
-    repository_of,
-};
+use super::groups::{group_analysis, group_contents, load_groups};
+use super::scip_join::mark_unmarked_definitions;
+use super::settings::{AnalyzerSettings, configured_covers};
+use super::unit::UnitAnalysis;
 use crate::database::Db;
-use crate::queries::{FileInput, PackageInput, Workspace, file_facts, rust_providers};
+use crate::files::file_facts;
+use crate::inputs::{FileInput, PackageInput, Workspace, repository_of};
+use crate::resolve::rust::rust_providers;
 use crate::resolve::rust::version_accepts;
 use crate::rust_build::RustBuild;
 use crate::stored::Stored;
@@ -298,62 +299,7 @@ pub(super) fn registered_crates(
     )
 }
 
-/// A Rust use rust-analyzer resolved into a crate the graph registers that no declaration of
-/// the graph answers, declared, never owed nothing:
-/// - at a version no registered copy has (cargo resolved the dependency to another release
-///   in the local registry): `CRATE_VERSION_MISMATCH`, never bound to the registered copy;
-/// - at the registered version, to a symbol no unit defines, neither at a declaration nor
-///   outside the graph: `CRATE_SYMBOL_NOT_MATCHED`. The crate's own load said nothing of it
-///   (code that load did not lower, a definition rust-analyzer did not mark), so what the
-///   use names is not known to the graph, and an answer about that name is a floor.
-pub(super) fn unmatched_crate_use(
-    db: &dyn Db,
-    definitions: &AnalyzerDefinitions,
-    reference: &UnitReference,
-) -> Option<UnresolvedReference> {
-    let symbol = ScipSymbol::parse(&reference.symbol)
-        .filter(|s| (s.scheme, s.manager) == ("rust-analyzer", "cargo"))?;
-    let (name, version) = (symbol.package, symbol.version);
-    let providers = rust_providers(db, Workspace::get(db));
-    let registered = providers.get(&name.replace('-', "_"))?;
-    let hole = |reason: Reason, detail: String| UnresolvedReference {
-        repository: reference.repository.clone(),
-        language: Language::Rust,
-        reason: reason.as_str().to_string(),
-        file_path: Some(reference.path.clone()),
-        span: Some(reference.span),
-        requested_symbol: Some(reference.text.clone()),
-        requested_package: Some(format!("{name} {version}")),
-        detail,
-    };
-    if registered
-        .iter()
-        .any(|(_, v)| v.as_deref() == Some(version))
-    {
-        return (!definitions.defined_outside.contains(&reference.symbol)).then(|| {
-            hole(
-                Reason::CrateSymbolNotMatched,
-                format!(
-                    "the analyzer resolved this use into {name} {version}, whose load defines no `{}`",
-                    reference.text
-                ),
-            )
-        });
-    }
-    let versions: Vec<&str> = registered
-        .iter()
-        .filter_map(|(_, v)| v.as_deref())
-        .collect();
-    Some(hole(
-        Reason::CrateVersionMismatch,
-        format!(
-            "the analyzer resolved this use into {name} {version}; the graph registers {name} {}",
-            versions.join(", ")
-        ),
-    ))
-}
-
-/// This module's share of [`crate::queries::attach_restored_queries`].
+/// This module's share of [`crate::persisted::attach_restored_queries`].
 pub(super) fn attach_restored_queries(db: &mut dyn Db) {
     rust_unit::set_lru_capacity(db, 0);
     registered_crates::set_lru_capacity(db, 0);

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use kivgraph_analyzers::{LineIndex, ScipIndex};
 use kivgraph_facts::{Fingerprint, LineSpan, SymbolFact};
 
-use super::{Definition, Outside, ScipSymbol, UnitAnalysis, UnitReference};
+use super::scip_symbol::ScipSymbol;
+use super::unit::{Definition, Outside, UnitAnalysis, UnitReference};
 use crate::database::Db;
 
 /// Joins an index's occurrences with the declarations of the files the unit owns:

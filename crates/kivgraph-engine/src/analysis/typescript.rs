@@ -8,17 +8,16 @@ use kivgraph_analyzers::{TypescriptUnit, nearest_tsconfig};
 use kivgraph_discovery::installed_package;
 use kivgraph_facts::{Fingerprint, Language, SymbolFact};
 
-use super::{
-    AnalyzerSettings, UnitAnalysis, configured_covers, failed, is_module_language, repository_of,
-    unit_analysis,
-};
+use super::scip_join::unit_analysis;
+use super::settings::{AnalyzerSettings, configured_covers};
+use super::unit::{UnitAnalysis, failed, is_module_language};
 use crate::artifacts::{artifacts_read, npm_manifests};
 use crate::database::Db;
-use crate::queries::{
-    PackageInput, RepositoryInput, Workspace, module_index, npm_providers, package_symbols,
-    site_files,
-};
+use crate::inputs::{PackageInput, RepositoryInput, Workspace, repository_of};
+use crate::packages::package_symbols;
+use crate::placement::site_files;
 use crate::resolve::typescript::{NpmProvider, npm_provider};
+use crate::resolve::typescript::{module_index, npm_providers};
 use crate::stored::Stored;
 
 /// A TypeScript/JavaScript package checked as one program. `None` when the package is not
@@ -250,7 +249,7 @@ fn registered_packages(
         .collect()
 }
 
-/// This module's share of [`crate::queries::attach_restored_queries`].
+/// This module's share of [`crate::persisted::attach_restored_queries`].
 pub(super) fn attach_restored_queries(db: &mut dyn Db) {
     typescript_unit::set_lru_capacity(db, 0);
     module_directories::set_lru_capacity(db, 0);

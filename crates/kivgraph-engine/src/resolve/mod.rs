@@ -4,15 +4,15 @@
 //! matching name.
 //!
 //! By language: Go calls, type names, values, embedding, promoted methods and implicit
-//! interface satisfaction (`go.rs`, `go_implements.rs`; rules G1–G14); TypeScript and
+//! interface satisfaction (`go/`; rules G1–G15); TypeScript and
 //! JavaScript imports through barrels and package maps, calls, type names, values, heritage
-//! and receivers (`typescript.rs`; T1–T11, H1); Python imports and re-exports, calls through
-//! modules and `self`, providers (`python.rs`; P1–P8); Rust `use` trees and paths within a
-//! crate and across `Cargo.toml` dependencies, trait impls and `self` (`rust.rs`; R1–R6);
-//! overrides along `EXTENDS` chains (`overrides.rs`; H2).
+//! and receivers (`typescript/`; T1–T11, H1); Python imports and re-exports, calls through
+//! modules and `self`, providers (`python/`; P1–P8); Rust `use` trees and paths within a
+//! crate and across `Cargo.toml` dependencies, trait impls and `self` (`rust/`; R1–R6);
+//! overrides along `EXTENDS` chains (`overrides.rs`; H2). Each language's directory holds
+//! its resolver beside the provider queries the package merges read.
 
 pub mod go;
-pub mod go_implements;
 mod overrides;
 pub mod python;
 pub mod rust;
@@ -23,7 +23,7 @@ use kivgraph_facts::{
     StableKey, UnresolvedReference,
 };
 
-use crate::queries::evidence_key;
+use crate::keys::evidence_key;
 
 pub(crate) use overrides::class_overrides;
 

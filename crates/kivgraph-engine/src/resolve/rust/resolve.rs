@@ -9,8 +9,8 @@ use std::sync::Arc;
 use kivgraph_facts::{EdgeKind, StableKey, SymbolFact, SymbolKind};
 use kivgraph_syntax::{ReferenceSite, WHOLE_MODULE};
 
-use super::Resolved;
-use super::typescript::{ModuleFile, ModuleSite, call_edges};
+use crate::resolve::Resolved;
+use crate::resolve::typescript::{ModuleFile, ModuleSite, call_edges};
 
 /// Keeps what the resolver reads of a Rust file: `use` trees, and calls and type names that
 /// are bare or reached through a path (`a::b::f`), with their scopes read. Calls on values

@@ -10,8 +10,10 @@ use std::sync::Arc;
 use kivgraph_facts::{EdgeKind, LineSpan, StableKey, SymbolFact};
 use kivgraph_syntax::WHOLE_MODULE;
 
-use super::Resolved;
-use super::typescript::{CallBindings, ModuleFile, call_edges, class_members, resolve_calls};
+use crate::resolve::Resolved;
+use crate::resolve::typescript::{
+    CallBindings, ModuleFile, call_edges, class_members, resolve_calls,
+};
 
 /// The standard library's top-level modules (`sys.stdlib_module_names` of CPython 3.11): known,
 /// never charged as a missing provider.

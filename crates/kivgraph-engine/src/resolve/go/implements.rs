@@ -10,8 +10,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use kivgraph_facts::{EdgeKind, FactSet, LineSpan, StableKey, SymbolFact, SymbolKind};
 
-use super::Resolved;
-use super::go::{
+use crate::resolve::Resolved;
+use crate::resolve::go::{
     FileImports, GO_UNIVERSE, GoFile, GoName, GoPackageNames, GoProvider, file_imports,
 };
 

@@ -11,7 +11,7 @@ use kivgraph_facts::{EdgeKind, FileFact, Language, LineSpan, StableKey, SymbolFa
 use kivgraph_syntax::{ReferenceSite, WHOLE_MODULE};
 use serde::{Deserialize, Serialize};
 
-use super::Resolved;
+use crate::resolve::Resolved;
 
 /// An import, re-export, local export clause or call of a bare name, as one file's memo
 /// keeps it (TypeScript, JavaScript and Python).

@@ -9,8 +9,8 @@ use kivgraph_facts::{EdgeKind, FactSet, FileFact, LineSpan, StableKey, SymbolFac
 use kivgraph_syntax::ReferenceSite;
 use serde::{Deserialize, Serialize};
 
-use super::Resolved;
-use super::typescript::ModuleSite;
+use crate::resolve::Resolved;
+use crate::resolve::typescript::ModuleSite;
 
 /// A call the resolver reads, as one file's memo keeps it: `name(…)` or `operand.name(…)`
 /// where the operand is a single identifier.

@@ -1,0 +1,93 @@
+//! Uses an analyzer resolved into a registered package that no declaration of the graph
+//! answers — another version of it, or a symbol no load defines: declared holes, never
+//! bound by name and never owed nothing.
+
+use kivgraph_facts::{Language, Reason, UnresolvedReference};
+
+use super::definitions::AnalyzerDefinitions;
+use super::scip_symbol::ScipSymbol;
+use super::unit::UnitReference;
+use crate::database::Db;
+use crate::inputs::Workspace;
+use crate::resolve::rust::rust_providers;
+
+/// A use a configured indexer resolved into a package the graph defines the symbol of, but
+/// at another version: declared `PACKAGE_VERSION_MISMATCH`, never bound to the registered
+/// copy.
+pub(super) fn moniker_version_mismatch(
+    definitions: &AnalyzerDefinitions,
+    reference: &UnitReference,
+    language: Language,
+) -> Option<UnresolvedReference> {
+    let symbol = ScipSymbol::parse(&reference.symbol)?;
+    let versions = definitions.configured_versions.get(&symbol.unversioned())?;
+    let (package, version) = (symbol.package, symbol.version);
+    Some(UnresolvedReference {
+        repository: reference.repository.clone(),
+        language,
+        reason: "PACKAGE_VERSION_MISMATCH".to_string(),
+        file_path: Some(reference.path.clone()),
+        span: Some(reference.span),
+        requested_symbol: Some(reference.text.clone()),
+        requested_package: Some(format!("{package} {version}")),
+        detail: format!(
+            "the indexer resolved this use into {package} {version}; the graph defines it at {}",
+            versions.iter().cloned().collect::<Vec<_>>().join(", ")
+        ),
+    })
+}
+
+/// A Rust use rust-analyzer resolved into a crate the graph registers that no declaration of
+/// the graph answers, declared, never owed nothing:
+/// - at a version no registered copy has (cargo resolved the dependency to another release
+///   in the local registry): `CRATE_VERSION_MISMATCH`, never bound to the registered copy;
+/// - at the registered version, to a symbol no unit defines, neither at a declaration nor
+///   outside the graph: `CRATE_SYMBOL_NOT_MATCHED`. The crate's own load said nothing of it
+///   (code that load did not lower, a definition rust-analyzer did not mark), so what the
+///   use names is not known to the graph, and an answer about that name is a floor.
+pub(super) fn unmatched_crate_use(
+    db: &dyn Db,
+    definitions: &AnalyzerDefinitions,
+    reference: &UnitReference,
+) -> Option<UnresolvedReference> {
+    let symbol = ScipSymbol::parse(&reference.symbol)
+        .filter(|s| (s.scheme, s.manager) == ("rust-analyzer", "cargo"))?;
+    let (name, version) = (symbol.package, symbol.version);
+    let providers = rust_providers(db, Workspace::get(db));
+    let registered = providers.get(&name.replace('-', "_"))?;
+    let hole = |reason: Reason, detail: String| UnresolvedReference {
+        repository: reference.repository.clone(),
+        language: Language::Rust,
+        reason: reason.as_str().to_string(),
+        file_path: Some(reference.path.clone()),
+        span: Some(reference.span),
+        requested_symbol: Some(reference.text.clone()),
+        requested_package: Some(format!("{name} {version}")),
+        detail,
+    };
+    if registered
+        .iter()
+        .any(|(_, v)| v.as_deref() == Some(version))
+    {
+        return (!definitions.defined_outside.contains(&reference.symbol)).then(|| {
+            hole(
+                Reason::CrateSymbolNotMatched,
+                format!(
+                    "the analyzer resolved this use into {name} {version}, whose load defines no `{}`",
+                    reference.text
+                ),
+            )
+        });
+    }
+    let versions: Vec<&str> = registered
+        .iter()
+        .filter_map(|(_, v)| v.as_deref())
+        .collect();
+    Some(hole(
+        Reason::CrateVersionMismatch,
+        format!(
+            "the analyzer resolved this use into {name} {version}; the graph registers {name} {}",
+            versions.join(", ")
+        ),
+    ))
+}
