@@ -24,7 +24,7 @@ mod npm_versions;
 mod packages;
 mod pages;
 mod pass;
-mod pass_record;
+
 mod persisted;
 mod placement;
 mod resolve;

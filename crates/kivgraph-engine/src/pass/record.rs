@@ -10,10 +10,11 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use super::options::AnalyzerOptions;
+use super::report::RepositoryReport;
+use super::sync::LoadedRepository;
 use kivgraph_config::RepositoryEntry;
 use serde::{Deserialize, Serialize};
-
-use crate::pass::{AnalyzerOptions, LoadedRepository, RepositoryReport};
 
 const FILE_NAME: &str = "last-pass.bin";
 

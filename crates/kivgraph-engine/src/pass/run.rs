@@ -1,0 +1,237 @@
+//! One full pass: discover, read, sync the inputs, analyse in parallel, merge in order,
+//! publish the record the next pass compares against.
+
+use std::time::{Duration, Instant};
+
+use kivgraph_config::{FactCacheMode, RepositoryEntry};
+use kivgraph_discovery::discover_repository;
+use kivgraph_facts::{FactPage, FactSet, Language, UnresolvedReference};
+
+use super::engine::{Engine, EngineError};
+use super::options::{PassOptions, Progress};
+use super::record::{PassRecord, inputs_digest};
+use super::report::RepositoryReport;
+use super::sync::load_repository;
+use super::verify::verify_against_fresh;
+use crate::cache::CacheLoad;
+use crate::pages::EnginePage;
+
+/// What a pass produced.
+#[derive(Debug, Clone)]
+pub enum PassGraph {
+    /// A graph to publish, in pages.
+    Computed(Vec<EnginePage>),
+    /// The pass's inputs are exactly those this published generation was computed from:
+    /// it is the answer, to be republished as it is.
+    Unchanged { generation: u64 },
+}
+
+#[derive(Debug, Clone)]
+pub struct PassOutcome {
+    pub graph: PassGraph,
+    /// The digest of everything the pass computed from (`pass_record`).
+    pub inputs_digest: String,
+    pub repositories: Vec<RepositoryReport>,
+    pub cache: CacheLoad,
+    /// How many file extractions ran (the rest were served by the fact cache).
+    pub files_analyzed: usize,
+    pub files_total: usize,
+    pub cache_bytes: Option<u64>,
+    /// Wall time of each phase, in order.
+    pub timings: Timings,
+}
+
+/// Wall time per phase, in the order the phases ran.
+#[derive(Debug, Clone)]
+pub struct Timings {
+    pub phases: Vec<(&'static str, Duration)>,
+    last: Instant,
+}
+
+impl Default for Timings {
+    fn default() -> Self {
+        Timings {
+            phases: Vec::new(),
+            last: Instant::now(),
+        }
+    }
+}
+
+impl Timings {
+    /// Closes the phase that ran since the previous lap.
+    pub fn lap(&mut self, phase: &'static str) {
+        let now = Instant::now();
+        self.phases.push((phase, now - self.last));
+        self.last = now;
+    }
+}
+
+/// Runs one full pass over the registered repositories.
+pub fn run_pass(
+    entries: &[RepositoryEntry],
+    options: &PassOptions,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<PassOutcome, EngineError> {
+    let mut timings = Timings::default();
+    let mut loaded = Vec::new();
+    let mut unavailable = Vec::new();
+    for (index, entry) in entries.iter().enumerate() {
+        progress(Progress {
+            phase: "discover",
+            repository: Some(entry.name.clone()),
+            completed: index,
+            total: entries.len(),
+        });
+        match discover_repository(entry, &options.analyzers.go_build) {
+            Ok(discovered) => loaded.push(load_repository(discovered)),
+            Err(err) => unavailable.push((entry.clone(), err.to_string())),
+        }
+    }
+    timings.lap("discover_and_read");
+    let inputs_digest = inputs_digest(
+        &options.identity.0,
+        &options.analyzers,
+        entries,
+        &loaded,
+        &unavailable,
+    );
+    if options.fact_cache == FactCacheMode::On
+        && let Some(record) = PassRecord::read(&options.cache_directory)
+        && record.inputs_digest == inputs_digest
+        && options.published_generation == Some(record.generation)
+    {
+        timings.lap("compare_inputs");
+        return Ok(PassOutcome {
+            graph: PassGraph::Unchanged {
+                generation: record.generation,
+            },
+            inputs_digest,
+            repositories: record.repositories,
+            cache: CacheLoad::NotNeeded,
+            files_analyzed: 0,
+            files_total: record.files_total,
+            cache_bytes: crate::cache::size_on_disk(&options.cache_directory),
+            timings,
+        });
+    }
+    timings.lap("compare_inputs");
+    let (mut engine, cache_load) = match options.fact_cache {
+        FactCacheMode::Off => (Engine::new(), CacheLoad::Absent),
+        FactCacheMode::On | FactCacheMode::Verify => {
+            Engine::from_cache(&options.cache_directory, &options.identity)
+        }
+    };
+    timings.lap("cache_load");
+    engine.execution_log().take();
+    engine.update(&loaded);
+    engine.set_analyzers(&options.analyzers);
+    timings.lap("update_inputs");
+    let workspace = engine.facts(progress);
+    timings.lap("analyse_and_merge");
+    let files_analyzed = engine.execution_log().count("file_facts");
+    // A unit re-runs with no file changed when its analyzer did.
+    let memos_recomputed = engine
+        .execution_log()
+        .names()
+        .iter()
+        .filter(|query| !crate::persisted::UNPERSISTED_QUERIES.contains(&query.as_str()))
+        .count();
+    if options.fact_cache == FactCacheMode::Verify {
+        verify_against_fresh(&engine, &workspace, &loaded, &options.analyzers)?;
+        timings.lap("verify");
+    }
+    let mut reports: Vec<RepositoryReport> = loaded
+        .iter()
+        .map(|l| {
+            let mut report = engine.repository_report(l);
+            report.analyzers = engine.analyzer_runs(&report.name, &options.analyzers);
+            report
+        })
+        .collect();
+    let files_total = reports.iter().map(|r| r.files).sum();
+    // A repository that cannot be read is declared, not a failed pass.
+    let mut pass_wide = Vec::new();
+    for (entry, reason) in unavailable {
+        let language = kivgraph_discovery::enabled_languages(&entry.languages)
+            .first()
+            .copied()
+            .unwrap_or(Language::Go);
+        pass_wide.push(UnresolvedReference {
+            repository: entry.name.clone(),
+            language,
+            reason: "REPOSITORY_NOT_READABLE".into(),
+            file_path: None,
+            span: None,
+            requested_symbol: None,
+            requested_package: None,
+            detail: reason.clone(),
+        });
+        reports.push(RepositoryReport {
+            name: entry.name.clone(),
+            root: entry.path.to_string_lossy().to_string(),
+            unavailable: Some(reason),
+            ..RepositoryReport::default()
+        });
+    }
+    timings.lap("reports");
+    let cache_bytes = match options.fact_cache {
+        FactCacheMode::Off => None,
+        // Nothing was recomputed: the memos on disk already hold every fact of this pass
+        // (inputs the pass dropped are reconciled again by the next load), so the cache is
+        // not rewritten.
+        _ if matches!(cache_load, CacheLoad::Loaded) && memos_recomputed == 0 => {
+            crate::cache::size_on_disk(&options.cache_directory)
+        }
+        _ => Some(engine.save_cache(&options.cache_directory, &options.identity)?),
+    };
+    timings.lap("cache_save");
+    // After the save: every page's memo values then have their digest, its identity.
+    let pages = workspace.pages(&options.identity.0, &pass_wide);
+    // The memo tables of a large workspace take a quarter of a second to free, which
+    // nobody needs to wait for.
+    std::thread::spawn(move || drop(engine));
+    Ok(PassOutcome {
+        graph: PassGraph::Computed(pages),
+        inputs_digest,
+        repositories: reports,
+        cache: cache_load,
+        files_analyzed,
+        files_total,
+        cache_bytes,
+        timings,
+    })
+}
+
+impl PassOutcome {
+    /// The graph the pass computed, as one fact set (every page decoded); `None` when it
+    /// answered with the published generation.
+    pub fn computed(&self) -> Option<FactSet> {
+        match &self.graph {
+            PassGraph::Computed(pages) => {
+                Some(FactSet::from_pages(pages.iter().map(FactPage::facts)))
+            }
+            PassGraph::Unchanged { .. } => None,
+        }
+    }
+
+    /// Remembers, once `generation` is published from this pass, what it was computed
+    /// from: the next pass with the same inputs republishes it. With the fact cache `off`
+    /// nothing is remembered.
+    pub fn record_published(
+        &self,
+        options: &PassOptions,
+        generation: u64,
+    ) -> Result<(), EngineError> {
+        if options.fact_cache == FactCacheMode::Off {
+            return Ok(());
+        }
+        PassRecord {
+            inputs_digest: self.inputs_digest.clone(),
+            generation,
+            repositories: self.repositories.clone(),
+            files_total: self.files_total,
+        }
+        .write(&options.cache_directory)
+        .map_err(|error| EngineError::RecordWrite(error.to_string()))
+    }
+}

@@ -1,0 +1,256 @@
+//! Reading the registered repositories and bringing the engine's inputs in line with them,
+//! touching only what changed, so that salsa re-executes only what depends on a change.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use kivgraph_discovery::DiscoveredRepository;
+use kivgraph_facts::{Fingerprint, StableKey};
+use rayon::prelude::*;
+use salsa::Setter;
+
+use super::engine::Engine;
+use super::options::AnalyzerOptions;
+use crate::analysis::AnalyzerSettings;
+use crate::inputs::{FileInput, PackageInput, RepositoryInput, UnitInput, Workspace};
+use crate::keys::package_key;
+
+impl Engine {
+    /// Brings the inputs in line with `repositories`, touching only what changed, so that
+    /// salsa re-executes only what depends on a change.
+    pub fn update(&mut self, repositories: &[LoadedRepository]) {
+        let existing_repositories: HashMap<String, RepositoryInput> =
+            match Workspace::try_get(&self.db) {
+                Some(workspace) => workspace
+                    .repositories(&self.db)
+                    .iter()
+                    .map(|r| (r.name(&self.db).clone(), *r))
+                    .collect(),
+                None => HashMap::new(),
+            };
+        let mut repository_inputs = Vec::with_capacity(repositories.len());
+        for loaded in repositories {
+            let discovered = &loaded.discovered;
+            let root = discovered.root.to_string_lossy().to_string();
+            let existing = existing_repositories.get(&discovered.name).copied();
+            let existing_packages: HashMap<StableKey, PackageInput> = existing
+                .map(|r| {
+                    r.packages(&self.db)
+                        .iter()
+                        .map(|p| (p.key(&self.db), *p))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let existing_files: HashMap<String, FileInput> = existing_packages
+                .values()
+                .flat_map(|p| {
+                    p.files(&self.db)
+                        .iter()
+                        .map(|f| (f.path(&self.db).clone(), *f))
+                })
+                .collect();
+            // Files in path order, grouped by package key (sorted).
+            let mut packages: BTreeMap<StableKey, Vec<FileInput>> = BTreeMap::new();
+            for (file, source) in discovered.files.iter().zip(&loaded.sources) {
+                let Some((fingerprint, text, len)) = source else {
+                    continue;
+                };
+                self.db.add_source(*fingerprint, text.clone());
+                let unit = UnitInput {
+                    package: file.unit.package.clone(),
+                    package_path: file.unit.package_path.clone(),
+                    module: file.unit.module.clone(),
+                };
+                let package = package_key(file.language, &discovered.name, &unit.package);
+                let input = match existing_files.get(&file.path) {
+                    Some(input) => {
+                        let input = *input;
+                        if input.fingerprint(&self.db) != *fingerprint {
+                            input.set_fingerprint(&mut self.db).to(*fingerprint);
+                            input.set_byte_len(&mut self.db).to(*len);
+                        }
+                        if input.language(&self.db) != file.language {
+                            input.set_language(&mut self.db).to(file.language);
+                        }
+                        if *input.unit(&self.db) != unit {
+                            input.set_unit(&mut self.db).to(unit);
+                        }
+                        input
+                    }
+                    None => FileInput::new(
+                        &self.db,
+                        discovered.name.clone(),
+                        file.path.clone(),
+                        file.language,
+                        unit,
+                        *fingerprint,
+                        *len,
+                    ),
+                };
+                packages.entry(package).or_default().push(input);
+            }
+            let mut package_inputs = Vec::with_capacity(packages.len());
+            for (key, files) in packages {
+                let input = match existing_packages.get(&key) {
+                    Some(input) => {
+                        let input = *input;
+                        if *input.files(&self.db) != files {
+                            input.set_files(&mut self.db).to(files);
+                        }
+                        input
+                    }
+                    None => PackageInput::new(&self.db, key, files),
+                };
+                package_inputs.push(input);
+            }
+            let input = match existing {
+                Some(input) => {
+                    if *input.root(&self.db) != root {
+                        input.set_root(&mut self.db).to(root);
+                    }
+                    if *input.languages(&self.db) != discovered.languages {
+                        input
+                            .set_languages(&mut self.db)
+                            .to(discovered.languages.clone());
+                    }
+                    if *input.packages(&self.db) != package_inputs {
+                        input.set_packages(&mut self.db).to(package_inputs);
+                    }
+                    if *input.module_maps(&self.db) != discovered.module_maps {
+                        input
+                            .set_module_maps(&mut self.db)
+                            .to(discovered.module_maps.clone());
+                    }
+                    input
+                }
+                None => RepositoryInput::new(
+                    &self.db,
+                    discovered.name.clone(),
+                    root,
+                    discovered.languages.clone(),
+                    package_inputs,
+                    discovered.module_maps.clone(),
+                ),
+            };
+            repository_inputs.push(input);
+        }
+        match Workspace::try_get(&self.db) {
+            Some(workspace) => {
+                if *workspace.repositories(&self.db) != repository_inputs {
+                    workspace
+                        .set_repositories(&mut self.db)
+                        .to(repository_inputs);
+                }
+            }
+            None => {
+                Workspace::new(&self.db, repository_inputs);
+            }
+        }
+    }
+
+    /// Every file of one repository, in merge order.
+    pub(super) fn repository_files(&self, repository: RepositoryInput) -> Vec<FileInput> {
+        repository
+            .packages(&self.db)
+            .iter()
+            .flat_map(|p| p.files(&self.db).iter().copied())
+            .collect()
+    }
+
+    /// Which analyzers the next [`Engine::facts`] runs. Setting the same ones again changes
+    /// nothing, so their units stay memoized.
+    pub fn set_analyzers(&mut self, options: &AnalyzerOptions) {
+        self.maximum_workers = options.maximum_workers.max(1);
+        // Where analyzers write is not part of what they answer: it is no input.
+        self.db.set_analyzer_scratch(options.scratch.clone());
+        self.loads_at_once = options.loads_at_once;
+        match AnalyzerSettings::try_get(&self.db) {
+            Some(settings) => {
+                if settings.typescript(&self.db) != &options.typescript {
+                    settings
+                        .set_typescript(&mut self.db)
+                        .to(options.typescript.clone());
+                }
+                if settings.python(&self.db) != &options.python {
+                    settings.set_python(&mut self.db).to(options.python.clone());
+                }
+                if settings.rust(&self.db) != &options.rust {
+                    settings.set_rust(&mut self.db).to(options.rust.clone());
+                }
+                if settings.go(&self.db) != &options.go {
+                    settings.set_go(&mut self.db).to(options.go.clone());
+                }
+                if settings.go_build(&self.db) != &options.go_build {
+                    settings
+                        .set_go_build(&mut self.db)
+                        .to(options.go_build.clone());
+                }
+                if settings.scip_indexers(&self.db) != &options.scip_indexers {
+                    settings
+                        .set_scip_indexers(&mut self.db)
+                        .to(options.scip_indexers.clone());
+                }
+            }
+            None => {
+                AnalyzerSettings::new(
+                    &self.db,
+                    options.typescript.clone(),
+                    options.python.clone(),
+                    options.rust.clone(),
+                    options.go.clone(),
+                    options.go_build.clone(),
+                    options.scip_indexers.clone(),
+                );
+            }
+        }
+    }
+}
+
+/// Files above this size are not analysed (minified bundles, generated blobs); they are
+/// reported as skipped.
+const MAXIMUM_FILE_BYTES: u64 = 8 << 20;
+
+/// One repository's files with their contents, ready to enter the database.
+pub struct LoadedRepository {
+    pub discovered: DiscoveredRepository,
+    /// Parallel to `discovered.files`; `None` for a file that could not be read.
+    pub sources: Vec<Option<(Fingerprint, Arc<str>, u64)>>,
+}
+
+/// Reads and fingerprints every discovered file, in parallel, preserving order.
+pub fn load_repository(mut discovered: DiscoveredRepository) -> LoadedRepository {
+    let root = discovered.root.clone();
+    let mut oversized = Vec::new();
+    discovered
+        .files
+        .retain(|file| match std::fs::metadata(root.join(&file.path)) {
+            Ok(meta) if meta.len() > MAXIMUM_FILE_BYTES => {
+                oversized.push((
+                    file.path.clone(),
+                    format!("larger than {} MiB, not analysed", MAXIMUM_FILE_BYTES >> 20),
+                ));
+                false
+            }
+            _ => true,
+        });
+    discovered.skipped.extend(oversized);
+    discovered.skipped.sort();
+    let sources = discovered
+        .files
+        .par_iter()
+        .map(|file| {
+            let bytes = std::fs::read(root.join(&file.path)).ok()?;
+            let fingerprint = Fingerprint::of(&bytes);
+            let len = bytes.len() as u64;
+            let text: Arc<str> = match String::from_utf8(bytes) {
+                Ok(text) => text.into(),
+                Err(err) => String::from_utf8_lossy(err.as_bytes()).into(),
+            };
+            Some((fingerprint, text, len))
+        })
+        .collect();
+    LoadedRepository {
+        discovered,
+        sources,
+    }
+}
