@@ -8,6 +8,13 @@
 //!
 //! Must not know about: packages, repositories, stable keys, salsa or storage. Qualification
 //! beyond the file (Go package, Rust module path) is the engine's job.
+//!
+//! One directory a language (`go/`, `typescript/`, `rust/`, `python/`), each with the
+//! declarations a file makes and the reference sites it spells (Rust also its `cfg`
+//! regions); shared by all of them: the site model (`sites.rs`), local scopes
+//! (`scopes.rs`), the walk that collects a file's sites (`references.rs`), the declaration
+//! builder (`common.rs`), recovery of what the grammar cannot read (`recovery.rs`) and a
+//! file's shape for the navigator (`shape.rs`).
 
 mod common;
 mod go;
@@ -15,15 +22,16 @@ mod python;
 mod recovery;
 mod references;
 mod rust;
-mod rust_cfg;
+mod scopes;
 mod shape;
+mod sites;
 mod typescript;
 
 use std::cell::RefCell;
 
-pub use references::{ReferenceSite, WHOLE_MODULE};
-pub use rust_cfg::{CfgPredicate, CfgRegion};
+pub use rust::{CfgPredicate, CfgRegion};
 pub use shape::{FileShape, SymbolMetrics, shape};
+pub use sites::{ReferenceSite, WHOLE_MODULE};
 
 use kivgraph_facts::{Language, LineSpan, Mention, ParseIssue, SymbolKind};
 use serde::{Deserialize, Serialize};
@@ -162,7 +170,7 @@ fn extract_with_tree(
         line_count,
         mentions: common::mentions(source, root),
         cfg_regions: match language {
-            Language::Rust => rust_cfg::regions(source, root),
+            Language::Rust => rust::regions(source, root),
             _ => Vec::new(),
         },
     };
