@@ -29,7 +29,7 @@ pub enum PassGraph {
 #[derive(Debug, Clone)]
 pub struct PassOutcome {
     pub graph: PassGraph,
-    /// The digest of everything the pass computed from (`pass_record`).
+    /// The digest of everything the pass computed from (`record.rs`).
     pub inputs_digest: String,
     pub repositories: Vec<RepositoryReport>,
     pub cache: CacheLoad,

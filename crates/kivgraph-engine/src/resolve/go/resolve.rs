@@ -1,6 +1,6 @@
 //! Go: calls, type names, values and embedded types bound by the package block, by imports,
 //! by the method's own receiver and by declared types, and selectors promoted through
-//! embedded types (rules G1–G12 and G14 of `docs/resolution.md`; G13 is `go_implements.rs`).
+//! embedded types (rules G1–G12 and G14 of `docs/resolution.md`; G13 is `implements.rs`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
