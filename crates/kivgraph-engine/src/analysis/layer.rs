@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::artifact_placement::{ArtifactPlacer, Placement};
 use super::definitions::{AnalyzerDefinitions, analyzer_definitions};
 use super::groups::load_groups;
-use super::mismatch::{moniker_version_mismatch, unmatched_crate_use};
+use super::mismatch::{CratePaths, moniker_version_mismatch, unmatched_crate_use};
 use super::scip_join::innermost;
 use super::settings::configured_covers;
 use super::typescript::module_place;
@@ -41,6 +41,7 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Stored<Fact
     let declared = package_symbols(db, package);
     let files = layer_files(db, package, &declared);
     let mut layer = Layer::default();
+    let mut crate_paths = CratePaths::default();
     let covered: BTreeSet<Language> = match repository_of(db, package) {
         Some(repository) => Language::ALL
             .iter()
@@ -151,7 +152,7 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Stored<Fact
                                     file.file.language,
                                 )
                             } else {
-                                unmatched_crate_use(db, &definitions, reference)
+                                unmatched_crate_use(db, &definitions, &mut crate_paths, reference)
                             };
                             match mismatch {
                                 // The crate's load defines nothing there: the analyzer

@@ -2,13 +2,16 @@
 //! answers — another version of it, or a symbol no load defines: declared holes, never
 //! bound by name and never owed nothing.
 
+use std::collections::{HashMap, HashSet};
+
 use kivgraph_facts::{Language, Reason, UnresolvedReference};
 
 use super::definitions::AnalyzerDefinitions;
 use super::scip_symbol::ScipSymbol;
 use super::unit::UnitReference;
 use crate::database::Db;
-use crate::inputs::Workspace;
+use crate::inputs::{PackageInput, Workspace};
+use crate::packages::package_symbols;
 use crate::resolve::rust::rust_providers;
 
 /// A use a configured indexer resolved into a package the graph defines the symbol of, but
@@ -37,17 +40,42 @@ pub(super) fn moniker_version_mismatch(
     })
 }
 
+/// The qualified names each registered crate's declarations have, read once per package
+/// layered: whether the graph holds the declaration a symbol's path spells.
+#[derive(Default)]
+pub(super) struct CratePaths {
+    by_crate: HashMap<PackageInput, HashSet<String>>,
+}
+
+impl CratePaths {
+    fn declares(&mut self, db: &dyn Db, provider: PackageInput, path: &str) -> bool {
+        self.by_crate
+            .entry(provider)
+            .or_insert_with(|| {
+                package_symbols(db, provider)
+                    .symbols
+                    .iter()
+                    .map(|s| s.qualified_name.clone())
+                    .collect()
+            })
+            .contains(path)
+    }
+}
+
 /// A Rust use rust-analyzer resolved into a crate the graph registers that no declaration of
 /// the graph answers, declared, never owed nothing:
 /// - at a version no registered copy has (cargo resolved the dependency to another release
 ///   in the local registry): `CRATE_VERSION_MISMATCH`, never bound to the registered copy;
-/// - at the registered version, to a symbol no unit defines, neither at a declaration nor
-///   outside the graph: `CRATE_SYMBOL_NOT_MATCHED`. The crate's own load said nothing of it
-///   (code that load did not lower, a definition rust-analyzer did not mark), so what the
-///   use names is not known to the graph, and an answer about that name is a floor.
+/// - at the registered version, to a declaration the registered crate holds (its path is the
+///   symbol's) that no unit defines, neither there nor outside the graph:
+///   `CRATE_SYMBOL_NOT_MATCHED`. The crate's own load did not lower it (a feature its build
+///   leaves off) or did not mark its definition, so the use is bound to nothing the
+///   analyzer decided, and an answer about that name is a floor. A symbol no declaration
+///   of the crate spells (`Self`, a tuple field, what a derive generates) is owed nothing.
 pub(super) fn unmatched_crate_use(
     db: &dyn Db,
     definitions: &AnalyzerDefinitions,
+    paths: &mut CratePaths,
     reference: &UnitReference,
 ) -> Option<UnresolvedReference> {
     let symbol = ScipSymbol::parse(&reference.symbol)
@@ -65,16 +93,21 @@ pub(super) fn unmatched_crate_use(
         requested_package: Some(format!("{name} {version}")),
         detail,
     };
-    if registered
+    let at_version: Vec<PackageInput> = registered
         .iter()
-        .any(|(_, v)| v.as_deref() == Some(version))
-    {
-        return (!definitions.defined_outside.contains(&reference.symbol)).then(|| {
+        .filter(|(_, v)| v.as_deref() == Some(version))
+        .map(|(provider, _)| *provider)
+        .collect();
+    if !at_version.is_empty() {
+        let path = symbol.declaration_path()?;
+        let declared = at_version
+            .iter()
+            .any(|provider| paths.declares(db, *provider, &path));
+        return (declared && !definitions.defined_outside.contains(&reference.symbol)).then(|| {
             hole(
                 Reason::CrateSymbolNotMatched,
                 format!(
-                    "the analyzer resolved this use into {name} {version}, whose load defines no `{}`",
-                    reference.text
+                    "the analyzer resolved this use into {name} {version}, whose load defines no `{path}`"
                 ),
             )
         });

@@ -41,16 +41,33 @@ impl<'a> ScipSymbol<'a> {
         format!("{scheme} {manager} {package} {descriptors}")
     }
 
-    /// The `::` path the descriptors spell, when every one is a plain name — a namespace,
-    /// a type, a term, a method or a macro (`lit/Lit#` is `lit::Lit`, `ident/Ident().` is
-    /// `ident::Ident`) — as the syntax layer qualifies a Rust declaration. `None` for an
-    /// `impl` block's items, type parameters, parameters and escaped names.
+    /// The `::` path the descriptors spell, as the syntax layer qualifies a Rust
+    /// declaration, when every one is a plain name — a namespace, a type, a term, a method
+    /// or a macro (`lit/Lit#` is `lit::Lit`, `ident/Ident().` is `ident::Ident`) — or an
+    /// inherent `impl` block of a plain type, whose items are the type's
+    /// (`generics/impl#[Generics]lifetimes().` is `generics::Generics::lifetimes`). `None`
+    /// for a trait impl's items (which trait decides the declaration), type parameters,
+    /// parameters and escaped names.
     pub(super) fn declaration_path(&self) -> Option<String> {
         let mut names: Vec<&str> = Vec::new();
         let mut rest = self.descriptors;
         while !rest.is_empty() {
             let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_'))?;
             let (name, after) = rest.split_at(end);
+            if let Some(block) = after.strip_prefix("#[").filter(|_| name == "impl") {
+                let (ty, after) = block.split_once(']')?;
+                // A trait impl (`[Type][Trait]`), a type spelled with more than a name, or
+                // the impl block itself names no item of the type.
+                if after.is_empty()
+                    || after.starts_with('[')
+                    || !ty.chars().all(|c| c.is_alphanumeric() || c == '_')
+                {
+                    return None;
+                }
+                names.push(ty);
+                rest = after;
+                continue;
+            }
             rest = if let Some(method) = after.strip_prefix('(') {
                 let close = method.find(')')?;
                 method[close + 1..].strip_prefix('.')?
@@ -91,9 +108,15 @@ mod tests {
             path("rust-analyzer cargo quote 1.0.47 quote!").unwrap(),
             "quote"
         );
+        assert_eq!(
+            path("rust-analyzer cargo syn 3.0.10 generics/impl#[Generics]lifetimes().").unwrap(),
+            "generics::Generics::lifetimes"
+        );
         for other in [
-            "rust-analyzer cargo syn 3.0.10 attr/impl#[Attribute]path().",
             "rust-analyzer cargo syn 3.0.10 attr/impl#[Meta][`From<Path>`]from().",
+            "rust-analyzer cargo syn 3.0.10 attr/impl#[Meta][Parse]parse().",
+            "rust-analyzer cargo syn 3.0.10 attr/impl#[`&'a Attribute`]iter().",
+            "rust-analyzer cargo syn 3.0.10 attr/impl#[Attribute]",
             "rust-analyzer cargo syn 3.0.10 punctuated/Punctuated#[T]",
         ] {
             assert_eq!(path(other), None, "{other}");
