@@ -2,9 +2,9 @@
 //! answers — another version of it, or a symbol no load defines: declared holes, never
 //! bound by name and never owed nothing.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
-use kivgraph_facts::{Language, Reason, UnresolvedReference};
+use kivgraph_facts::{Language, Reason, SymbolKind, UnresolvedReference};
 
 use super::definitions::AnalyzerDefinitions;
 use super::scip_symbol::ScipSymbol;
@@ -40,25 +40,31 @@ pub(super) fn moniker_version_mismatch(
     })
 }
 
-/// The qualified names each registered crate's declarations have, read once per package
-/// layered: whether the graph holds the declaration a symbol's path spells.
+/// The declarations each registered crate holds, by qualified name, read once per package
+/// layered: whether the graph holds the declaration a symbol spells.
 #[derive(Default)]
 pub(super) struct CratePaths {
-    by_crate: HashMap<PackageInput, HashSet<String>>,
+    by_crate: HashMap<PackageInput, HashMap<String, Vec<SymbolKind>>>,
 }
 
 impl CratePaths {
-    fn declares(&mut self, db: &dyn Db, provider: PackageInput, path: &str) -> bool {
-        self.by_crate
-            .entry(provider)
-            .or_insert_with(|| {
-                package_symbols(db, provider)
-                    .symbols
-                    .iter()
-                    .map(|s| s.qualified_name.clone())
-                    .collect()
-            })
-            .contains(path)
+    fn declares(&mut self, db: &dyn Db, provider: PackageInput, symbol: &ScipSymbol) -> bool {
+        let Some(path) = symbol.declaration_path() else {
+            return false;
+        };
+        let declarations = self.by_crate.entry(provider).or_insert_with(|| {
+            let mut by_path: HashMap<String, Vec<SymbolKind>> = HashMap::new();
+            for s in &package_symbols(db, provider).symbols {
+                by_path
+                    .entry(s.qualified_name.clone())
+                    .or_default()
+                    .push(s.kind);
+            }
+            by_path
+        });
+        declarations
+            .get(&path)
+            .is_some_and(|kinds| kinds.iter().any(|kind| symbol.may_name(*kind)))
     }
 }
 
@@ -67,7 +73,7 @@ impl CratePaths {
 /// - at a version no registered copy has (cargo resolved the dependency to another release
 ///   in the local registry): `CRATE_VERSION_MISMATCH`, never bound to the registered copy;
 /// - at the registered version, to a declaration the registered crate holds (its path is the
-///   symbol's) that no unit defines, neither there nor outside the graph:
+///   symbol's, its kind one the symbol can name) that no unit defines, neither there nor outside the graph:
 ///   `CRATE_SYMBOL_NOT_MATCHED`. The crate's own load did not lower it (a feature its build
 ///   leaves off) or did not mark its definition, so the use is bound to nothing the
 ///   analyzer decided, and an answer about that name is a floor. A symbol no declaration
@@ -99,15 +105,15 @@ pub(super) fn unmatched_crate_use(
         .map(|(provider, _)| *provider)
         .collect();
     if !at_version.is_empty() {
-        let path = symbol.declaration_path()?;
         let declared = at_version
             .iter()
-            .any(|provider| paths.declares(db, *provider, &path));
+            .any(|provider| paths.declares(db, *provider, &symbol));
         return (declared && !definitions.defined_outside.contains(&reference.symbol)).then(|| {
             hole(
                 Reason::CrateSymbolNotMatched,
                 format!(
-                    "the analyzer resolved this use into {name} {version}, whose load defines no `{path}`"
+                    "the analyzer resolved this use into {name} {version}, whose load defines no `{}`",
+                    symbol.declaration_path().unwrap_or_default()
                 ),
             )
         });

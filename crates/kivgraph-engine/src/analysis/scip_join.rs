@@ -236,7 +236,7 @@ pub(super) fn mark_unmarked_definitions(
                 continue;
             }
             let stands_on_it = innermost(declared, start, |s| {
-                s.name == spelled && s.qualified_name == path
+                s.name == spelled && s.qualified_name == path && symbol.may_name(s.kind)
             })
             .is_some();
             let at = (file.0.clone(), file.1.clone(), start);

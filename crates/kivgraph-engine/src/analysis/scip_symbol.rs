@@ -1,6 +1,8 @@
 //! A global SCIP symbol read into its parts: `scheme manager package version descriptors`
 //! (`rust-analyzer cargo syn 3.0.10 lit/Lit#`). A local symbol (`local 12`) has none.
 
+use kivgraph_facts::SymbolKind;
+
 pub(super) struct ScipSymbol<'a> {
     pub(super) scheme: &'a str,
     pub(super) manager: &'a str,
@@ -82,8 +84,59 @@ impl<'a> ScipSymbol<'a> {
     }
 }
 
+impl ScipSymbol<'_> {
+    /// Whether a declaration of `kind` can be what the symbol names: its last descriptor
+    /// says the namespace — a function or method (`().`), a type or variant (`#`), a macro
+    /// (`!`), a module (`/`), else a term (a field, a constant, a static). A struct and the
+    /// function a macro generates under its name (syn's `LitInt` and `LitInt()`) share a
+    /// path, not a symbol.
+    pub(super) fn may_name(&self, kind: SymbolKind) -> bool {
+        use SymbolKind as K;
+        let d = self.descriptors;
+        if d.ends_with(").") {
+            matches!(
+                kind,
+                K::Function | K::Func | K::Method | K::TraitMethod | K::StaticMethod
+            )
+        } else if d.ends_with('#') {
+            matches!(
+                kind,
+                K::Struct
+                    | K::Enum
+                    | K::Union
+                    | K::Trait
+                    | K::TypeAlias
+                    | K::Type
+                    | K::Alias
+                    | K::Class
+                    | K::Interface
+                    | K::EnumMember
+                    | K::AssociatedType
+            )
+        } else if d.ends_with('!') {
+            kind == K::Macro
+        } else if d.ends_with('/') {
+            matches!(kind, K::Module | K::Namespace)
+        } else {
+            matches!(
+                kind,
+                K::Field
+                    | K::Const
+                    | K::Constant
+                    | K::Static
+                    | K::Var
+                    | K::Variable
+                    | K::Property
+                    | K::EnumMember
+            )
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use kivgraph_facts::SymbolKind;
+
     use super::ScipSymbol;
 
     #[test]
@@ -122,5 +175,22 @@ mod tests {
             assert_eq!(path(other), None, "{other}");
         }
         assert!(ScipSymbol::parse("local 12").is_none());
+        let names = |s: &str, kind| ScipSymbol::parse(s).unwrap().may_name(kind);
+        assert!(names(
+            "rust-analyzer cargo syn 3.0.10 lit/LitInt#",
+            SymbolKind::Struct
+        ));
+        assert!(!names(
+            "rust-analyzer cargo syn 3.0.10 lit/LitInt().",
+            SymbolKind::Struct
+        ));
+        assert!(names(
+            "rust-analyzer cargo syn 3.0.10 lit/LitInt().",
+            SymbolKind::Function
+        ));
+        assert!(names(
+            "rust-analyzer cargo syn 3.0.10 lit/Lit#Int#",
+            SymbolKind::EnumMember
+        ));
     }
 }
