@@ -12,8 +12,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::manifests::parent_dir;
-use crate::module_maps::{join_inside, plain_json};
+use crate::jsonc::plain_json;
+use crate::repo_paths::{join_inside, parent_dir};
 
 /// Why a file is build output rather than source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -16,8 +16,10 @@
 mod build_output;
 mod go_files;
 mod installed;
+mod jsonc;
 mod manifests;
 mod module_maps;
+mod repo_paths;
 mod walk;
 
 pub use build_output::{BuildLayout, BuildOutput, BuildOutputReason, is_declaration};
@@ -27,8 +29,9 @@ pub use manifests::FileUnit;
 pub use manifests::PackageAssigner;
 pub use module_maps::{
     CrateDependency, CrateManifest, GoModuleManifest, GoReplace, GoReplacement, ModuleMaps,
-    PackageEntries, PathMapping, join_inside,
+    PackageEntries, PathMapping,
 };
+pub use repo_paths::join_inside;
 pub use walk::{
     DiscoveredFile, DiscoveredRepository, DiscoveryError, discover_repository, enabled_languages,
 };

@@ -8,6 +8,7 @@ use kivgraph_facts::{Fingerprint, Language};
 use crate::module_maps::{
     CrateManifest, GoModuleManifest, ModuleMaps, PackageEntries, PathMapping,
 };
+use crate::repo_paths::{nearest, parent_dir};
 
 /// Which package a file belongs to and its module inside it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -45,10 +46,6 @@ pub struct PackageAssigner {
     module_maps: ModuleMaps,
 }
 
-pub(crate) fn parent_dir(path: &str) -> &str {
-    path.rfind('/').map(|i| &path[..i]).unwrap_or("")
-}
-
 fn join(dir: &str, rest: &str) -> String {
     match (dir.is_empty(), rest.is_empty()) {
         (true, _) => rest.to_string(),
@@ -65,20 +62,6 @@ fn relative<'a>(dir: &'a str, ancestor: &str) -> &'a str {
         dir.strip_prefix(ancestor)
             .map(|r| r.trim_start_matches('/'))
             .unwrap_or(dir)
-    }
-}
-
-/// The nearest entry of `map` at `dir` or above it.
-pub(crate) fn nearest<'a, V>(map: &'a BTreeMap<String, V>, dir: &str) -> Option<(&'a str, &'a V)> {
-    let mut current = dir;
-    loop {
-        if let Some((key, value)) = map.get_key_value(current) {
-            return Some((key, value));
-        }
-        if current.is_empty() {
-            return None;
-        }
-        current = parent_dir(current);
     }
 }
 

@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::build_output::BuildLayout;
-use crate::manifests::nearest;
+use crate::jsonc::plain_json;
+use crate::repo_paths::{join_inside, nearest, parent_dir};
 
 /// The module maps of one repository, by the repository-relative directory of their manifest.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -368,7 +369,7 @@ impl ModuleMaps {
             if at.is_empty() {
                 return Some(own);
             }
-            current = crate::manifests::parent_dir(at);
+            current = parent_dir(at);
         }
     }
 
@@ -466,74 +467,6 @@ impl PackageEntries {
             installed: None,
         }
     }
-}
-
-/// JSON with comments and trailing commas, as `tsconfig.json` allows, made plain JSON.
-pub(crate) fn plain_json(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    let mut in_string = false;
-    while let Some(c) = chars.next() {
-        if in_string {
-            out.push(c);
-            match c {
-                '\\' => out.extend(chars.next()),
-                '"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match (c, chars.peek()) {
-            ('"', _) => {
-                in_string = true;
-                out.push(c);
-            }
-            ('/', Some('/')) => {
-                for next in chars.by_ref() {
-                    if next == '\n' {
-                        out.push('\n');
-                        break;
-                    }
-                }
-            }
-            ('/', Some('*')) => {
-                chars.next();
-                let mut previous = ' ';
-                for next in chars.by_ref() {
-                    if previous == '*' && next == '/' {
-                        break;
-                    }
-                    previous = next;
-                }
-            }
-            (',', _) => {
-                // A comma followed only by blanks and a closing bracket is trailing.
-                let rest: String = chars.clone().take_while(|c| c.is_whitespace()).collect();
-                let after = chars.clone().nth(rest.chars().count());
-                if !matches!(after, Some('}' | ']')) {
-                    out.push(c);
-                }
-            }
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
-/// `dir` joined with a relative path, `..` and `.` folded; `None` when it leaves the
-/// repository.
-pub fn join_inside(dir: &str, relative: &str) -> Option<String> {
-    let mut segments: Vec<&str> = dir.split('/').filter(|s| !s.is_empty()).collect();
-    for part in relative.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                segments.pop()?;
-            }
-            part => segments.push(part),
-        }
-    }
-    Some(segments.join("/"))
 }
 
 /// One config file's own settings: `baseUrl` and `paths` with the directory each is

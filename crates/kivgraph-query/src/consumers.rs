@@ -15,7 +15,7 @@ use crate::envelope::{Coverage, Page, flat_or_grouped, hoist_agreed};
 use crate::error::QueryError;
 use crate::get_symbol::package_and_module;
 use crate::published::Published;
-use crate::reach::Reach;
+use crate::reach::{Reach, display_package};
 use crate::references::{Holder, bound_under_other_names, language};
 use crate::scopes::{Bounds, Hidden, bounded, could_use, invisible_scopes, unbound_mentions};
 use crate::selector::SelectorArgs;
@@ -252,11 +252,6 @@ fn failure_columns(failure: &UnresolvedView, row: &mut Map<String, Value>) {
         row.insert("requested_symbol".into(), json!(symbol));
     }
     row.insert("detail".into(), json!(failure.detail()));
-}
-
-/// A package as its language names it to an importer (a Go import path, not the module pair).
-pub(crate) fn display_package(package: &PackageView) -> String {
-    package_and_module(package.language(), package.name()).0
 }
 
 fn package_of(holder: &Holder) -> String {

@@ -8,6 +8,7 @@
 //! stdio). It reads the memory-mapped snapshot and the generation's manifest, nothing else.
 
 mod args;
+mod census;
 mod consumers;
 mod cursor;
 mod envelope;

@@ -16,7 +16,7 @@ pub struct Published {
     pub snapshot: Snapshot,
     pub manifest: Manifest,
     /// `graph_status`'s counts of the snapshot: a walk over every edge, done once.
-    pub(crate) census: OnceLock<crate::status::Census>,
+    pub(crate) census: OnceLock<crate::census::Census>,
 }
 
 impl Published {

@@ -5,10 +5,10 @@
 //! name anywhere else is no use of it, and no reason to call an answer a floor.
 
 use kivgraph_facts::{EdgeKind, Language};
-use kivgraph_snapshot::{FileView, NodeRef, SymbolView};
+use kivgraph_snapshot::{FileView, NodeRef, PackageView, SymbolView};
 use rustc_hash::FxHashSet;
 
-use crate::consumers::display_package;
+use crate::get_symbol::package_and_module;
 use crate::published::Published;
 
 /// The repositories that can reach a declaration's package, and that package's name as
@@ -64,4 +64,9 @@ impl Reach {
                 .iter()
                 .any(|row| row.requested_package() == Some(self.package.as_str()))
     }
+}
+
+/// A package as its language names it to an importer (a Go import path, not the module pair).
+pub(crate) fn display_package(package: &PackageView) -> String {
+    package_and_module(package.language(), package.name()).0
 }

@@ -11,17 +11,20 @@
 //! Must not know about: how facts are produced (the engine), or how they are queried. The
 //! serving side uses only [`GenerationStore::current`] and [`GenerationStore::snapshot_path`].
 
+mod error;
 mod generation;
 mod git;
+mod layout;
 mod manifest;
 mod pages;
 mod store;
 mod time;
 
+pub use error::StoreError;
 pub use generation::GenerationId;
 pub use git::{GitPosition, read_git_position};
 pub use manifest::{
     AnalyzerState, BuildOutputState, Counts, Digests, Manifest, PageEntry, RepositoryState,
 };
-pub use store::{CleanReport, GenerationStore, PublishLock, Published, SinglePage, StoreError};
+pub use store::{CleanReport, GenerationStore, PublishLock, Published, SinglePage};
 pub use time::rfc3339_utc;

@@ -17,8 +17,9 @@ use kivgraph_snapshot::{
 use rayon::prelude::*;
 
 use crate::GenerationId;
+use crate::error::{StoreError, io};
+use crate::layout::{SNAPSHOT_FILE, write_synced};
 use crate::manifest::{Counts, PageEntry};
-use crate::store::{SNAPSHOT_FILE, StoreError, io, write_synced};
 
 /// Where each page's facts sit, beside the pages.
 pub(crate) const FACTS_DIRECTORY: &str = "facts";

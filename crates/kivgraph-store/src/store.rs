@@ -1,13 +1,14 @@
 //! Publishing, pointers, rollback and clean.
 
 use std::fs::File;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use kivgraph_facts::{FactPage, FactSet, FactSetError};
+use kivgraph_facts::{FactPage, FactSet};
 use kivgraph_snapshot::{Snapshot, SnapshotError, write_root};
 
+use crate::error::{StoreError, io};
+use crate::layout::{MANIFEST_FILE, SNAPSHOT_FILE, sync_dir, write_synced};
 use crate::manifest::{Counts, Digests, MANIFEST_FORMAT, Manifest, RepositoryState};
 pub use crate::pages::SinglePage;
 use crate::pages::{
@@ -21,47 +22,6 @@ const CURRENT: &str = "CURRENT";
 const BACKUP: &str = "BACKUP";
 const LOCK: &str = "publish.lock";
 const TEMPORARY_PREFIX: &str = ".tmp-";
-pub const SNAPSHOT_FILE: &str = "snapshot.kgs";
-pub const MANIFEST_FILE: &str = "manifest.json";
-
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    #[error("another process is publishing into this generation store")]
-    Locked,
-    #[error("{action} {path}: {source}")]
-    Io {
-        action: &'static str,
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("generation {0} does not exist")]
-    UnknownGeneration(GenerationId),
-    #[error("pointer {path} is corrupt: {content:?}")]
-    CorruptPointer { path: PathBuf, content: String },
-    #[error(
-        "rollback has nowhere to go: there is no backup generation and no --generation was given"
-    )]
-    NothingToRollBack,
-    #[error("generation {id} failed validation: {reason}")]
-    Invalid { id: GenerationId, reason: String },
-    #[error(transparent)]
-    Invariants(#[from] FactSetError),
-    #[error("cannot lay out the snapshot: {0}")]
-    Snapshot(String),
-}
-
-pub(crate) fn io(
-    action: &'static str,
-    path: &Path,
-) -> impl FnOnce(std::io::Error) -> StoreError + use<> {
-    let path = path.to_path_buf();
-    move |source| StoreError::Io {
-        action,
-        path,
-        source,
-    }
-}
-
 /// Held while publishing, rolling back or cleaning. Released on drop.
 #[derive(Debug)]
 pub struct PublishLock {
@@ -575,18 +535,6 @@ fn fresh_manifest(
         repositories: Vec::new(),
         pages,
     }
-}
-
-pub(crate) fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    let mut file = File::create(path).map_err(io("create", path))?;
-    file.write_all(bytes).map_err(io("write", path))?;
-    file.sync_all().map_err(io("sync", path))
-}
-
-fn sync_dir(path: &Path) -> Result<(), StoreError> {
-    File::open(path)
-        .and_then(|dir| dir.sync_all())
-        .map_err(io("sync", path))
 }
 
 fn remove_if_exists(path: &Path) -> Result<(), StoreError> {
