@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use kivgraph_facts::{
-    FileFact, Language, LineSpan, PackageFact, ParseIssue, StableKey, UnresolvedReference,
+    FileFact, Language, LineSpan, PackageFact, ParseIssue, Reason, StableKey, UnresolvedReference,
 };
 use kivgraph_syntax::Declaration;
 use serde::{Deserialize, Serialize};
@@ -183,7 +183,7 @@ pub(crate) fn parse_failures(file: &FileFact) -> Vec<UnresolvedReference> {
     let row = |line: u32, requested_symbol: Option<String>, detail: String| UnresolvedReference {
         repository: file.repository.clone(),
         language: file.language,
-        reason: "PARSE_ERROR".into(),
+        reason: Reason::ParseError,
         file_path: Some(file.path.clone()),
         span: Some(LineSpan {
             start_line: line,

@@ -4,8 +4,8 @@
 use std::collections::{HashMap, HashSet};
 
 use kivgraph_facts::{
-    EdgeKind, FactSet, Language, Provenance, StableKey, StableKeyIdentity, SymbolFact, SymbolKind,
-    UnresolvedReference,
+    EdgeKind, FactSet, Language, Provenance, Reason, StableKey, StableKeyIdentity, SymbolFact,
+    SymbolKind, UnresolvedReference,
 };
 use kivgraph_syntax::WHOLE_MODULE;
 
@@ -354,7 +354,7 @@ fn link_receivers(facts: &mut FactSet, pending: &[(usize, String)]) {
                     not_indexed.push(UnresolvedReference {
                         repository: symbol.repository.clone(),
                         language: symbol.language,
-                        reason: "DEFINITION_NOT_INDEXED".to_string(),
+                        reason: Reason::DefinitionNotIndexed,
                         file_path: Some(symbol.file_path.clone()),
                         span: Some(symbol.span.start()),
                         requested_symbol: Some(receiver.clone()),

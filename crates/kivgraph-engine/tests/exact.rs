@@ -13,7 +13,7 @@ use kivgraph_engine::{
     AnalyzerOptions, CacheIdentity, ConfiguredIndexer, Engine, EngineError, PassOptions,
     load_repository, run_pass,
 };
-use kivgraph_facts::{Confidence, EdgeKind, FactSet, Language, Provenance};
+use kivgraph_facts::{Confidence, EdgeKind, FactSet, Language, Provenance, Reason};
 use support::cache_lie::make_cache_lie;
 use support::{copy_tree, index_at, relations, unresolved_rows};
 
@@ -448,7 +448,7 @@ fn a_go_import_a_replace_takes_elsewhere_is_a_conflict() {
         let conflicts: Vec<&str> = facts
             .unresolved
             .iter()
-            .filter(|u| u.reason == "REPLACE_CONFLICT")
+            .filter(|u| u.reason == Reason::ReplaceConflict)
             .map(|u| u.detail.as_str())
             .collect();
         assert_eq!(conflicts.len(), 1, "{:?}", unresolved_rows(&facts));

@@ -10,7 +10,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::key::{KeyMap, StableKey};
-use crate::vocabulary::{Confidence, EdgeKind, Language, Provenance, SymbolKind};
+use crate::vocabulary::{Confidence, EdgeKind, Language, Provenance, Reason, SymbolKind};
 
 /// BLAKE3-256 of a file's bytes.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default)]
@@ -153,16 +153,42 @@ pub struct Edge {
 }
 
 /// A reference the pass could not resolve. Kept, with its reason: a declared hole is a fact.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UnresolvedReference {
     pub repository: String,
     pub language: Language,
-    pub reason: String,
+    pub reason: Reason,
     pub file_path: Option<String>,
     pub span: Option<LineSpan>,
     pub requested_symbol: Option<String>,
     pub requested_package: Option<String>,
     pub detail: String,
+}
+
+/// Rows sort by their reason's wire name, as they did when the reason was a string: the
+/// canonical order of a fact set does not move with the codes.
+impl Ord for UnresolvedReference {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        fn key(u: &UnresolvedReference) -> impl Ord + '_ {
+            (
+                u.repository.as_str(),
+                u.language,
+                u.reason.as_str(),
+                u.file_path.as_deref(),
+                u.span,
+                u.requested_symbol.as_deref(),
+                u.requested_package.as_deref(),
+                u.detail.as_str(),
+            )
+        }
+        key(self).cmp(&key(other))
+    }
+}
+
+impl PartialOrd for UnresolvedReference {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 /// Everything one pass asserts, in canonical order.
@@ -198,7 +224,6 @@ pub const INVARIANTS: &[&str] = &[
     "unknown_confidence",
     "invalid_repository_ownership",
     "symbol_without_single_definition",
-    "unresolved_without_reason",
 ];
 
 const MAX_SAMPLES: usize = 20;
@@ -431,14 +456,6 @@ impl FactSet {
                         "Symbol {} {} has {count} DEFINES",
                         symbol.key, symbol.qualified_name
                     ),
-                );
-            }
-        }
-        for unresolved in &self.unresolved {
-            if unresolved.reason.trim().is_empty() {
-                fail(
-                    "unresolved_without_reason",
-                    format!("{} {:?}", unresolved.repository, unresolved.file_path),
                 );
             }
         }

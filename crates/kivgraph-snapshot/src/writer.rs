@@ -689,7 +689,7 @@ pub fn write_page<'a>(
             .u8(row.language.code())
             .u8(flags)
             .pad(2)
-            .str(arena.add(&row.reason)?)
+            .str(arena.add(row.reason.as_str())?)
             .str(arena.add(row.file_path.as_deref().unwrap_or(""))?)
             .str(arena.add(row.requested_symbol.as_deref().unwrap_or(""))?)
             .str(arena.add(row.requested_package.as_deref().unwrap_or(""))?)
@@ -804,7 +804,7 @@ pub fn write_page<'a>(
     }
     let mut scope_index = Record::new(0);
     for (i, row) in facts.unresolved.iter().enumerate() {
-        if is_scope_row(row.file_path.as_deref(), &row.reason) {
+        if is_scope_row(row.file_path.as_deref(), row.reason.as_str()) {
             scope_index.u32(i as u32);
         }
     }

@@ -115,7 +115,7 @@ fn sample() -> FactSet {
             UnresolvedReference {
                 repository: "acme".into(),
                 language: Language::Go,
-                reason: "RECEIVER_TYPE_UNKNOWN".into(),
+                reason: Reason::ReceiverTypeUnknown,
                 file_path: Some("x/b.go".into()),
                 span: Some(span(2, 2)),
                 requested_symbol: Some("Start".into()),
@@ -125,7 +125,7 @@ fn sample() -> FactSet {
             UnresolvedReference {
                 repository: "acme".into(),
                 language: Language::Go,
-                reason: "PARSE_ERROR".into(),
+                reason: Reason::ParseError,
                 file_path: Some("x/b.go".into()),
                 span: Some(span(3, 3)),
                 requested_symbol: None,

@@ -86,7 +86,7 @@ impl<'db> ArtifactPlacer<'db> {
             Placement::Unresolved(UnresolvedReference {
                 repository: file.repository.clone(),
                 language: file.language,
-                reason: reason.as_str().to_string(),
+                reason,
                 file_path: Some(file.path.clone()),
                 span: Some(reference.span),
                 requested_symbol: Some(reference.text.clone()),

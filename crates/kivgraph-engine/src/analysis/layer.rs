@@ -129,7 +129,7 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Stored<Fact
                         Placement::Outside
                     };
                     let claimed_twice = matches!(&placement, Placement::Unresolved(hole)
-                        if hole.reason == Reason::AmbiguousPackageProvider.as_str());
+                        if hole.reason == Reason::AmbiguousPackageProvider);
                     if ambiguous && !claimed_twice {
                         continue;
                     }
@@ -157,9 +157,7 @@ pub fn analyzed_package_facts(db: &dyn Db, package: PackageInput) -> Stored<Fact
                             match mismatch {
                                 // The crate's load defines nothing there: the analyzer
                                 // decides nothing, and the syntax layer's facts stand.
-                                Some(hole)
-                                    if hole.reason == Reason::CrateSymbolNotMatched.as_str() =>
-                                {
+                                Some(hole) if hole.reason == Reason::CrateSymbolNotMatched => {
                                     layer.holes.push(hole);
                                     continue;
                                 }
@@ -375,10 +373,10 @@ fn unreadable_scopes(syntax: &FactSet, units: &[&UnitAnalysis]) -> Vec<Unresolve
     let Some(package) = syntax.packages.first() else {
         return Vec::new();
     };
-    let scope = |reason: &str, detail: &str| UnresolvedReference {
+    let scope = |reason: Reason, detail: &str| UnresolvedReference {
         repository: package.repository.clone(),
         language: package.language,
-        reason: reason.to_string(),
+        reason,
         file_path: None,
         span: None,
         requested_symbol: None,
@@ -399,13 +397,13 @@ fn unreadable_scopes(syntax: &FactSet, units: &[&UnitAnalysis]) -> Vec<Unresolve
             unit.unloaded
                 .iter()
                 .filter(|(pattern, _)| pattern.strip_suffix("/...").is_some_and(in_module))
-                .map(|(_, detail)| scope("MODULE_NOT_LOADED", detail)),
+                .map(|(_, detail)| scope(Reason::ModuleNotLoaded, detail)),
         );
         scopes.extend(
             unit.unbuildable
                 .iter()
                 .filter(|(unbuildable, _)| unbuildable == import_path)
-                .map(|(_, detail)| scope("PACKAGE_NOT_BUILDABLE", detail)),
+                .map(|(_, detail)| scope(Reason::PackageNotBuildable, detail)),
         );
     }
     scopes
@@ -459,7 +457,7 @@ fn unbuildable_directories(
         scopes.push(UnresolvedReference {
             repository: repository.name(db).clone(),
             language: Language::Go,
-            reason: "PACKAGE_NOT_BUILDABLE".to_string(),
+            reason: Reason::PackageNotBuildable,
             file_path: None,
             span: None,
             requested_symbol: None,

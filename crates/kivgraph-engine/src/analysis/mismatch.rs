@@ -28,7 +28,7 @@ pub(super) fn moniker_version_mismatch(
     Some(UnresolvedReference {
         repository: reference.repository.clone(),
         language,
-        reason: "PACKAGE_VERSION_MISMATCH".to_string(),
+        reason: Reason::PackageVersionMismatch,
         file_path: Some(reference.path.clone()),
         span: Some(reference.span),
         requested_symbol: Some(reference.text.clone()),
@@ -92,7 +92,7 @@ pub(super) fn unmatched_crate_use(
     let hole = |reason: Reason, detail: String| UnresolvedReference {
         repository: reference.repository.clone(),
         language: Language::Rust,
-        reason: reason.as_str().to_string(),
+        reason,
         file_path: Some(reference.path.clone()),
         span: Some(reference.span),
         requested_symbol: Some(reference.text.clone()),

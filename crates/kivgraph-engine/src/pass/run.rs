@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use kivgraph_config::{FactCacheMode, RepositoryEntry};
 use kivgraph_discovery::discover_repository;
-use kivgraph_facts::{FactPage, FactSet, Language, UnresolvedReference};
+use kivgraph_facts::{FactPage, FactSet, Language, Reason, UnresolvedReference};
 
 use super::engine::{Engine, EngineError};
 use super::options::{PassOptions, Progress};
@@ -159,7 +159,7 @@ pub fn run_pass(
         pass_wide.push(UnresolvedReference {
             repository: entry.name.clone(),
             language,
-            reason: "REPOSITORY_NOT_READABLE".into(),
+            reason: Reason::RepositoryNotReadable,
             file_path: None,
             span: None,
             requested_symbol: None,

@@ -20,7 +20,7 @@ pub mod typescript;
 
 use kivgraph_facts::{
     Confidence, Edge, EdgeKind, Evidence, FactSet, FileFact, Language, LineSpan, Provenance,
-    StableKey, UnresolvedReference,
+    Reason, StableKey, UnresolvedReference,
 };
 
 use crate::keys::evidence_key;
@@ -139,7 +139,7 @@ impl Resolved {
     pub(crate) fn hole(
         &mut self,
         file: &FileFact,
-        reason: &str,
+        reason: Reason,
         span: LineSpan,
         symbol: Option<&str>,
         package: Option<&str>,
@@ -148,7 +148,7 @@ impl Resolved {
         self.unresolved.push(UnresolvedReference {
             repository: file.repository.clone(),
             language: file.language,
-            reason: reason.into(),
+            reason,
             file_path: Some(file.path.clone()),
             span: Some(span),
             requested_symbol: symbol.map(str::to_string),

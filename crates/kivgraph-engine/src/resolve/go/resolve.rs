@@ -5,7 +5,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use kivgraph_facts::{EdgeKind, FactSet, FileFact, LineSpan, StableKey, SymbolFact, SymbolKind};
+use kivgraph_facts::{
+    EdgeKind, FactSet, FileFact, LineSpan, Reason, StableKey, SymbolFact, SymbolKind,
+};
 use kivgraph_syntax::ReferenceSite;
 use serde::{Deserialize, Serialize};
 
@@ -209,11 +211,11 @@ impl GoPackageNames {
     /// What a selector naming something this package does not declare is charged with: a
     /// hole in the importer's own repository, or — from another repository — a consumer
     /// reaching a provider definition that no unit of the pass published.
-    fn missing_name_reason(&self, importer: &GoFile) -> &'static str {
+    fn missing_name_reason(&self, importer: &GoFile) -> Reason {
         if self.repository == importer.file.repository {
-            "NAME_NOT_RESOLVED"
+            Reason::NameNotResolved
         } else {
-            "PROVIDER_DEFINITION_NOT_INDEXED"
+            Reason::ProviderDefinitionNotIndexed
         }
     }
 }
@@ -527,7 +529,7 @@ fn resolve_type_use(
         None if used.locally_bound || GO_UNIVERSE.contains(&used.name.as_str()) => {}
         None => out.hole(
             file.file,
-            "NAME_NOT_RESOLVED",
+            Reason::NameNotResolved,
             used.span,
             Some(&used.name),
             None,
@@ -612,7 +614,7 @@ fn resolve_bare(
         None if call.locally_bound || GO_UNIVERSE.contains(&call.name.as_str()) => {}
         None => out.hole(
             file.file,
-            "NAME_NOT_RESOLVED",
+            Reason::NameNotResolved,
             call.span,
             Some(&call.name),
             None,
@@ -811,7 +813,7 @@ fn bind_promoted(
     };
     out.hole(
         file.file,
-        "NAME_NOT_RESOLVED",
+        Reason::NameNotResolved,
         call.span,
         Some(&format!("{type_name}.{}", call.name)),
         None,
@@ -887,7 +889,7 @@ fn resolve_imported_member(
 fn receiver_unknown(file: &GoFile, call: &Call, out: &mut Resolved) {
     out.hole(
         file.file,
-        "RECEIVER_TYPE_UNKNOWN",
+        Reason::ReceiverTypeUnknown,
         call.span,
         Some(&call.name),
         None,
@@ -963,7 +965,7 @@ pub(crate) fn file_imports(
             GoProvider::Standard => {}
             GoProvider::Missing => out.hole(
                 file.file,
-                "MODULE_PROVIDER_NOT_FOUND",
+                Reason::ModuleProviderNotFound,
                 import.span,
                 None,
                 Some(&import.path),
@@ -974,7 +976,7 @@ pub(crate) fn file_imports(
             ),
             GoProvider::ReplaceConflict(detail) => out.hole(
                 file.file,
-                "REPLACE_CONFLICT",
+                Reason::ReplaceConflict,
                 import.span,
                 None,
                 Some(&import.path),
@@ -982,7 +984,7 @@ pub(crate) fn file_imports(
             ),
             GoProvider::Ambiguous(count) => out.hole(
                 file.file,
-                "AMBIGUOUS_MODULE_PROVIDER",
+                Reason::AmbiguousModuleProvider,
                 import.span,
                 None,
                 Some(&import.path),

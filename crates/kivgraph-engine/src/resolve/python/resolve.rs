@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use kivgraph_facts::{EdgeKind, LineSpan, StableKey, SymbolFact};
+use kivgraph_facts::{EdgeKind, LineSpan, Reason, StableKey, SymbolFact};
 use kivgraph_syntax::WHOLE_MODULE;
 
 use crate::resolve::Resolved;
@@ -89,7 +89,7 @@ fn charge_unprovided(
     match provider(top) {
         PythonProvider::Missing => out.hole(
             placed.file,
-            "PACKAGE_PROVIDER_NOT_FOUND",
+            Reason::PackageProviderNotFound,
             span,
             None,
             Some(top),
@@ -97,7 +97,7 @@ fn charge_unprovided(
         ),
         PythonProvider::Ambiguous(count) => out.hole(
             placed.file,
-            "AMBIGUOUS_PACKAGE_PROVIDER",
+            Reason::AmbiguousPackageProvider,
             span,
             None,
             Some(top),
@@ -291,7 +291,7 @@ pub fn resolve_imports(
                 if specifier.starts_with('.') && parent.is_some_and(|p| lookup(p).is_some()) {
                     out.hole(
                         placed.file,
-                        "IMPORT_NOT_RESOLVED",
+                        Reason::ImportNotResolved,
                         site.span,
                         None,
                         Some(specifier),

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
-use kivgraph_facts::{EdgeKind, StableKey, SymbolFact, SymbolKind};
+use kivgraph_facts::{EdgeKind, Reason, StableKey, SymbolFact, SymbolKind};
 use kivgraph_syntax::{ReferenceSite, WHOLE_MODULE};
 
 use crate::resolve::Resolved;
@@ -619,7 +619,7 @@ fn charge_unprovided(placed: &ModuleFile, scope: &Scope, site: &ModuleSite, out:
     match (scope.externs)(first) {
         Extern::Missing(package) => out.hole(
             placed.file,
-            "CRATE_PROVIDER_NOT_FOUND",
+            Reason::CrateProviderNotFound,
             site.span,
             None,
             Some(&package),
@@ -627,7 +627,7 @@ fn charge_unprovided(placed: &ModuleFile, scope: &Scope, site: &ModuleSite, out:
         ),
         Extern::Ambiguous(package, count) => out.hole(
             placed.file,
-            "AMBIGUOUS_CRATE_PROVIDER",
+            Reason::AmbiguousCrateProvider,
             site.span,
             None,
             Some(&package),

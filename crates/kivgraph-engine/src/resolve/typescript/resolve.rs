@@ -7,7 +7,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use kivgraph_discovery::{ModuleMaps, PackageEntries, join_inside};
-use kivgraph_facts::{EdgeKind, FileFact, Language, LineSpan, StableKey, SymbolFact, SymbolKind};
+use kivgraph_facts::{
+    EdgeKind, FileFact, Language, LineSpan, Reason, StableKey, SymbolFact, SymbolKind,
+};
 use kivgraph_syntax::{ReferenceSite, WHOLE_MODULE};
 use serde::{Deserialize, Serialize};
 
@@ -858,7 +860,7 @@ pub fn resolve_modules(
                 if is_relative(specifier) {
                     out.hole(
                         file.file,
-                        "MODULE_NOT_RESOLVED",
+                        Reason::ModuleNotResolved,
                         site.span,
                         None,
                         Some(specifier),
@@ -872,7 +874,7 @@ pub fn resolve_modules(
                 match npm(specifier) {
                     NpmProvider::Missing(name) => out.hole(
                         file.file,
-                        "PACKAGE_PROVIDER_NOT_FOUND",
+                        Reason::PackageProviderNotFound,
                         site.span,
                         None,
                         Some(&name),
@@ -880,7 +882,7 @@ pub fn resolve_modules(
                     ),
                     NpmProvider::Ambiguous(name, count) => out.hole(
                         file.file,
-                        "AMBIGUOUS_PACKAGE_PROVIDER",
+                        Reason::AmbiguousPackageProvider,
                         site.span,
                         None,
                         Some(&name),
@@ -922,9 +924,9 @@ pub fn resolve_modules(
                 Found::Missing => out.hole(
                     file.file,
                     if module.repository == file.file.repository {
-                        "EXPORT_NOT_FOUND"
+                        Reason::ExportNotFound
                     } else {
-                        "PROVIDER_DEFINITION_NOT_INDEXED"
+                        Reason::ProviderDefinitionNotIndexed
                     },
                     site.span,
                     Some(&site.name),
