@@ -24,5 +24,5 @@ pub use go::{GoAnalyzer, GoSettings, GoUnit};
 pub use runner::{
     Analyzer, AnalyzerError, Configured, PythonUnit, Toolchain, TypescriptUnit, nearest_tsconfig,
 };
-pub use rust::{RustAnalyzer, RustSettings, RustUnit, cargo_resolves_offline};
+pub use rust::{NotResolvedOffline, RustAnalyzer, RustSettings, RustUnit, cargo_resolves_offline};
 pub use scip_index::{ColumnEncoding, LineIndex, Occurrence, ScipDocument, ScipIndex, decode};

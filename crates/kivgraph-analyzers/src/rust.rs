@@ -248,10 +248,17 @@ fn join_root(root: &str, path: &str) -> String {
     }
 }
 
+/// What cargo said when it could not resolve a workspace offline.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{said}")]
+pub struct NotResolvedOffline {
+    pub said: String,
+}
+
 /// Whether cargo resolves the Cargo workspace at `workspace` without the network, asked as
 /// rust-analyzer asks it in a pass (`cargo metadata --offline`): `Err` with what cargo said
 /// when it cannot, `Ok` when it can or when cargo cannot be started (nothing to say then).
-pub fn cargo_resolves_offline(workspace: &Path, scratch: &Path) -> Result<(), String> {
+pub fn cargo_resolves_offline(workspace: &Path, scratch: &Path) -> Result<(), NotResolvedOffline> {
     let Ok(work) = scratch_directory(scratch, "cargo-metadata-") else {
         return Ok(());
     };
@@ -265,7 +272,9 @@ pub fn cargo_resolves_offline(workspace: &Path, scratch: &Path) -> Result<(), St
                 .take_while(|line| !line.starts_with("As a reminder"))
                 .filter(|line| !line.is_empty())
                 .collect();
-            Err(error.join(" "))
+            Err(NotResolvedOffline {
+                said: error.join(" "),
+            })
         }
         _ => Ok(()),
     }

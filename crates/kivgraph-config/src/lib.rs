@@ -17,7 +17,7 @@ pub use duration::parse_duration;
 pub use go_build::{GoBuildContext, KNOWN_GOARCH, KNOWN_GOOS};
 pub use language::{LanguageToken, parse_language_list};
 pub use paths::{StatePaths, analyzers_dir, default_config_path, expand_tilde};
-pub use registry::{Registry, RepositoryEntry, validate_repository_name};
+pub use registry::{InvalidName, Registry, RepositoryEntry, validate_repository_name};
 pub use schema::{
     Config, FactCacheMode, GoSection, LoadedConfig, RustSection, ScipIndexerEntry, ScipSection,
 };

@@ -40,24 +40,60 @@ impl Default for Registry {
     }
 }
 
+/// Why a name cannot name a repository (or a configured indexer: the same rule).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InvalidName {
+    #[error("{what} must not be empty")]
+    Empty { what: &'static str },
+    #[error("{what} {name:?} is in the reserved {namespace:?} namespace")]
+    Reserved {
+        what: &'static str,
+        name: String,
+        namespace: &'static str,
+    },
+    #[error("{what} {name:?} is a path component, not an identifier")]
+    PathComponent { what: &'static str, name: String },
+    #[error("{what} {name:?} is longer than 128 bytes")]
+    TooLong { what: &'static str, name: String },
+    #[error(
+        "{what} {name:?} must be an identifier: letters, digits, '_', '-' and '.', starting with a letter, digit or '_' (no path separators)"
+    )]
+    NotIdentifier { what: &'static str, name: String },
+}
+
 /// A repository name is an identifier: never a path component, never in the `rust:` namespace.
-pub fn validate_repository_name(name: &str) -> Result<(), String> {
+pub fn validate_repository_name(name: &str) -> Result<(), InvalidName> {
+    validate_name("repository name", name)
+}
+
+/// A configured indexer's name follows the repositories' rule.
+pub fn validate_indexer_name(name: &str) -> Result<(), InvalidName> {
+    validate_name("indexer name", name)
+}
+
+fn validate_name(what: &'static str, name: &str) -> Result<(), InvalidName> {
+    let owned = || name.to_string();
     if name.is_empty() {
-        return Err("repository name must not be empty".into());
+        return Err(InvalidName::Empty { what });
     }
     if kivgraph_facts::is_derived(name) {
-        return Err(format!(
-            "repository name {name:?} is in the reserved {:?} namespace",
-            kivgraph_facts::DERIVED_NAMESPACE
-        ));
+        return Err(InvalidName::Reserved {
+            what,
+            name: owned(),
+            namespace: kivgraph_facts::DERIVED_NAMESPACE,
+        });
     }
     if name == "." || name == ".." {
-        return Err(format!(
-            "repository name {name:?} is a path component, not an identifier"
-        ));
+        return Err(InvalidName::PathComponent {
+            what,
+            name: owned(),
+        });
     }
     if name.len() > 128 {
-        return Err(format!("repository name {name:?} is longer than 128 bytes"));
+        return Err(InvalidName::TooLong {
+            what,
+            name: owned(),
+        });
     }
     let valid_start = name
         .chars()
@@ -67,9 +103,10 @@ pub fn validate_repository_name(name: &str) -> Result<(), String> {
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
     if !valid_start || !valid_chars {
-        return Err(format!(
-            "repository name {name:?} must be an identifier: letters, digits, '_', '-' and '.', starting with a letter, digit or '_' (no path separators)"
-        ));
+        return Err(InvalidName::NotIdentifier {
+            what,
+            name: owned(),
+        });
     }
     Ok(())
 }
@@ -112,7 +149,7 @@ impl Registry {
         let mut seen = std::collections::HashSet::new();
         for (index, entry) in self.repositories.iter().enumerate() {
             let key = |field: &str| format!("repositories[{index}].{field}");
-            validate_repository_name(&entry.name).map_err(|m| (key("name"), m))?;
+            validate_repository_name(&entry.name).map_err(|e| (key("name"), e.to_string()))?;
             if !seen.insert(entry.name.as_str()) {
                 return Err((
                     key("name"),

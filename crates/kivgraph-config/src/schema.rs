@@ -447,8 +447,8 @@ fn validate_scip_indexers(
 ) -> Result<(), ConfigError> {
     for (i, indexer) in indexers.iter().enumerate() {
         let key = |field: &str| format!("scip.indexers[{i}].{field}");
-        crate::registry::validate_repository_name(&indexer.name)
-            .map_err(|e| invalid(&key("name"), e.replace("repository name", "indexer name")))?;
+        crate::registry::validate_indexer_name(&indexer.name)
+            .map_err(|e| invalid(&key("name"), e.to_string()))?;
         if indexers[..i].iter().any(|other| other.name == indexer.name) {
             return Err(invalid(
                 &key("name"),
@@ -476,7 +476,7 @@ fn validate_scip_indexers(
         }
         for name in &indexer.repositories {
             crate::registry::validate_repository_name(name)
-                .map_err(|e| invalid(&key("repositories"), e))?;
+                .map_err(|e| invalid(&key("repositories"), e.to_string()))?;
         }
         for other in &indexers[..i] {
             let shared_language = indexer

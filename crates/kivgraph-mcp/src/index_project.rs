@@ -128,7 +128,7 @@ pub fn parse(arguments: Map<String, Value>) -> Result<(Vec<RepositoryEntry>, boo
     };
     let mut entries: Vec<RepositoryEntry> = Vec::new();
     for project in raw {
-        validate_repository_name(&project.name).map_err(QueryError::invalid)?;
+        validate_repository_name(&project.name).map_err(|e| QueryError::invalid(e.to_string()))?;
         if entries.iter().any(|e| e.name == project.name) {
             return Err(QueryError::invalid(format!(
                 "project {:?} appears twice in this call",

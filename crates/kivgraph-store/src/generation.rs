@@ -30,11 +30,15 @@ impl From<GenerationId> for String {
     }
 }
 
+/// Text that names no generation.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a generation id (six or more digits)")]
+pub struct InvalidGenerationId(String);
+
 impl TryFrom<String> for GenerationId {
-    type Error = String;
-    fn try_from(text: String) -> Result<Self, String> {
-        GenerationId::parse(&text)
-            .ok_or_else(|| format!("{text:?} is not a generation id (six or more digits)"))
+    type Error = InvalidGenerationId;
+    fn try_from(text: String) -> Result<Self, InvalidGenerationId> {
+        GenerationId::parse(&text).ok_or(InvalidGenerationId(text))
     }
 }
 

@@ -233,7 +233,8 @@ pub(crate) fn write_pages<P: FactPage>(
             || snapshot.is_some_and(|s| s.holds_file(repository, path, unchanged))
     };
     if let Some(snapshot) = snapshot {
-        check_against_previous(snapshot, &built, &held, &unchanged).map_err(invalid)?;
+        check_against_previous(snapshot, &built, &held, &unchanged)
+            .map_err(|e| invalid(e.to_string()))?;
     }
     let laid_out: Vec<PageEntry> = built
         .par_iter()
@@ -279,7 +280,7 @@ fn check_against_previous(
     built: &[(u32, Option<[u8; 32]>, FactSet)],
     held: &KeyMap<ExternalNode>,
     unchanged: &(dyn Fn(u32) -> bool + Sync),
-) -> Result<(), String> {
+) -> Result<(), PageConflict> {
     let before: HashSet<StableKey> = built
         .iter()
         .flat_map(|(number, _, _)| snapshot.page_keys(*number))
@@ -289,52 +290,84 @@ fn check_against_previous(
         .filter(|key| !held.contains_key(key))
         .find_first(|key| snapshot.reaches(key, unchanged))
     {
-        return Err(format!(
-            "{gone} is gone, and a page this generation keeps points at it"
-        ));
+        return Err(PageConflict::Gone(*gone));
     }
     if let Some(added) = held
         .par_iter()
         .filter(|(key, _)| !before.contains(key))
         .find_first(|(key, _)| snapshot.node_by_key(key, unchanged).is_some())
     {
-        return Err(format!(
-            "{} is held by page {} and by a page this generation keeps",
-            added.0, added.1.page
-        ));
+        return Err(PageConflict::HeldTwice {
+            key: *added.0,
+            page: added.1.page,
+        });
     }
     Ok(())
 }
 
+/// A facts file that is not what its manifest says.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum FactsFileError {
+    #[error("{name}: {source}")]
+    Unreadable {
+        name: String,
+        source: std::io::Error,
+    },
+    #[error("{name} does not match the digest in its manifest")]
+    Digest { name: String },
+    #[error("{name}: {source}")]
+    Undecodable {
+        name: String,
+        source: postcard::Error,
+    },
+}
+
+/// A changed page at odds with the pages the generation keeps from the served one.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum PageConflict {
+    #[error("{0} is gone, and a page this generation keeps points at it")]
+    Gone(StableKey),
+    #[error("{key} is held by page {page} and by a page this generation keeps")]
+    HeldTwice { key: StableKey, page: u32 },
+}
+
+/// One facts file's bytes, checked against its digest in `entry`.
+fn facts_bytes(directory: &Path, entry: &PageEntry) -> Result<(String, Vec<u8>), FactsFileError> {
+    let name = facts_file_name(entry.number, &entry.facts);
+    let bytes = match std::fs::read(directory.join(FACTS_DIRECTORY).join(&name)) {
+        Ok(bytes) => bytes,
+        Err(source) => return Err(FactsFileError::Unreadable { name, source }),
+    };
+    if blake3::hash(&bytes).to_hex().as_str() != entry.facts {
+        return Err(FactsFileError::Digest { name });
+    }
+    Ok((name, bytes))
+}
+
 /// The generation's facts, page by page, each checked against its digest in `entries`.
-pub(crate) fn read_facts(directory: &Path, entries: &[PageEntry]) -> Result<FactSet, String> {
+pub(crate) fn read_facts(
+    directory: &Path,
+    entries: &[PageEntry],
+) -> Result<FactSet, FactsFileError> {
     let pages: Vec<FactSet> = entries
         .par_iter()
         .map(|entry| {
-            let name = facts_file_name(entry.number, &entry.facts);
-            let path = directory.join(FACTS_DIRECTORY).join(&name);
-            let bytes = std::fs::read(&path).map_err(|e| format!("{name}: {e}"))?;
-            if blake3::hash(&bytes).to_hex().as_str() != entry.facts {
-                return Err(format!("{name} does not match the digest in its manifest"));
-            }
-            postcard::from_bytes(&bytes).map_err(|e| format!("{name}: {e}"))
+            let (name, bytes) = facts_bytes(directory, entry)?;
+            postcard::from_bytes(&bytes)
+                .map_err(|source| FactsFileError::Undecodable { name, source })
         })
-        .collect::<Result<_, String>>()?;
+        .collect::<Result<_, FactsFileError>>()?;
     Ok(FactSet::from_pages(pages))
 }
 
 /// Checks the facts files of `entries` against their digests without decoding them.
-pub(crate) fn check_facts_files(directory: &Path, entries: &[PageEntry]) -> Result<(), String> {
-    entries.par_iter().try_for_each(|entry| {
-        let name = facts_file_name(entry.number, &entry.facts);
-        let bytes = std::fs::read(directory.join(FACTS_DIRECTORY).join(&name))
-            .map_err(|e| format!("{name}: {e}"))?;
-        if blake3::hash(&bytes).to_hex().as_str() == entry.facts {
-            Ok(())
-        } else {
-            Err(format!("{name} does not match the digest in its manifest"))
-        }
-    })
+pub(crate) fn check_facts_files(
+    directory: &Path,
+    entries: &[PageEntry],
+) -> Result<(), FactsFileError> {
+    entries
+        .par_iter()
+        .try_for_each(|entry| facts_bytes(directory, entry).map(|_| ()))
 }
 
 /// A whole fact set as one page (page 0): for callers that hold a fact set rather than a

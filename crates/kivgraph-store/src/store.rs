@@ -334,7 +334,10 @@ impl GenerationStore {
     pub fn facts(&self, id: GenerationId) -> Result<FactSet, StoreError> {
         let directory = self.generation_dir(id);
         let manifest = read_manifest(&directory, id)?;
-        read_facts(&directory, &manifest.pages).map_err(|reason| StoreError::Invalid { id, reason })
+        read_facts(&directory, &manifest.pages).map_err(|e| StoreError::Invalid {
+            id,
+            reason: e.to_string(),
+        })
     }
 
     /// Recomputes a generation's digests and counts, reopens its snapshot and checks its
@@ -432,7 +435,7 @@ fn verify_directory(directory: &Path, id: GenerationId) -> Result<Manifest, Stor
         });
     }
     let invalid = |reason: String| StoreError::Invalid { id, reason };
-    let facts = read_facts(directory, &manifest.pages).map_err(invalid)?;
+    let facts = read_facts(directory, &manifest.pages).map_err(|e| invalid(e.to_string()))?;
     if crate::pages::page_counts(&facts) != manifest.counts {
         return Err(invalid("the fact counts do not match the manifest".into()));
     }
@@ -504,7 +507,7 @@ fn verify_files(
             }
         },
     );
-    facts.map_err(invalid)?;
+    facts.map_err(|e| invalid(e.to_string()))?;
     if payload_digest? != manifest.digests.snapshot_payload {
         return Err(invalid(format!(
             "{SNAPSHOT_FILE} does not match the digest in its manifest"

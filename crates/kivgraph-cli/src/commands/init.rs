@@ -40,7 +40,7 @@ pub fn run(args: InitArgs) -> anyhow::Result<ExitCode> {
         let Some((name, path)) = spec.split_once('=') else {
             bail!("--repository {spec:?} must be NAME=PATH");
         };
-        validate_repository_name(name).map_err(anyhow::Error::msg)?;
+        validate_repository_name(name)?;
         let path = std::fs::canonicalize(path)
             .with_context(|| format!("repository {name:?}: {path} is not an existing directory"))?;
         if !path.is_dir() {
