@@ -1,0 +1,276 @@
+//! The arguments both walks take, their bounds and defaults, and what they share once
+//! validated.
+
+use std::collections::BTreeSet;
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use kivgraph_facts::{Confidence, EdgeKind};
+use kivgraph_snapshot::SymbolView;
+
+use crate::args::{Limit, PageLimits, ResponseFormat, View, trimmed};
+use crate::error::QueryError;
+use crate::published::Published;
+use crate::references::{confidence, edge_kinds};
+use crate::selector::SelectorArgs;
+
+const DEFAULT_DEPTH: i64 = 3;
+
+const MAX_DEPTH: i64 = 5;
+
+const DEFAULT_MAX_NODES: i64 = 5000;
+
+const MAX_MAX_NODES: i64 = 25_000;
+
+/// Kinds a backwards walk crosses on its way to the consumers a reviewer looks for.
+const BLAST_DEFAULT_EXCLUDED: [&str; 2] = ["field", "variable"];
+
+/// The symbol kinds `kinds` accepts: every kind a loader publishes.
+const ACCEPTED_KINDS: &[&str] = &[
+    "alias",
+    "associated_type",
+    "attribute",
+    "class",
+    "const",
+    "constant",
+    "enum",
+    "enum_member",
+    "export",
+    "field",
+    "func",
+    "function",
+    "implementation",
+    "import",
+    "interface",
+    "macro",
+    "method",
+    "module",
+    "namespace",
+    "parameter",
+    "property",
+    "self_parameter",
+    "static",
+    "static_method",
+    "struct",
+    "trait",
+    "trait_method",
+    "type",
+    "type_alias",
+    "type_parameter",
+    "union",
+    "var",
+    "variable",
+];
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceDependenciesArgs {
+    pub stable_key: Option<String>,
+    pub qualified_name: Option<String>,
+    pub repository: Option<String>,
+    pub path: Option<String>,
+    pub depth: Option<i64>,
+    pub max_nodes: Option<i64>,
+    pub edge_kinds: Option<Vec<String>>,
+    pub confidence: Option<String>,
+    pub language: Option<String>,
+    pub repo: Option<String>,
+    pub include_derived: Option<bool>,
+    pub limit: Option<i64>,
+    pub cursor: Option<String>,
+    pub response_format: Option<String>,
+    pub view: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BlastRadiusArgs {
+    pub stable_key: Option<String>,
+    pub qualified_name: Option<String>,
+    pub repository: Option<String>,
+    pub path: Option<String>,
+    pub depth: Option<i64>,
+    pub max_nodes: Option<i64>,
+    pub edge_kinds: Option<Vec<String>>,
+    pub confidence: Option<String>,
+    pub kinds: Option<Vec<String>>,
+    pub include_derived: Option<bool>,
+    pub limit: Option<i64>,
+    pub cursor: Option<String>,
+    pub response_format: Option<String>,
+    pub view: Option<String>,
+}
+
+fn bounded_integer(
+    field: &str,
+    value: Option<i64>,
+    default: i64,
+    max: i64,
+) -> Result<usize, QueryError> {
+    match value {
+        None => Ok(default as usize),
+        Some(n) if (1..=max).contains(&n) => Ok(n as usize),
+        Some(n) => Err(QueryError::invalid(format!(
+            "{field} must be between 1 and {max}, got {n}"
+        ))),
+    }
+}
+
+pub(super) struct Common<'a> {
+    pub(super) root: SymbolView<'a>,
+    pub(super) kinds: Vec<EdgeKind>,
+    pub(super) confidence: Option<Confidence>,
+    pub(super) depth: usize,
+    pub(super) max_nodes: usize,
+    pub(super) view: View,
+    pub(super) format: ResponseFormat,
+    pub(super) limit: Limit,
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn common<'a>(
+    published: &'a Published,
+    selector: SelectorArgs,
+    depth: Option<i64>,
+    max_nodes: Option<i64>,
+    edge_kinds_arg: Option<&[String]>,
+    confidence_arg: Option<&str>,
+    view: Option<&str>,
+    format: Option<&str>,
+    limit: Option<i64>,
+    limits: &PageLimits,
+) -> Result<Common<'a>, QueryError> {
+    let depth = bounded_integer("depth", depth, DEFAULT_DEPTH, MAX_DEPTH)?;
+    let max_nodes = bounded_integer("max_nodes", max_nodes, DEFAULT_MAX_NODES, MAX_MAX_NODES)?;
+    let view = match view {
+        Some("files") => {
+            return Err(QueryError::invalid(
+                "view \"files\" is not available here: the answer is a set of reached symbols, not files; use compact or full",
+            ));
+        }
+        other => View::parse(other, false)?,
+    };
+    let format = ResponseFormat::parse(format)?;
+    let limit = Limit::parse(limit, limits, None)?;
+    let (kinds, _) = edge_kinds(edge_kinds_arg)?;
+    // A walk follows every reference kind by default, forwarding bindings included.
+    let kinds = if edge_kinds_arg.is_none() {
+        EdgeKind::ALL
+            .iter()
+            .copied()
+            .filter(|k| k.is_reference())
+            .collect()
+    } else {
+        kinds
+    };
+    let confidence = confidence(confidence_arg)?;
+    let root = selector.parse()?.resolve(published)?;
+    Ok(Common {
+        root,
+        kinds,
+        confidence,
+        depth,
+        max_nodes,
+        view,
+        format,
+        limit,
+    })
+}
+
+pub(super) fn kinds_identity(kinds: &[EdgeKind]) -> String {
+    kinds
+        .iter()
+        .map(|k| k.as_str())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// The `kinds` filter of the blast radius: which symbol kinds count as affected.
+pub(super) enum KindFilter {
+    Default,
+    Only(Vec<String>),
+    Every,
+}
+
+impl KindFilter {
+    pub(super) fn parse(value: Option<&[String]>) -> Result<Self, QueryError> {
+        let Some(list) = value else {
+            return Ok(KindFilter::Default);
+        };
+        if list.is_empty() {
+            return Err(QueryError::invalid(
+                "kinds must name at least one kind, or [\"*\"] for every kind",
+            ));
+        }
+        if list.iter().any(|k| k == "*") {
+            if list.len() > 1 {
+                return Err(QueryError::invalid(
+                    "kinds \"*\" stands alone: it asks for no filter, so it cannot be mixed with names",
+                ));
+            }
+            return Ok(KindFilter::Every);
+        }
+        let mut kinds = BTreeSet::new();
+        for kind in list {
+            trimmed("kinds entry", Some(kind))?;
+            if !ACCEPTED_KINDS.contains(&kind.as_str()) {
+                return Err(QueryError::invalid(format!(
+                    "kinds entry {kind:?} is not a symbol kind; accepted: {}",
+                    ACCEPTED_KINDS.join(", ")
+                )));
+            }
+            kinds.insert(kind.clone());
+        }
+        Ok(KindFilter::Only(kinds.into_iter().collect()))
+    }
+
+    pub(super) fn keeps(&self, kind: &str) -> bool {
+        match self {
+            KindFilter::Default => !BLAST_DEFAULT_EXCLUDED.contains(&kind),
+            KindFilter::Only(kinds) => kinds.iter().any(|k| k == kind),
+            KindFilter::Every => true,
+        }
+    }
+
+    pub(super) fn identity(&self) -> String {
+        match self {
+            KindFilter::Default => "default".into(),
+            KindFilter::Only(kinds) => kinds.join(","),
+            KindFilter::Every => "*".into(),
+        }
+    }
+
+    /// Exactly one of `kinds_default_excluded` or `kinds`, so a count always says its filter.
+    pub(super) fn echo(&self, results: &mut Map<String, Value>) {
+        match self {
+            KindFilter::Default => {
+                let mut excluded = BLAST_DEFAULT_EXCLUDED.to_vec();
+                excluded.sort();
+                results.insert("kinds_default_excluded".into(), json!(excluded));
+            }
+            KindFilter::Only(kinds) => {
+                results.insert("kinds".into(), json!(kinds));
+            }
+            KindFilter::Every => {
+                results.insert("kinds".into(), json!(["*"]));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_filter_refuses_unknown_kinds_and_mixed_wildcards() {
+        assert!(KindFilter::parse(Some(&["*".into(), "func".into()])).is_err());
+        assert!(KindFilter::parse(Some(&["fucn".into()])).is_err());
+        assert!(KindFilter::parse(Some(&[])).is_err());
+        let filter = KindFilter::parse(Some(&["method".into(), "func".into()])).unwrap();
+        assert_eq!(filter.identity(), "func,method");
+        assert!(filter.keeps("func") && !filter.keeps("class"));
+        assert!(!KindFilter::parse(None).unwrap().keeps("variable"));
+    }
+}

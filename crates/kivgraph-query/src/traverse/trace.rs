@@ -1,0 +1,136 @@
+//! `trace_dependencies`: what a symbol reaches, outward over its outgoing edges.
+
+use std::time::Instant;
+
+use serde_json::{Map, json};
+
+use super::args::{TraceDependenciesArgs, common, kinds_identity};
+use super::rows::{failures_made, page_of, traversal_page};
+use super::walk::{Direction, Step, WalkBounds, derived, expanded_languages, walk};
+use crate::args::{PageLimits, View, trimmed};
+use crate::cursor::QueryIdentity;
+use crate::envelope::Page;
+use crate::error::QueryError;
+use crate::published::Published;
+use crate::references::language;
+use crate::scopes::{Bounds, Hidden, invisible_scopes, unextracted_relations};
+use crate::selector::SelectorArgs;
+
+/// What the symbol reaches outward, bounded by `depth` and `max_nodes`.
+pub fn trace_dependencies(
+    published: &Published,
+    args: &TraceDependenciesArgs,
+    limits: &PageLimits,
+    deadline: Option<Instant>,
+) -> Result<(Page, View), QueryError> {
+    let common = common(
+        published,
+        SelectorArgs {
+            stable_key: args.stable_key.clone(),
+            repository: args.repository.clone(),
+            path: args.path.clone(),
+            qualified_name: args.qualified_name.clone(),
+        },
+        args.depth,
+        args.max_nodes,
+        args.edge_kinds.as_deref(),
+        args.confidence.as_deref(),
+        args.view.as_deref(),
+        args.response_format.as_deref(),
+        args.limit,
+        limits,
+    )?;
+    let language = language(args.language.as_deref())?;
+    let repo = trimmed("repo", args.repo.as_deref())?;
+    if let Some(repo) = repo
+        && published.snapshot.repository_named(repo).is_none()
+    {
+        return Err(QueryError::repository_not_found(repo));
+    }
+    let include_derived =
+        args.include_derived.unwrap_or(false) || repo.is_some_and(kivgraph_facts::is_derived);
+    let root = common.root;
+    let walk = walk(
+        published,
+        root,
+        &WalkBounds {
+            direction: Direction::Outward,
+            kinds: &common.kinds,
+            confidence: common.confidence,
+            depth: common.depth,
+            max_nodes: common.max_nodes,
+            deadline,
+        },
+    )?;
+    let rows: Vec<&Step> = walk
+        .steps
+        .iter()
+        .filter(|s| repo.is_none_or(|r| s.holder.repository() == r))
+        .filter(|s| language.is_none_or(|l| s.holder.file().language() == l))
+        .filter(|s| include_derived || !derived(&s.holder))
+        .collect();
+    let root_key = root.key().to_string();
+    let depth_text = common.depth.to_string();
+    let max_nodes_text = common.max_nodes.to_string();
+    let identity = QueryIdentity::new(
+        "trace_dependencies",
+        "dependencies-v1",
+        &[
+            ("root", &root_key),
+            ("depth", &depth_text),
+            ("max_nodes", &max_nodes_text),
+            ("repo", repo.unwrap_or("")),
+            ("language", language.map_or("", |l| l.as_str())),
+            ("edge_kinds", &kinds_identity(&common.kinds)),
+            ("confidence", common.confidence.map_or("", |c| c.as_str())),
+        ],
+    );
+    let (page, next_cursor) = page_of(
+        &rows,
+        &identity,
+        published,
+        args.cursor.as_deref(),
+        common.limit,
+    )?;
+    let bounds = Bounds {
+        scopes: invisible_scopes(
+            published,
+            Some(root.file().repository().name()),
+            None,
+            Hidden::Named(&[]),
+        ),
+        blind_spots: failures_made(published, &walk),
+        unbound: Vec::new(),
+        not_followed: None,
+        unextracted: unextracted_relations(
+            published,
+            &expanded_languages(published, &walk),
+            &common.kinds,
+        ),
+    };
+    let deepest = rows.iter().map(|s| s.depth).max().unwrap_or(0);
+    let mut results = Map::new();
+    results.insert("root_key".into(), json!(root_key));
+    results.insert(
+        "root_repository".into(),
+        json!(root.file().repository().name()),
+    );
+    results.insert("depth".into(), json!(common.depth));
+    results.insert("max_nodes".into(), json!(common.max_nodes));
+    results.insert("reached".into(), json!(walk.steps.len()));
+    results.insert("deepest_depth".into(), json!(deepest));
+    if common.view == View::Full || walk.truncated {
+        results.insert("traversal_truncated".into(), json!(walk.truncated));
+    }
+    Ok(traversal_page(
+        published,
+        &common,
+        &rows,
+        (page, next_cursor),
+        &bounds,
+        results,
+        |results, nodes| {
+            results.insert("nodes".into(), nodes);
+        },
+    ))
+}
