@@ -48,10 +48,13 @@ pub(super) struct CratePaths {
 }
 
 impl CratePaths {
-    fn declares(&mut self, db: &dyn Db, provider: PackageInput, symbol: &ScipSymbol) -> bool {
-        let Some(path) = symbol.declaration_path() else {
-            return false;
-        };
+    fn declares(
+        &mut self,
+        db: &dyn Db,
+        provider: PackageInput,
+        path: &str,
+        symbol: &ScipSymbol,
+    ) -> bool {
         let declarations = self.by_crate.entry(provider).or_insert_with(|| {
             let mut by_path: HashMap<String, Vec<SymbolKind>> = HashMap::new();
             for s in &package_symbols(db, provider).symbols {
@@ -63,7 +66,7 @@ impl CratePaths {
             by_path
         });
         declarations
-            .get(&path)
+            .get(path)
             .is_some_and(|kinds| kinds.iter().any(|kind| symbol.may_name(*kind)))
     }
 }
@@ -105,15 +108,20 @@ pub(super) fn unmatched_crate_use(
         .map(|(provider, _)| *provider)
         .collect();
     if !at_version.is_empty() {
+        // Cheapest first: most such uses are of something a load defined outside the graph,
+        // and only the rest reads the crate's declarations.
+        if definitions.defined_outside.contains(&reference.symbol) {
+            return None;
+        }
+        let path = symbol.declaration_path()?;
         let declared = at_version
             .iter()
-            .any(|provider| paths.declares(db, *provider, &symbol));
-        return (declared && !definitions.defined_outside.contains(&reference.symbol)).then(|| {
+            .any(|provider| paths.declares(db, *provider, &path, &symbol));
+        return declared.then(|| {
             hole(
                 Reason::CrateSymbolNotMatched,
                 format!(
-                    "the analyzer resolved this use into {name} {version}, whose load defines no `{}`",
-                    symbol.declaration_path().unwrap_or_default()
+                    "the analyzer resolved this use into {name} {version}, whose load defines no `{path}`"
                 ),
             )
         });

@@ -200,9 +200,6 @@ pub(super) fn mark_unmarked_definitions(
     type Standing = ((String, String, usize), usize, usize);
     let mut first: BTreeMap<&str, Standing> = BTreeMap::new();
     for (d, document) in index.documents.iter().enumerate() {
-        let Some((file, text)) = source(&document.relative_path) else {
-            continue;
-        };
         let Some(crate_of_document) = document
             .occurrences
             .iter()
@@ -212,29 +209,37 @@ pub(super) fn mark_unmarked_definitions(
         else {
             continue;
         };
+        // The uses that could be an unmarked definition, found without the file's text:
+        // almost every document has none, and then its text is never read.
+        let candidates: Vec<(usize, ScipSymbol, String)> = document
+            .occurrences
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| !o.definition && !defined.contains(o.symbol.as_str()))
+            .filter_map(|(k, o)| {
+                let symbol = ScipSymbol::parse(&o.symbol)
+                    .filter(|s| (s.package, s.version) == crate_of_document)?;
+                let path = symbol.declaration_path()?;
+                Some((k, symbol, path))
+            })
+            .collect();
+        if candidates.is_empty() {
+            continue;
+        }
+        let Some((file, text)) = source(&document.relative_path) else {
+            continue;
+        };
         let lines = LineIndex::new(&text);
         let declared = by_file
             .get(&(file.0.as_str(), file.1.as_str()))
             .map(Vec::as_slice)
             .unwrap_or_default();
-        for (k, occurrence) in document.occurrences.iter().enumerate() {
-            if occurrence.definition || defined.contains(occurrence.symbol.as_str()) {
-                continue;
-            }
-            let Some(symbol) = ScipSymbol::parse(&occurrence.symbol)
-                .filter(|s| (s.package, s.version) == crate_of_document)
-            else {
-                continue;
-            };
-            let (Some(path), Some((start, end))) =
-                (symbol.declaration_path(), occurrence.to_bytes(&lines))
-            else {
+        for (k, symbol, path) in candidates {
+            let occurrence = &document.occurrences[k];
+            let Some((start, end)) = occurrence.to_bytes(&lines) else {
                 continue;
             };
             let spelled = &text[start..end];
-            if !path.ends_with(spelled) {
-                continue;
-            }
             let stands_on_it = innermost(declared, start, |s| {
                 s.name == spelled && s.qualified_name == path && symbol.may_name(s.kind)
             })
