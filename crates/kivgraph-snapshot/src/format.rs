@@ -1,4 +1,5 @@
-//! Layout constants shared by the writer and the reader.
+//! The root and page headers, the section kinds and their element sizes (records' layouts
+//! are in `crate::fields`), and the rules the writer and the reader share.
 //!
 //! A snapshot is a root file and the pages it names. The root:
 //!
@@ -25,13 +26,14 @@
 //! generations of the same facts have byte-identical payloads and digests. All integers are
 //! little-endian.
 
+use crate::fields;
+
 pub const MAGIC: &[u8; 8] = b"KIVGSNAP";
 pub const PAGE_MAGIC: &[u8; 8] = b"KIVGPAGE";
 pub const FORMAT_VERSION: u32 = 5;
-/// page number u32 · pad u32 · page payload digest 32
-pub const ROOT_ENTRY_LEN: usize = 40;
-pub const HEADER_LEN: usize = 64;
-pub const DIRECTORY_ENTRY_LEN: usize = 32;
+pub const ROOT_ENTRY_LEN: usize = fields::root_entry::LEN;
+pub const HEADER_LEN: usize = fields::header::LEN;
+pub const DIRECTORY_ENTRY_LEN: usize = fields::directory_entry::LEN;
 pub const ALIGN: usize = 8;
 pub const NONE: u32 = u32::MAX;
 
@@ -57,40 +59,40 @@ macro_rules! sections {
 
 sections! {
     Strings = 1, 1;
-    Repositories = 2, REPOSITORY_LEN;
-    Packages = 3, PACKAGE_LEN;
-    Files = 4, FILE_LEN;
-    Symbols = 5, SYMBOL_LEN;
-    NameIndex = 6, 4;
-    QualifiedNameIndex = 7, 4;
-    KeyIndex = 8, 4;
-    FilePathIndex = 9, 4;
-    Edges = 10, EDGE_LEN;
-    Unresolved = 11, UNRESOLVED_LEN;
-    Evidence = 12, EVIDENCE_LEN;
-    ForwardOffsets = 13, 4;
-    ForwardEdges = 14, 4;
-    ReverseOffsets = 15, 4;
-    ReverseEdges = 16, 4;
-    UnresolvedNameIndex = 17, 4;
-    MentionNames = 18, MENTION_NAME_LEN;
-    MentionEntries = 19, MENTION_ENTRY_LEN;
-    UnresolvedScopeIndex = 20, 4;
-    UnresolvedFileIndex = 21, 4;
-    PackageReverseOffsets = 22, 4;
-    PackageReverseEdges = 23, 4;
-    TermNames = 24, TERM_NAME_LEN;
-    TermPostings = 25, 4;
-    ExternalNodes = 26, EXTERNAL_NODE_LEN;
-    ExternalOffsets = 27, 4;
-    ExternalEdges = 28, 4;
-    PackageKeyIndex = 29, 4;
-    FileKeyIndex = 30, 4;
-    ExternalFiles = 31, EXTERNAL_FILE_LEN;
-    ExternalSourceOffsets = 32, 4;
-    ExternalSourceEdges = 33, 4;
-    RequestedNames = 34, REQUESTED_NAME_LEN;
-    ExternalFilter = 35, 8;
+    Repositories = 2, fields::repository::LEN;
+    Packages = 3, fields::package::LEN;
+    Files = 4, fields::file::LEN;
+    Symbols = 5, fields::symbol::LEN;
+    NameIndex = 6, fields::entry::LEN;
+    QualifiedNameIndex = 7, fields::entry::LEN;
+    KeyIndex = 8, fields::entry::LEN;
+    FilePathIndex = 9, fields::entry::LEN;
+    Edges = 10, fields::edge::LEN;
+    Unresolved = 11, fields::unresolved::LEN;
+    Evidence = 12, fields::evidence::LEN;
+    ForwardOffsets = 13, fields::entry::LEN;
+    ForwardEdges = 14, fields::entry::LEN;
+    ReverseOffsets = 15, fields::entry::LEN;
+    ReverseEdges = 16, fields::entry::LEN;
+    UnresolvedNameIndex = 17, fields::entry::LEN;
+    MentionNames = 18, fields::mention_name::LEN;
+    MentionEntries = 19, fields::mention_entry::LEN;
+    UnresolvedScopeIndex = 20, fields::entry::LEN;
+    UnresolvedFileIndex = 21, fields::entry::LEN;
+    PackageReverseOffsets = 22, fields::entry::LEN;
+    PackageReverseEdges = 23, fields::entry::LEN;
+    TermNames = 24, fields::run_name::LEN;
+    TermPostings = 25, fields::entry::LEN;
+    ExternalNodes = 26, fields::external_node::LEN;
+    ExternalOffsets = 27, fields::entry::LEN;
+    ExternalEdges = 28, fields::entry::LEN;
+    PackageKeyIndex = 29, fields::entry::LEN;
+    FileKeyIndex = 30, fields::entry::LEN;
+    ExternalFiles = 31, fields::external_file::LEN;
+    ExternalSourceOffsets = 32, fields::entry::LEN;
+    ExternalSourceEdges = 33, fields::entry::LEN;
+    RequestedNames = 34, fields::run_name::LEN;
+    ExternalFilter = 35, fields::filter_word::LEN;
 }
 
 // Adjacency is compressed sparse rows over the symbol table: `ForwardOffsets` holds
@@ -138,54 +140,6 @@ sections! {
 // `TermNames` is every term (`terms`) of the symbols' names, qualified names, kinds and file
 // paths, sorted; each row points at its run of `TermPostings`: symbol positions ascending,
 // with `TERM_IN_NAME` set when the symbol's own name carries the term.
-
-/// name str · root str · key 32 · languages bitmask u32 · file start u32 · file count u32 · pad u32
-pub const REPOSITORY_LEN: usize = 64;
-/// key 32 · repository u32 · language u8 + pad 3 · name str · path str
-pub const PACKAGE_LEN: usize = 56;
-/// key 32 · fingerprint 32 · repository u32 · package u32 · path str · language u8 + pad 3 ·
-/// line count u32 · byte length u64 · symbol start u32 · symbol count u32 · parse issues u32 · pad u32
-pub const FILE_LEN: usize = 112;
-/// key 32 · file u32 · package u32 · parent u32 · kind u8 · language u8 · flags u8 · pad u8 ·
-/// name str · qualified name str · signature str · doc str · key module str · key
-/// discriminator str · start line · end line · start byte · end byte (u32 each)
-pub const SYMBOL_LEN: usize = 112;
-/// kind u8 · confidence u8 · provenance u8 · source table u8 · target table u8 · pad 3 ·
-/// source u32 · target u32 · evidence u32 · pad u32
-pub const EDGE_LEN: usize = 24;
-/// repository u32 · language u8 · flags u8 · pad 2 · reason str · file str · requested symbol str ·
-/// requested package str · detail str · start line u32 · end line u32
-pub const UNRESOLVED_LEN: usize = 56;
-/// key 32 · repository u32 · file u32 · start line · end line · start byte · end byte
-pub const EVIDENCE_LEN: usize = 56;
-
-/// name str · entry start u32 · total count u32
-pub const MENTION_NAME_LEN: usize = 16;
-/// file u32 · count u32
-pub const MENTION_ENTRY_LEN: usize = 8;
-
-/// term str · posting start u32
-pub const TERM_NAME_LEN: usize = 12;
-
-/// name str · start of its run in `UnresolvedNameIndex` u32
-pub const REQUESTED_NAME_LEN: usize = 12;
-
-/// key 32 · table u8 (`TABLE_SYMBOL`, `TABLE_PACKAGE` or `TABLE_FILE`) · pad 3 · owning page u32
-pub const EXTERNAL_NODE_LEN: usize = 40;
-/// repository u32 · pad u32 · path str
-pub const EXTERNAL_FILE_LEN: usize = 16;
-/// Set in an evidence row's file field when the file is a row of `ExternalFiles`.
-pub const EXTERNAL_FILE: u32 = 1 << 31;
-
-/// Symbol flags.
-pub const FLAG_EXPORTED: u8 = 1;
-pub const FLAG_HAS_DOC: u8 = 2;
-
-/// Unresolved flags: which optional fields are present.
-pub const UNRESOLVED_HAS_FILE: u8 = 1;
-pub const UNRESOLVED_HAS_SPAN: u8 = 2;
-pub const UNRESOLVED_HAS_SYMBOL: u8 = 4;
-pub const UNRESOLVED_HAS_PACKAGE: u8 = 8;
 
 /// The table an edge endpoint lives in.
 pub const TABLE_REPOSITORY: u8 = 1;

@@ -10,19 +10,24 @@
 //! Must not know about: how facts were produced (engine, analyzers), generations and their
 //! pointers, or query semantics. The format is described in `docs/snapshot-format.md`.
 
+mod bytes;
+mod error;
+mod fields;
 mod format;
 mod page;
 mod reader;
+mod snapshot;
+mod tables;
 mod terms;
+mod views;
 mod writer;
 
+pub use error::{SnapshotError, WriteError};
 pub use format::{FORMAT_VERSION, MAGIC, SectionKind, requested_name};
-pub use reader::{
-    EdgeView, EvidenceView, FileView, NodeRef, PAGES_DIRECTORY, PackageView, RepositoryView,
-    Snapshot, SnapshotError, SymbolView, UnresolvedView, ValidatedRoot,
-};
+pub use snapshot::{NodeRef, PAGES_DIRECTORY, Snapshot, ValidatedRoot};
+pub use tables::external::{ExternalNode, ExternalTable, Externals};
 pub use terms::{TERM_IN_NAME, terms};
-pub use writer::{
-    ExternalNode, ExternalTable, Externals, PageFile, WriteError, page_file_name, write_page,
-    write_root,
+pub use views::{
+    EdgeView, EvidenceView, FileView, PackageView, RepositoryView, SymbolView, UnresolvedView,
 };
+pub use writer::{PageFile, page_file_name, write_page, write_root};
