@@ -1,6 +1,7 @@
 //! Helpers shared by the language extractors.
 
 use kivgraph_facts::{LineSpan, Mention, ParseIssue, SymbolKind};
+use la_arena::{Arena, Idx};
 use rustc_hash::FxHashMap;
 use tree_sitter::Node;
 
@@ -279,10 +280,19 @@ fn identifiers(src: &str, node: Node) -> Vec<String> {
     names
 }
 
-/// Collects declarations in source order.
+/// A declaration of the file being built: its place in the builder's arena, which is its
+/// index in [`SyntaxFacts::declarations`](crate::SyntaxFacts) once built.
+pub type DeclarationId = Idx<Declaration>;
+
+/// The number a declaration's children carry as their `parent`.
+fn number(id: DeclarationId) -> u32 {
+    id.into_raw().into_u32()
+}
+
+/// Collects declarations in source order, each addressed by its [`DeclarationId`].
 pub struct Builder<'s> {
     pub src: &'s str,
-    declarations: Vec<Declaration>,
+    declarations: Arena<Declaration>,
 }
 
 pub struct NewDeclaration {
@@ -292,7 +302,7 @@ pub struct NewDeclaration {
     pub signature: String,
     pub exported: bool,
     pub doc: Option<String>,
-    pub parent: Option<u32>,
+    pub parent: Option<DeclarationId>,
     pub receiver: Option<String>,
     pub discriminator: Option<String>,
 }
@@ -301,7 +311,7 @@ impl<'s> Builder<'s> {
     pub fn new(src: &'s str) -> Self {
         Builder {
             src,
-            declarations: Vec::new(),
+            declarations: Arena::new(),
         }
     }
 
@@ -309,9 +319,8 @@ impl<'s> Builder<'s> {
         text(self.src, node)
     }
 
-    pub fn push(&mut self, node: Node, declaration: NewDeclaration) -> u32 {
-        let index = self.declarations.len() as u32;
-        self.declarations.push(Declaration {
+    pub fn push(&mut self, node: Node, declaration: NewDeclaration) -> DeclarationId {
+        self.declarations.alloc(Declaration {
             name: declaration.name,
             qualified_name: declaration.qualified_name,
             kind: declaration.kind,
@@ -319,28 +328,48 @@ impl<'s> Builder<'s> {
             exported: declaration.exported,
             span: span(node),
             doc: declaration.doc,
-            parent: declaration.parent,
+            parent: declaration.parent.map(number),
             receiver: declaration.receiver,
             discriminator: declaration.discriminator,
             method_shape: None,
-        });
-        index
+        })
     }
 
-    pub fn set_exported(&mut self, index: u32) {
-        self.declarations[index as usize].exported = true;
+    /// The declarations so far, in source order.
+    pub fn declarations(&self) -> impl Iterator<Item = (DeclarationId, &Declaration)> {
+        self.declarations.iter()
     }
 
-    pub fn declarations_mut(&mut self) -> &mut [Declaration] {
-        &mut self.declarations
+    /// Whether `declaration` sits directly in `container` (`None`: at the top of the file).
+    pub fn is_in(&self, declaration: &Declaration, container: Option<DeclarationId>) -> bool {
+        declaration.parent == container.map(number)
     }
 
-    pub fn declarations(&self) -> &[Declaration] {
-        &self.declarations
+    /// The declarations pushed from now on: pass the mark to [`Builder::since`].
+    pub fn mark(&self) -> usize {
+        self.declarations.len()
+    }
+
+    /// The declarations pushed since `mark`.
+    pub fn since(&mut self, mark: usize) -> &mut [Declaration] {
+        &mut self.declarations.as_mut()[mark..]
     }
 
     pub fn finish(self) -> Vec<Declaration> {
-        self.declarations
+        self.declarations.into_iter().map(|(_, d)| d).collect()
+    }
+}
+
+impl std::ops::Index<DeclarationId> for Builder<'_> {
+    type Output = Declaration;
+    fn index(&self, id: DeclarationId) -> &Declaration {
+        &self.declarations[id]
+    }
+}
+
+impl std::ops::IndexMut<DeclarationId> for Builder<'_> {
+    fn index_mut(&mut self, id: DeclarationId) -> &mut Declaration {
+        &mut self.declarations[id]
     }
 }
 

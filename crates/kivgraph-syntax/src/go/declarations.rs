@@ -5,7 +5,8 @@ use kivgraph_facts::SymbolKind;
 use tree_sitter::Node;
 
 use crate::common::{
-    Builder, NewDeclaration, collapse, doc_above, named_children, signature, text, truncate,
+    Builder, DeclarationId, NewDeclaration, collapse, doc_above, named_children, signature, text,
+    truncate,
 };
 
 fn exported(name: &str) -> bool {
@@ -105,9 +106,8 @@ fn method(b: &mut Builder, node: Node) {
     // The receiver type is resolved within the package by the engine; in-file, link it now.
     let parent = receiver.as_ref().and_then(|ty| {
         b.declarations()
-            .iter()
-            .position(|d| d.parent.is_none() && d.kind == SymbolKind::Type && d.name == *ty)
-            .map(|i| i as u32)
+            .find(|(_, d)| d.parent.is_none() && d.kind == SymbolKind::Type && d.name == *ty)
+            .map(|(id, _)| id)
     });
     let doc = go_doc(b, node);
     let generic = node
@@ -128,7 +128,7 @@ fn method(b: &mut Builder, node: Node) {
         },
     );
     if !generic {
-        b.declarations_mut()[index as usize].method_shape = Some(method_shape(b.src, node));
+        b[index].method_shape = Some(method_shape(b.src, node));
     }
 }
 
@@ -338,8 +338,7 @@ fn type_spec(b: &mut Builder, declaration: Node, spec: Node) {
                     doc,
                 );
                 if comparable {
-                    b.declarations_mut()[member_index as usize].method_shape =
-                        Some(method_shape(b.src, element));
+                    b[member_index].method_shape = Some(method_shape(b.src, element));
                 }
             }
         }
@@ -351,12 +350,12 @@ fn type_spec(b: &mut Builder, declaration: Node, spec: Node) {
 fn member(
     b: &mut Builder,
     node: Node,
-    (container, container_name): (u32, &str),
+    (container, container_name): (DeclarationId, &str),
     name: String,
     kind: SymbolKind,
     signature: String,
     doc: Option<String>,
-) -> u32 {
+) -> DeclarationId {
     b.push(
         node,
         NewDeclaration {

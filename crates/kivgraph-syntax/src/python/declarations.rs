@@ -6,7 +6,8 @@ use kivgraph_facts::SymbolKind;
 use tree_sitter::Node;
 
 use crate::common::{
-    Builder, NewDeclaration, collapse, first_sentence, named_children, qualify, signature,
+    Builder, DeclarationId, NewDeclaration, collapse, first_sentence, named_children, qualify,
+    signature,
 };
 
 fn exported(name: &str) -> bool {
@@ -35,14 +36,14 @@ pub fn extract(b: &mut Builder, root: Node) {
     block(b, root, None);
 }
 
-fn block(b: &mut Builder, parent: Node, container: Option<u32>) {
+fn block(b: &mut Builder, parent: Node, container: Option<DeclarationId>) {
     for node in named_children(parent) {
         statement(b, node, node, container);
     }
 }
 
-fn statement(b: &mut Builder, node: Node, outer: Node, container: Option<u32>) {
-    let prefix = container.map(|i| b.declarations()[i as usize].qualified_name.clone());
+fn statement(b: &mut Builder, node: Node, outer: Node, container: Option<DeclarationId>) {
+    let prefix = container.map(|id| b[id].qualified_name.clone());
     match node.kind() {
         "decorated_definition" => {
             if let Some(definition) = node.child_by_field_name("definition") {
@@ -97,8 +98,8 @@ fn statement(b: &mut Builder, node: Node, outer: Node, container: Option<u32>) {
                     continue;
                 };
                 let name = b.text(left).to_string();
-                if b.declarations().iter().any(|d| {
-                    d.parent == container && d.name == name && d.kind == SymbolKind::Variable
+                if b.declarations().any(|(_, d)| {
+                    b.is_in(d, container) && d.name == name && d.kind == SymbolKind::Variable
                 }) {
                     continue; // a rebinding, not a second declaration
                 }
@@ -133,7 +134,7 @@ fn statement(b: &mut Builder, node: Node, outer: Node, container: Option<u32>) {
 /// The blocks of a conditional statement, its clauses' included. A function or class a later
 /// branch defines again under a name an earlier one declared is the same name's other
 /// definition, not a second declaration.
-fn conditional(b: &mut Builder, node: Node, container: Option<u32>) {
+fn conditional(b: &mut Builder, node: Node, container: Option<DeclarationId>) {
     let mut blocks = Vec::new();
     for child in named_children(node) {
         if child.kind() == "block" {
@@ -149,8 +150,8 @@ fn conditional(b: &mut Builder, node: Node, container: Option<u32>) {
     for block in blocks {
         for statement_node in named_children(block) {
             if let Some(name) = defined_name(b, statement_node)
-                && b.declarations().iter().any(|d| {
-                    d.parent == container
+                && b.declarations().any(|(_, d)| {
+                    b.is_in(d, container)
                         && d.name == name
                         && matches!(
                             d.kind,

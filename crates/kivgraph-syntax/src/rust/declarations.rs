@@ -7,7 +7,7 @@ use kivgraph_facts::SymbolKind;
 use tree_sitter::Node;
 
 use crate::common::{
-    Builder, NewDeclaration, collapse, doc_above, named_children, qualify, signature,
+    Builder, DeclarationId, NewDeclaration, collapse, doc_above, named_children, qualify, signature,
 };
 
 fn rust_doc(b: &Builder, node: Node) -> Option<String> {
@@ -41,7 +41,7 @@ fn is_public(b: &Builder, node: Node) -> bool {
 #[derive(Clone, Copy)]
 struct Scope<'a> {
     prefix: &'a str,
-    parent: Option<u32>,
+    parent: Option<DeclarationId>,
     /// Members of a trait or a trait impl take their visibility from it.
     inherited_public: Option<bool>,
     in_trait: bool,
@@ -78,7 +78,7 @@ fn push(
     name: String,
     kind: SymbolKind,
     signature: String,
-) -> u32 {
+) -> DeclarationId {
     let exported = scope.inherited_public.unwrap_or_else(|| is_public(b, node));
     let doc = rust_doc(b, node);
     b.push(
@@ -136,7 +136,7 @@ fn item(b: &mut Builder, node: Node, scope: Scope) {
             let Some(body) = body.filter(|b| b.kind() == "field_declaration_list") else {
                 return;
             };
-            let prefix = b.declarations()[index as usize].qualified_name.clone();
+            let prefix = b[index].qualified_name.clone();
             for field in named_children(body)
                 .into_iter()
                 .filter(|f| f.kind() == "field_declaration")
@@ -173,8 +173,8 @@ fn item(b: &mut Builder, node: Node, scope: Scope) {
                 signature(b.src, node, body),
             );
             let Some(body) = body else { return };
-            let prefix = b.declarations()[index as usize].qualified_name.clone();
-            let public = b.declarations()[index as usize].exported;
+            let prefix = b[index].qualified_name.clone();
+            let public = b[index].exported;
             for variant in named_children(body)
                 .into_iter()
                 .filter(|v| v.kind() == "enum_variant")
@@ -211,8 +211,8 @@ fn item(b: &mut Builder, node: Node, scope: Scope) {
                 signature(b.src, node, body),
             );
             let Some(body) = body else { return };
-            let prefix = b.declarations()[index as usize].qualified_name.clone();
-            let public = b.declarations()[index as usize].exported;
+            let prefix = b[index].qualified_name.clone();
+            let public = b[index].exported;
             let member = Scope {
                 prefix: &prefix,
                 parent: Some(index),
@@ -253,7 +253,7 @@ fn item(b: &mut Builder, node: Node, scope: Scope) {
                 format!("macro_rules! {name}"),
             );
             if exported {
-                b.set_exported(index);
+                b[index].exported = true;
             }
         }
         "mod_item" => {
@@ -267,7 +267,7 @@ fn item(b: &mut Builder, node: Node, scope: Scope) {
                 signature(b.src, node, body),
             );
             if let Some(body) = body {
-                let prefix = b.declarations()[index as usize].qualified_name.clone();
+                let prefix = b[index].qualified_name.clone();
                 items(
                     b,
                     body,
@@ -349,16 +349,15 @@ fn impl_block(b: &mut Builder, node: Node, scope: Scope) {
     let prefix = qualify(Some(scope.prefix), "::", &self_type);
     let container = b
         .declarations()
-        .iter()
-        .position(|d| {
+        .find(|(_, d)| {
             d.qualified_name == prefix
                 && matches!(
                     d.kind,
                     SymbolKind::Struct | SymbolKind::Enum | SymbolKind::Union | SymbolKind::Trait
                 )
         })
-        .map(|i| i as u32);
-    let first_member = b.declarations().len();
+        .map(|(id, _)| id);
+    let first_member = b.mark();
     let member = Scope {
         prefix: &prefix,
         parent: container,
@@ -369,7 +368,7 @@ fn impl_block(b: &mut Builder, node: Node, scope: Scope) {
     };
     items(b, body, member);
     if container.is_none() {
-        for declaration in b.declarations_mut()[first_member..].iter_mut() {
+        for declaration in b.since(first_member) {
             declaration.receiver = Some(self_type.clone());
         }
     }

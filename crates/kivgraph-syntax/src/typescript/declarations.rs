@@ -7,7 +7,7 @@ use kivgraph_facts::SymbolKind;
 use tree_sitter::Node;
 
 use crate::common::{
-    Builder, NewDeclaration, collapse, doc_above, named_children, qualify, signature,
+    Builder, DeclarationId, NewDeclaration, collapse, doc_above, named_children, qualify, signature,
 };
 
 fn ts_doc(b: &Builder, node: Node) -> Option<String> {
@@ -48,7 +48,7 @@ fn callable_discriminator(b: &Builder, node: Node) -> Option<String> {
 }
 
 struct Scope<'a> {
-    container: Option<(&'a str, u32)>,
+    container: Option<(&'a str, DeclarationId)>,
     exported: bool,
 }
 
@@ -96,29 +96,25 @@ pub fn extract(b: &mut Builder, root: Node) {
 /// Marks a module-level declaration exported after the fact (an export clause, CommonJS), with
 /// its members that are not private, as `export class` would have.
 fn mark_exported(b: &mut Builder, name: &str) {
-    let matches: Vec<u32> = b
+    let matches: Vec<DeclarationId> = b
         .declarations()
-        .iter()
-        .enumerate()
         .filter(|(_, d)| d.parent.is_none() && d.name == name)
-        .map(|(i, _)| i as u32)
+        .map(|(id, _)| id)
         .collect();
     for index in matches {
-        b.set_exported(index);
-        let members: Vec<u32> = b
+        b[index].exported = true;
+        let members: Vec<DeclarationId> = b
             .declarations()
-            .iter()
-            .enumerate()
-            .filter(|(_, d)| d.parent == Some(index))
+            .filter(|(_, d)| b.is_in(d, Some(index)))
             .filter(|(_, d)| {
                 !d.name.starts_with('#')
                     && !d.signature.starts_with("private")
                     && !d.signature.starts_with("protected")
             })
-            .map(|(i, _)| i as u32)
+            .map(|(id, _)| id)
             .collect();
         for member in members {
-            b.set_exported(member);
+            b[member].exported = true;
         }
     }
 }
@@ -284,7 +280,7 @@ fn statement(b: &mut Builder, node: Node, outer: Node, scope: &Scope) {
                 return;
             };
             let Some(body) = body else { return };
-            let container = b.declarations()[index as usize].qualified_name.clone();
+            let container = b[index].qualified_name.clone();
             for member in named_children(body) {
                 let name_node = match member.kind() {
                     "property_identifier" | "string" => Some(member),
@@ -324,7 +320,7 @@ fn statement(b: &mut Builder, node: Node, outer: Node, scope: &Scope) {
                 return;
             };
             if let Some(body) = body {
-                let container = b.declarations()[index as usize].qualified_name.clone();
+                let container = b[index].qualified_name.clone();
                 statements(
                     b,
                     body,
@@ -441,7 +437,7 @@ fn named(
     kind: SymbolKind,
     signature: String,
     discriminator: Option<String>,
-) -> Option<u32> {
+) -> Option<DeclarationId> {
     let name = b
         .text(node.child_by_field_name("name")?)
         .trim_matches(['"', '\''])
@@ -468,7 +464,7 @@ fn push_named(
     kind: SymbolKind,
     signature: String,
     discriminator: Option<String>,
-) -> u32 {
+) -> DeclarationId {
     let doc = ts_doc(b, doc_node);
     b.push(
         span_node,
@@ -487,8 +483,8 @@ fn push_named(
 }
 
 /// Members of a class or interface body.
-fn members(b: &mut Builder, body: Node, container: u32, container_exported: bool) {
-    let prefix = b.declarations()[container as usize].qualified_name.clone();
+fn members(b: &mut Builder, body: Node, container: DeclarationId, container_exported: bool) {
+    let prefix = b[container].qualified_name.clone();
     for member in named_children(body) {
         let (kind, name_field) = match member.kind() {
             "method_definition" | "method_signature" | "abstract_method_signature" => {
