@@ -500,7 +500,7 @@ fn doctor_reports_each_analyzer_and_an_absent_one_only_warns() {
     assert!(
         report.contains("toolchain.typescript: WARN (scip-typescript is not available")
             && report.contains(
-                "run scripts/setup-analyzers.sh; TypeScript and JavaScript keep syntax-layer facts"
+                "run cargo xtask setup; TypeScript and JavaScript keep syntax-layer facts"
             ),
         "{report}"
     );

@@ -25,7 +25,7 @@ pub fn fixtures() -> PathBuf {
         .unwrap()
 }
 
-/// Where the test command installs the exact analyzers (`scripts/test.sh`): what every
+/// Where the test command installs the exact analyzers (`cargo xtask test`): what every
 /// spawned `kivgraph` is told, whatever `HOME` a test gives it.
 #[allow(dead_code)]
 pub fn analyzers_dir() -> PathBuf {

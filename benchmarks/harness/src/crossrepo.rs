@@ -213,7 +213,7 @@ pub fn crossrepo_benchmark(args: &[String]) -> anyhow::Result<()> {
 }
 
 /// Refuses a graph whose exact analyzers were not found: it would score the syntax layer as
-/// if it were the product (set `KIVGRAPH_ANALYZERS_DIR`, run `scripts/setup-analyzers.sh`).
+/// if it were the product (set `KIVGRAPH_ANALYZERS_DIR`, run `cargo xtask setup`).
 fn analyzers_present(client: &mut McpClient) -> anyhow::Result<()> {
     let listed: Value =
         serde_json::from_str(&client.call("list_repositories", json!({"limit": 500}))?)?;

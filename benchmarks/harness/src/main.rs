@@ -141,7 +141,7 @@ fn children_max_rss_kib() -> i64 {
 pub(crate) enum Analyzers {
     /// None: the syntax layer alone, as every figure measured before the analyzers existed.
     SyntaxOnly,
-    /// Whatever `scripts/setup-analyzers.sh` installed.
+    /// Whatever `cargo xtask setup` installed.
     Installed,
 }
 

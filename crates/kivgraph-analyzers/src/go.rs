@@ -1,4 +1,4 @@
-//! Running our go/types worker (`analyzers/go-worker`) on the Go modules of one repository.
+//! Running our go/types worker (`crates/kivgraph-analyzers/go-worker`) on the Go modules of one repository.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

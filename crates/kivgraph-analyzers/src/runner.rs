@@ -40,7 +40,7 @@ pub enum Analyzer {
     Python,
     /// rust-analyzer's `scip` command.
     Rust,
-    /// Our go/types worker (`analyzers/go-worker`).
+    /// Our go/types worker (`crates/kivgraph-analyzers/go-worker`).
     Go,
 }
 
@@ -113,7 +113,7 @@ impl Toolchain {
             (None, Some(beside)) => (beside, "beside the kivgraph executable".to_string()),
             (None, None) => (PathBuf::from(name), "PATH".to_string()),
         };
-        let said = reported_version(name, &program, "; run scripts/setup-analyzers.sh")?;
+        let said = reported_version(name, &program, "; run cargo xtask setup")?;
         // rust-analyzer names itself: `rust-analyzer 1.95.0 (5980761 2026-04-14)`.
         let version = said.trim_start_matches(name).trim().to_string();
         Ok(Toolchain {

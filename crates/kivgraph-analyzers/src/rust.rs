@@ -421,7 +421,7 @@ fn metadata_failures(said: &str) -> Vec<String> {
             .join(" ");
         failures.push(if text.contains("rustlib/src/rust/library") {
             format!(
-                "the standard library's dependencies not loaded; scripts/setup-analyzers.sh fetches them ({error})"
+                "the standard library's dependencies not loaded; cargo xtask setup fetches them ({error})"
             )
         } else {
             format!("dependencies not loaded ({error})")

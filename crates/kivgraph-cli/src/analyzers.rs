@@ -140,7 +140,7 @@ pub fn standard_library(
     let library = Path::new(&rust.settings.sysroot).join("lib/rustlib/src/rust/library");
     if !library.join("Cargo.toml").is_file() {
         return Some(Err(format!(
-            "no standard library sources at {} (rust.sysroot: {}); install rustup's rust-src component or run scripts/setup-analyzers.sh",
+            "no standard library sources at {} (rust.sysroot: {}); install rustup's rust-src component or run cargo xtask setup",
             library.display(),
             config.config.rust.sysroot
         )));

@@ -23,7 +23,7 @@ fn default_state_dir() -> PathBuf {
     base.join("kivgraph")
 }
 
-/// Where `scripts/setup-analyzers.sh` installs the npm analyzers (`scip-typescript`,
+/// Where `cargo xtask setup` installs the npm analyzers (`scip-typescript`,
 /// `scip-python`): `$KIVGRAPH_ANALYZERS_DIR`, else `analyzers` under the user's state
 /// directory. Shared by every configuration of the user, and never inside a repository.
 pub fn analyzers_dir() -> PathBuf {

@@ -1,6 +1,6 @@
 //! Exact analyzers layered over the syntax layer, on the fixtures under `testdata/exact`:
 //! every exact edge and every unresolved row, exactly. The analyzers are the ones
-//! `scripts/setup-analyzers.sh` installs (the test command runs it first).
+//! `cargo xtask setup` installs (the test command runs it first).
 
 mod support;
 
@@ -802,7 +802,7 @@ fn verify_names_the_analyzer_unit_whose_cached_answer_lies() {
 /// repository in a mirror of it, its edges `SCIP_INDEXER`, in place of the built-in unit.
 fn configured_scip_python(scratch: &std::path::Path, command_tail: &[&str]) -> AnalyzerOptions {
     let program = Toolchain::locate(Analyzer::Python, None, &analyzers_dir())
-        .expect("scip-python is installed by scripts/setup-analyzers.sh")
+        .expect("scip-python is installed by cargo xtask setup")
         .program;
     let environment = scratch.join("environment.json");
     std::fs::create_dir_all(scratch).unwrap();

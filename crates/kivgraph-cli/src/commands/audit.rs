@@ -194,7 +194,7 @@ fn audit(
                 severity: Severity::Partial,
                 message: format!("{files} {name} files get syntax-layer edges only ({error})"),
                 path: None,
-                remedy: json!({"kind": "command", "command": "scripts/setup-analyzers.sh"}),
+                remedy: json!({"kind": "command", "command": "cargo xtask setup"}),
             });
         }
     }
@@ -366,7 +366,7 @@ fn failure_finding(
     if let Some(rest) = failure.strip_prefix("WORKSPACE_NOT_LOADED ") {
         let (root, why) = rest.split_once(": ").unwrap_or((".", rest));
         if why.starts_with("the standard library") {
-            let remedy = json!({"kind": "command", "command": "scripts/setup-analyzers.sh"});
+            let remedy = json!({"kind": "command", "command": "cargo xtask setup"});
             let message = format!("{context}: {why}");
             return Some(finding("WORKSPACE_NOT_LOADED", message, Some(root), remedy));
         }
@@ -570,11 +570,11 @@ mod tests {
             &entry(),
             "rust",
             &generation,
-            "WORKSPACE_NOT_LOADED .: the standard library's dependencies not loaded; scripts/setup-analyzers.sh fetches them (error)",
+            "WORKSPACE_NOT_LOADED .: the standard library's dependencies not loaded; cargo xtask setup fetches them (error)",
             true,
         )
         .unwrap();
-        assert_eq!(sysroot.remedy["command"], "scripts/setup-analyzers.sh");
+        assert_eq!(sysroot.remedy["command"], "cargo xtask setup");
         let module = failure_finding(
             &entry(),
             "go",

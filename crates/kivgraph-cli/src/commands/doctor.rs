@@ -234,7 +234,7 @@ fn check_toolchains(report: &mut Report, config: &LoadedConfig) {
             ),
             None => report.warn(
                 "toolchain.rust_src",
-                "no standard library sources beside rust-analyzer (rust.sysroot: discover asks cargo's toolchain); calls into std stay unresolved without them — run scripts/setup-analyzers.sh",
+                "no standard library sources beside rust-analyzer (rust.sysroot: discover asks cargo's toolchain); calls into std stay unresolved without them — run cargo xtask setup",
             ),
         }
     }

@@ -21,16 +21,16 @@ pub fn manifest_dir() -> std::path::PathBuf {
         .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")))
 }
 
-/// Every exact analyzer `scripts/setup-analyzers.sh` installs.
+/// Every exact analyzer `cargo xtask setup` installs.
 pub fn installed_analyzers(scratch: &std::path::Path) -> AnalyzerOptions {
     let typescript = Toolchain::locate(Analyzer::Typescript, None, &analyzers_dir())
-        .expect("scip-typescript is installed by scripts/setup-analyzers.sh");
+        .expect("scip-typescript is installed by cargo xtask setup");
     let python = Toolchain::locate(Analyzer::Python, None, &analyzers_dir())
-        .expect("scip-python is installed by scripts/setup-analyzers.sh");
+        .expect("scip-python is installed by cargo xtask setup");
     let rust = Toolchain::locate(Analyzer::Rust, None, &analyzers_dir())
-        .expect("rust-analyzer is linked by scripts/setup-analyzers.sh");
+        .expect("rust-analyzer is linked by cargo xtask setup");
     let go = Toolchain::locate(Analyzer::Go, None, &analyzers_dir())
-        .expect("the Go worker is built by scripts/setup-analyzers.sh");
+        .expect("the Go worker is built by cargo xtask setup");
     AnalyzerOptions {
         go: Some(GoAnalyzer {
             toolchain: go,
