@@ -12,6 +12,7 @@
 
 mod follow;
 mod index_project;
+mod schema;
 mod server;
 mod tools;
 

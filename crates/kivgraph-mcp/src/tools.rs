@@ -1,49 +1,26 @@
-//! The query tools: names, descriptions, input schemas, and dispatch into `kivgraph-query`.
+//! The query tools: names, descriptions, input schemas (generated from their argument
+//! types, `crate::schema`), and dispatch into `kivgraph-query`.
 
 use std::sync::Arc;
 
 use kivgraph_config::{LoadedConfig, Registry};
 use kivgraph_query::{
-    GetSourceArgs, GraphStatusArgs, ModuleReportArgs, Page, PageLimits, Published, QueryError,
-    ReadSymbolArgs, Roots, View,
+    BlastRadiusArgs, CrossRepoConsumersArgs, FileOutlineArgs, FindByIntentArgs, FindReferencesArgs,
+    FindSymbolArgs, GetSourceArgs, GetSymbolArgs, GraphStatusArgs, ListRepositoriesArgs,
+    ModuleReportArgs, Page, PageLimits, Published, QueryError, ReadSymbolArgs, Roots,
+    TraceDependenciesArgs, View,
 };
 use rmcp::model::{Tool, ToolAnnotations};
+use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
+
+use crate::schema::{input_schema, unknown_field};
 
 /// How long one traversal may run before it fails with `TRAVERSAL_LIMIT_REACHED` instead of
 /// answering partially. Far above what the bounds allow on a healthy graph.
 const TRAVERSAL_DEADLINE: std::time::Duration = std::time::Duration::from_secs(10);
-
-fn traversal_properties() -> Map<String, Value> {
-    let mut p = selector_properties();
-    p.insert(
-        "depth".into(),
-        json!({"type": "integer", "minimum": 1, "maximum": 5, "default": 3}),
-    );
-    p.insert("max_nodes".into(), json!({"type": "integer", "minimum": 1, "maximum": 25000, "default": 5000, "description": "Ceiling on symbols the walk may discover, root included; hitting it sets traversal_truncated."}));
-    p.insert("edge_kinds".into(), json!({"type": "array", "items": {"type": "string"}, "description": "Relations the walk may follow; default every reference kind."}));
-    p.insert("confidence".into(), json!({"type": "string", "enum": ["EXACT_TYPECHECKED", "EXACT_DECLARATION_MAPPED", "EXACT_PACKAGE_MAPPED", "STRUCTURAL_CERTAIN", "CANDIDATE", "UNRESOLVED"], "description": "Edges the walk may follow."}));
-    p.insert(
-        "include_derived".into(),
-        json!({"type": "boolean", "default": false}),
-    );
-    p.insert(
-        "limit".into(),
-        json!({"type": "integer", "minimum": 1, "maximum": 500, "default": 50}),
-    );
-    p.insert("cursor".into(), json!({"type": "string"}));
-    p.insert(
-        "response_format".into(),
-        json!({"type": "string", "enum": ["concise", "detailed"], "default": "concise"}),
-    );
-    p.insert(
-        "view".into(),
-        json!({"type": "string", "enum": ["compact", "full"], "default": "compact"}),
-    );
-    p
-}
 
 /// A tool's semantics: validated arguments in, the answer's text out.
 type Runner = fn(&Context, Map<String, Value>) -> Result<String, QueryError>;
@@ -89,11 +66,15 @@ impl Context<'_> {
 pub struct QueryTool {
     pub name: &'static str,
     description: &'static str,
-    schema: fn() -> Value,
+    schema: fn() -> Map<String, Value>,
     run: Runner,
 }
 
-fn parse<T: DeserializeOwned>(arguments: Map<String, Value>) -> Result<T, QueryError> {
+/// The arguments as `T`, refused with serde's words when they do not fit its schema.
+fn parse<T: DeserializeOwned + JsonSchema>(arguments: Map<String, Value>) -> Result<T, QueryError> {
+    if let Some(unknown) = unknown_field(&arguments, &input_schema::<T>()) {
+        return Err(QueryError::invalid(format!("arguments: {unknown}")));
+    }
     serde_json::from_value(Value::Object(arguments))
         .map_err(|e| QueryError::invalid(format!("arguments: {e}")))
 }
@@ -106,7 +87,7 @@ fn render(
 }
 
 /// A paged query over the published graph: its arguments parsed, its page rendered.
-fn paged<A: DeserializeOwned>(
+fn paged<A: DeserializeOwned + JsonSchema>(
     context: &Context,
     arguments: Map<String, Value>,
     query: impl FnOnce(&Published, &A, &PageLimits) -> Result<(Page, View), QueryError>,
@@ -128,32 +109,11 @@ fn graph(published: Option<&Published>) -> Result<&Published, QueryError> {
     published.ok_or_else(QueryError::index_not_ready)
 }
 
-fn selector_properties() -> Map<String, Value> {
-    let mut properties = Map::new();
-    properties.insert("stable_key".into(), json!({"type": "string", "description": "The durable key of one symbol. Exclusive with qualified_name."}));
-    properties.insert(
-        "repository".into(),
-        json!({"type": "string", "description": "Narrows qualified_name to one repository."}),
-    );
-    properties.insert("path".into(), json!({"type": "string", "description": "Repository-relative file or directory; requires repository."}));
-    properties.insert("qualified_name".into(), json!({"type": "string", "description": "As every row returns it, e.g. Type.Method or module::Type::method."}));
-    properties
-}
-
-fn object(properties: Map<String, Value>, required: &[&str]) -> Value {
-    let mut schema =
-        json!({"type": "object", "properties": properties, "additionalProperties": false});
-    if !required.is_empty() {
-        schema["required"] = json!(required);
-    }
-    schema
-}
-
 pub const QUERY_TOOLS: &[QueryTool] = &[
     QueryTool {
         name: "graph_status",
         description: "The published generation: counts, edges by kind, unresolved by reason, and per repository whether its checkout moved since it was indexed. Call it when an answer looks stale or a tool says INDEX_NOT_READY.",
-        schema: || object(Map::new(), &[]),
+        schema: input_schema::<GraphStatusArgs>,
         run: |context, arguments| {
             let (page, view) = kivgraph_query::graph_status(
                 context.published,
@@ -165,78 +125,19 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
     QueryTool {
         name: "find_symbol",
         description: "Where a symbol is declared, by name, qualified name, prefix or substring; narrow with kind, repo and path_prefix. An empty answer proves no declaration of that name in the graph. Loses to grep on a rare name in one small repository.",
-        schema: || {
-            let mut p = Map::new();
-            p.insert(
-                "name".into(),
-                json!({"type": "string", "description": "The text to search for."}),
-            );
-            p.insert("mode".into(), json!({"type": "string", "enum": ["exact", "qualified_exact", "prefix", "substring"], "default": "exact"}));
-            p.insert("kind".into(), json!({"type": "string", "description": "Exact kind, e.g. func, method, class, struct."}));
-            p.insert("repo".into(), json!({"type": "string"}));
-            p.insert("path_prefix".into(), json!({"type": "string", "description": "Repository-relative path prefix (plain prefix, not a glob)."}));
-            p.insert(
-                "include_derived".into(),
-                json!({"type": "boolean", "default": false}),
-            );
-            p.insert(
-                "limit".into(),
-                json!({"type": "integer", "minimum": 1, "maximum": 500, "default": 50}),
-            );
-            p.insert("cursor".into(), json!({"type": "string"}));
-            p.insert(
-                "response_format".into(),
-                json!({"type": "string", "enum": ["concise", "detailed"], "default": "concise"}),
-            );
-            p.insert(
-                "view".into(),
-                json!({"type": "string", "enum": ["compact", "full"], "default": "compact"}),
-            );
-            object(p, &["name"])
-        },
+        schema: input_schema::<FindSymbolArgs>,
         run: |context, arguments| paged(context, arguments, kivgraph_query::find_symbol),
     },
     QueryTool {
         name: "find_references",
         description: "Who calls or references a symbol (direction incoming), or what it reaches (outgoing): one hop. A bare name suffices; an ambiguous one is refused with its candidates. Rows carry confidence: STRUCTURAL_CERTAIN is proven by the language's rules from syntax, CANDIDATE is plausible. Read completeness: COMPLETE proves the absence of other uses, LOWER_BOUND names the uses it could not bind and a grep fallback. view files lists only the files.",
-        schema: || {
-            let mut p = selector_properties();
-            p.insert("name".into(), json!({"type": "string", "description": "Unqualified name of the declaration; exclusive with qualified_name and stable_key. repository (and path) narrow it."}));
-            p.insert(
-                "direction".into(),
-                json!({"type": "string", "enum": ["incoming", "outgoing"], "default": "incoming"}),
-            );
-            p.insert("edge_kinds".into(), json!({"type": "array", "items": {"type": "string"}, "description": "Relations to keep; default every reference kind except EXPORTS and REEXPORTS; [\"*\"] for all."}));
-            p.insert("confidence".into(), json!({"type": "string", "enum": ["EXACT_TYPECHECKED", "EXACT_DECLARATION_MAPPED", "EXACT_PACKAGE_MAPPED", "STRUCTURAL_CERTAIN", "CANDIDATE", "UNRESOLVED"]}));
-            p.insert("language".into(), json!({"type": "string", "description": "Keeps rows of this language: go, typescript, javascript, rust, python."}));
-            p.insert("repo".into(), json!({"type": "string", "description": "Keeps rows of this repository (filters the answer; repository selects the subject)."}));
-            p.insert(
-                "include_derived".into(),
-                json!({"type": "boolean", "default": false}),
-            );
-            p.insert(
-                "limit".into(),
-                json!({"type": "integer", "minimum": 1, "maximum": 500, "default": 50}),
-            );
-            p.insert("cursor".into(), json!({"type": "string"}));
-            p.insert(
-                "response_format".into(),
-                json!({"type": "string", "enum": ["concise", "detailed"], "default": "concise"}),
-            );
-            p.insert("view".into(), json!({"type": "string", "enum": ["compact", "full", "files"], "default": "compact"}));
-            object(p, &[])
-        },
+        schema: input_schema::<FindReferencesArgs>,
         run: |context, arguments| paged(context, arguments, kivgraph_query::find_references),
     },
     QueryTool {
         name: "trace_dependencies",
         description: "What a symbol reaches outward, breadth-first up to depth hops (default 3, at most 5): each reached symbol once, with the edge that first reached it. A container's members walk with it. completeness says whether the walk is whole or a floor (calls it could not bind, relations not extracted).",
-        schema: || {
-            let mut p = traversal_properties();
-            p.insert("language".into(), json!({"type": "string", "description": "Keeps reached rows of this language; never changes the walk."}));
-            p.insert("repo".into(), json!({"type": "string", "description": "Keeps reached rows of this repository; never changes the walk."}));
-            object(p, &[])
-        },
+        schema: input_schema::<TraceDependenciesArgs>,
         run: |context, arguments| {
             paged(context, arguments, |published, args, limits| {
                 kivgraph_query::trace_dependencies(
@@ -251,11 +152,7 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
     QueryTool {
         name: "get_blast_radius",
         description: "What a change to a symbol reaches: the walk backwards over who references it, up to depth hops, with counts by depth, relation, repository and package over the whole walk. kinds picks what counts as affected (default all but field and variable). completeness says whether the impact is whole or a floor.",
-        schema: || {
-            let mut p = traversal_properties();
-            p.insert("kinds".into(), json!({"type": "array", "items": {"type": "string"}, "description": "Symbol kinds that count as affected; default every kind but field and variable; [\"*\"] for all."}));
-            object(p, &[])
-        },
+        schema: input_schema::<BlastRadiusArgs>,
         run: |context, arguments| {
             paged(context, arguments, |published, args, limits| {
                 kivgraph_query::get_blast_radius(
@@ -270,31 +167,7 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
     QueryTool {
         name: "find_cross_repo_consumers",
         description: "Who outside a symbol's repository uses it (exact_symbol, candidate), depends on its package (package: a dependency, never a proven use), or asked for it and failed (unresolved). Categories are never summed. completeness checks unreadable scopes anywhere in the graph; uses inside the symbol's own repository belong to find_references.",
-        schema: || {
-            let mut p = selector_properties();
-            p.insert(
-                "repo".into(),
-                json!({"type": "string", "description": "Keeps consumers in this repository."}),
-            );
-            p.insert(
-                "language".into(),
-                json!({"type": "string", "description": "Keeps consumers of this language."}),
-            );
-            p.insert(
-                "limit".into(),
-                json!({"type": "integer", "minimum": 1, "maximum": 500, "default": 50}),
-            );
-            p.insert("cursor".into(), json!({"type": "string"}));
-            p.insert(
-                "response_format".into(),
-                json!({"type": "string", "enum": ["concise", "detailed"], "default": "concise"}),
-            );
-            p.insert(
-                "view".into(),
-                json!({"type": "string", "enum": ["compact", "full"], "default": "compact"}),
-            );
-            object(p, &[])
-        },
+        schema: input_schema::<CrossRepoConsumersArgs>,
         run: |context, arguments| {
             paged(
                 context,
@@ -306,14 +179,7 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
     QueryTool {
         name: "get_symbol",
         description: "One symbol's package, signature, visibility and line range, by stable_key or by repository + path + qualified_name. Not worth a call when a row from find_symbol already holds what you need.",
-        schema: || {
-            let mut p = selector_properties();
-            p.insert(
-                "response_format".into(),
-                json!({"type": "string", "enum": ["concise", "detailed"], "default": "concise"}),
-            );
-            object(p, &[])
-        },
+        schema: input_schema::<GetSymbolArgs>,
         run: |context, arguments| {
             paged(context, arguments, |published, args, _| {
                 kivgraph_query::get_symbol(published, args)
@@ -323,19 +189,7 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
     QueryTool {
         name: "get_source",
         description: "The code of up to 20 symbols in one call, as text: no line numbers, files read once, a changed file re-anchored or refused per row. Prefer it to reading ranges across files; for one small file, read the file.",
-        schema: || {
-            let mut p = Map::new();
-            p.insert("symbols".into(), json!({"type": "array", "minItems": 1, "maxItems": 20, "items": object(selector_properties(), &[])}));
-            p.insert(
-                "context_lines".into(),
-                json!({"type": "integer", "minimum": 0, "maximum": 100, "default": 0}),
-            );
-            p.insert(
-                "response_format".into(),
-                json!({"type": "string", "enum": ["concise", "detailed"], "default": "concise"}),
-            );
-            object(p, &["symbols"])
-        },
+        schema: input_schema::<GetSourceArgs>,
         run: |context, arguments| {
             kivgraph_query::get_source(
                 graph(context.published)?,
@@ -346,51 +200,13 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
     QueryTool {
         name: "get_file_outline",
         description: "Declarations under a repository path (file or directory), grouped by file, as name@start-end with kind; views compact, full and files. Use it for a package or directory: one small file is cheaper to read.",
-        schema: || {
-            let mut p = Map::new();
-            p.insert("repository".into(), json!({"type": "string"}));
-            p.insert(
-                "path".into(),
-                json!({"type": "string", "description": "Repository-relative file or directory."}),
-            );
-            p.insert("kind".into(), json!({"type": "string"}));
-            p.insert("include_members".into(), json!({"type": "boolean", "default": false, "description": "Adds fields, properties and enum members."}));
-            p.insert(
-                "limit".into(),
-                json!({"type": "integer", "minimum": 1, "maximum": 500, "default": 200}),
-            );
-            p.insert("cursor".into(), json!({"type": "string"}));
-            p.insert(
-                "response_format".into(),
-                json!({"type": "string", "enum": ["concise", "detailed"], "default": "concise"}),
-            );
-            p.insert("view".into(), json!({"type": "string", "enum": ["compact", "full", "files"], "default": "compact"}));
-            object(p, &["repository", "path"])
-        },
+        schema: input_schema::<FileOutlineArgs>,
         run: |context, arguments| paged(context, arguments, kivgraph_query::get_file_outline),
     },
     QueryTool {
         name: "find_by_intent",
         description: "Which symbols a plain-language question likely names, and the files to open, when you do not know the name: ranked by rare terms of names, qualified names, kinds and paths (no prose). Rows are text candidates, never resolved edges. If you can spell the name, find_symbol or grep is cheaper.",
-        schema: || {
-            let mut p = Map::new();
-            p.insert("intent".into(), json!({"type": "string", "maxLength": 400, "description": "The question, in plain language."}));
-            p.insert("keywords".into(), json!({"type": "array", "items": {"type": "string"}, "maxItems": 16, "description": "Words you would guess the code uses."}));
-            p.insert("kind".into(), json!({"type": "string"}));
-            p.insert("repo".into(), json!({"type": "string"}));
-            p.insert("path_prefix".into(), json!({"type": "string"}));
-            p.insert(
-                "limit".into(),
-                json!({"type": "integer", "minimum": 1, "maximum": 50, "default": 10}),
-            );
-            p.insert("cursor".into(), json!({"type": "string"}));
-            p.insert(
-                "response_format".into(),
-                json!({"type": "string", "enum": ["concise", "detailed"], "default": "concise"}),
-            );
-            p.insert("view".into(), json!({"type": "string", "enum": ["compact", "full", "files"], "default": "compact"}));
-            object(p, &["intent"])
-        },
+        schema: input_schema::<FindByIntentArgs>,
         run: |context, arguments| {
             paged(context, arguments, |published, args, _| {
                 kivgraph_query::find_by_intent(published, args)
@@ -400,20 +216,7 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
     QueryTool {
         name: "module_report",
         description: "The shape of one file without reading it: imports, exported and internal declarations with signature, range, first doc sentence, fanout and complexity, and the three most worth reading. view compact is a quarter of the tokens. Pure syntax on the file as it is now. A file of ten lines is cheaper to read.",
-        schema: || {
-            let mut p = Map::new();
-            p.insert("file".into(), json!({"type": "string", "description": "Absolute, or relative to a registered repository's root."}));
-            p.insert("repository".into(), json!({"type": "string", "description": "Disambiguates a relative path present in several repositories."}));
-            p.insert(
-                "maxRefsPerSymbol".into(),
-                json!({"type": "integer", "minimum": 0, "maximum": 100}),
-            );
-            p.insert(
-                "view".into(),
-                json!({"type": "string", "enum": ["json", "compact"], "default": "json"}),
-            );
-            object(p, &["file"])
-        },
+        schema: input_schema::<ModuleReportArgs>,
         run: |context, arguments| {
             kivgraph_query::module_report(
                 context.published,
@@ -425,17 +228,7 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
     QueryTool {
         name: "read_symbol",
         description: "The verbatim body of one named symbol of a file (Class.method resolves by containment), starting at its attached doc comment, with a one-line header; near-miss names get did-you-mean suggestions. Pure syntax on the file as it is now. For a file that is one giant symbol, read the file.",
-        schema: || {
-            let mut p = Map::new();
-            p.insert("file".into(), json!({"type": "string", "description": "Absolute, or relative to a registered repository's root."}));
-            p.insert(
-                "symbol".into(),
-                json!({"type": "string", "description": "A name, or Parent.member."}),
-            );
-            p.insert("kind".into(), json!({"type": "string", "description": "Chooses among same-named symbols, e.g. function, interface."}));
-            p.insert("repository".into(), json!({"type": "string"}));
-            object(p, &["file", "symbol"])
-        },
+        schema: input_schema::<ReadSymbolArgs>,
         run: |context, arguments| {
             kivgraph_query::read_symbol(&context.roots(), &parse::<ReadSymbolArgs>(arguments)?)
         },
@@ -443,15 +236,7 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
     QueryTool {
         name: "list_repositories",
         description: "The repositories the published graph covers, with the commit each was indexed at and whether its checkout has moved since.",
-        schema: || {
-            let mut p = Map::new();
-            p.insert(
-                "limit".into(),
-                json!({"type": "integer", "minimum": 1, "maximum": 500, "default": 50}),
-            );
-            p.insert("cursor".into(), json!({"type": "string"}));
-            object(p, &[])
-        },
+        schema: input_schema::<ListRepositoriesArgs>,
         run: |context, arguments| paged(context, arguments, kivgraph_query::list_repositories),
     },
 ];
@@ -462,10 +247,7 @@ impl QueryTool {
     }
 
     pub fn definition(&self) -> Tool {
-        let Value::Object(schema) = (self.schema)() else {
-            unreachable!("schemas are objects")
-        };
-        Tool::new(self.name, self.description, Arc::new(schema))
+        Tool::new(self.name, self.description, Arc::new((self.schema)()))
             .with_annotations(ToolAnnotations::new().read_only(true))
     }
 

@@ -1,5 +1,8 @@
 //! Argument checks every tool shares, with the surface's messages.
 
+use schemars::JsonSchema;
+use serde::Deserialize;
+
 use crate::error::QueryError;
 
 /// The granularity of an answer; never a different answer.
@@ -112,4 +115,16 @@ pub fn relative_path<'a>(
         )));
     }
     Ok(Some(path.trim_end_matches('/')))
+}
+
+/// Paging and verbosity, as every paged tool takes them. The bounds in the schema are the
+/// defaults of `mcp.default_limit` and `mcp.maximum_limit`; a tool with its own says so.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+pub struct PageArgs {
+    #[schemars(range(min = 1, max = 500), extend("default" = 50))]
+    pub limit: Option<i64>,
+    /// The `next_cursor` of the previous page, with every other argument unchanged.
+    pub cursor: Option<String>,
+    #[schemars(extend("enum" = ["concise", "detailed"], "default" = "concise"))]
+    pub response_format: Option<String>,
 }

@@ -2,6 +2,7 @@
 //! package that declares it — uses, candidates, package dependencies and failed requests kept
 //! in separate categories, never summed.
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
@@ -9,7 +10,7 @@ use kivgraph_facts::{Confidence, EdgeKind, Language};
 use kivgraph_snapshot::{EdgeView, NodeRef, PackageView, SymbolView, UnresolvedView};
 use rustc_hash::FxHashSet;
 
-use crate::args::{Limit, PageLimits, ResponseFormat, View, trimmed};
+use crate::args::{Limit, PageArgs, PageLimits, ResponseFormat, View, trimmed};
 use crate::cursor::QueryIdentity;
 use crate::envelope::{Coverage, Page, flat_or_grouped, hoist_agreed};
 use crate::error::QueryError;
@@ -35,18 +36,17 @@ const HOISTED: [&str; 8] = [
 ];
 const GROUPED: usize = 6;
 
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 pub struct CrossRepoConsumersArgs {
-    pub stable_key: Option<String>,
-    pub qualified_name: Option<String>,
-    pub repository: Option<String>,
-    pub path: Option<String>,
+    #[serde(flatten)]
+    pub selector: SelectorArgs,
+    /// Keeps consumers in this repository.
     pub repo: Option<String>,
+    /// Keeps consumers of this language.
     pub language: Option<String>,
-    pub limit: Option<i64>,
-    pub cursor: Option<String>,
-    pub response_format: Option<String>,
+    #[serde(flatten)]
+    pub page: PageArgs,
+    #[schemars(extend("enum" = ["compact", "full"], "default" = "compact"))]
     pub view: Option<String>,
 }
 
@@ -383,8 +383,8 @@ pub fn find_cross_repo_consumers(
         }
         other => View::parse(other, false)?,
     };
-    let format = ResponseFormat::parse(args.response_format.as_deref())?;
-    let limit = Limit::parse(args.limit, limits, None)?;
+    let format = ResponseFormat::parse(args.page.response_format.as_deref())?;
+    let limit = Limit::parse(args.page.limit, limits, None)?;
     let language = language(args.language.as_deref())?;
     let repo = trimmed("repo", args.repo.as_deref())?;
     if let Some(repo) = repo
@@ -392,14 +392,7 @@ pub fn find_cross_repo_consumers(
     {
         return Err(QueryError::repository_not_found(repo));
     }
-    let subject = SelectorArgs {
-        stable_key: args.stable_key.clone(),
-        repository: args.repository.clone(),
-        path: args.path.clone(),
-        qualified_name: args.qualified_name.clone(),
-    }
-    .parse()?
-    .resolve(published)?;
+    let subject = args.selector.parse()?.resolve(published)?;
     let subject_key = subject.key().to_string();
     let identity = QueryIdentity::new(
         "find_cross_repo_consumers",
@@ -410,7 +403,7 @@ pub fn find_cross_repo_consumers(
             ("language", language.map_or("", |l| l.as_str())),
         ],
     );
-    let offset = match &args.cursor {
+    let offset = match &args.page.cursor {
         Some(cursor) => identity.resume(cursor, published.snapshot_id())?,
         None => 0,
     };

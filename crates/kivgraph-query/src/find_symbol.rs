@@ -1,11 +1,12 @@
 //! `find_symbol`: where a symbol is declared, by name, qualified name, prefix or substring.
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use kivgraph_snapshot::SymbolView;
 
-use crate::args::{Limit, PageLimits, ResponseFormat, View, trimmed};
+use crate::args::{Limit, PageArgs, PageLimits, ResponseFormat, View, trimmed};
 use crate::cursor::QueryIdentity;
 use crate::envelope::{Coverage, Page, flat_or_grouped, hoist};
 use crate::error::QueryError;
@@ -14,18 +15,26 @@ use crate::scopes::{Hidden, completeness, invisible_scopes};
 
 const SORTING: &str = "stable-key-v1";
 
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 pub struct FindSymbolArgs {
+    /// The text to search for.
+    #[schemars(required)]
     pub name: Option<String>,
+    #[schemars(extend(
+        "enum" = ["exact", "qualified_exact", "prefix", "substring"],
+        "default" = "exact"
+    ))]
     pub mode: Option<String>,
+    /// Exact kind, e.g. func, method, class, struct.
     pub kind: Option<String>,
     pub repo: Option<String>,
+    /// Repository-relative path prefix (plain prefix, not a glob).
     pub path_prefix: Option<String>,
+    #[schemars(extend("default" = false))]
     pub include_derived: Option<bool>,
-    pub limit: Option<i64>,
-    pub cursor: Option<String>,
-    pub response_format: Option<String>,
+    #[serde(flatten)]
+    pub page: PageArgs,
+    #[schemars(extend("enum" = ["compact", "full"], "default" = "compact"))]
     pub view: Option<String>,
 }
 
@@ -77,8 +86,8 @@ pub fn find_symbol(
         .ok_or_else(|| QueryError::invalid("name is required"))?;
     let mode = Mode::parse(args.mode.as_deref())?;
     let view = View::parse(args.view.as_deref(), false)?;
-    let format = ResponseFormat::parse(args.response_format.as_deref())?;
-    let limit = Limit::parse(args.limit, limits, None)?;
+    let format = ResponseFormat::parse(args.page.response_format.as_deref())?;
+    let limit = Limit::parse(args.page.limit, limits, None)?;
     let kind = args.kind.as_deref();
     let repo = args.repo.as_deref();
     let path_prefix = args.path_prefix.as_deref();
@@ -106,7 +115,7 @@ pub fn find_symbol(
             ),
         ],
     );
-    let offset = match &args.cursor {
+    let offset = match &args.page.cursor {
         Some(cursor) => identity.resume(cursor, published.snapshot_id())?,
         None => 0,
     };

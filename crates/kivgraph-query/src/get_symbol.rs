@@ -1,5 +1,6 @@
 //! `get_symbol`: one symbol's package, signature, visibility and line range.
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
@@ -9,25 +10,12 @@ use crate::error::QueryError;
 use crate::published::{Published, canonical_identity};
 use crate::selector::SelectorArgs;
 
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 pub struct GetSymbolArgs {
-    pub stable_key: Option<String>,
-    pub repository: Option<String>,
-    pub path: Option<String>,
-    pub qualified_name: Option<String>,
+    #[serde(flatten)]
+    pub selector: SelectorArgs,
+    #[schemars(extend("enum" = ["concise", "detailed"], "default" = "concise"))]
     pub response_format: Option<String>,
-}
-
-impl GetSymbolArgs {
-    fn selector(&self) -> SelectorArgs {
-        SelectorArgs {
-            stable_key: self.stable_key.clone(),
-            repository: self.repository.clone(),
-            path: self.path.clone(),
-            qualified_name: self.qualified_name.clone(),
-        }
-    }
 }
 
 /// Splits a package identity into its package name and the module it belongs to: Go's
@@ -46,7 +34,7 @@ pub(crate) fn package_and_module(
 
 pub fn get_symbol(published: &Published, args: &GetSymbolArgs) -> Result<(Page, View), QueryError> {
     let format = ResponseFormat::parse(args.response_format.as_deref())?;
-    let symbol = args.selector().parse()?.resolve(published)?;
+    let symbol = args.selector.parse()?.resolve(published)?;
     let file = symbol.file();
     let repository = file.repository();
     let span = symbol.span();

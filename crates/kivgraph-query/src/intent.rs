@@ -7,10 +7,11 @@ use std::collections::{HashMap, HashSet};
 use kivgraph_facts::EdgeKind;
 use kivgraph_snapshot::{NodeRef, TERM_IN_NAME, terms};
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::args::{ResponseFormat, View, trimmed};
+use crate::args::{PageArgs, ResponseFormat, View, trimmed};
 use crate::cursor::QueryIdentity;
 use crate::envelope::{Coverage, Page, hoist};
 use crate::error::QueryError;
@@ -21,6 +22,7 @@ pub const CANDIDATE_BOUND: usize = 4000;
 const MAX_INTENT: usize = 400;
 const MAX_KEYWORDS: usize = 16;
 const MAX_LIMIT: i64 = 50;
+const DEFAULT_LIMIT: usize = 10;
 const SORTING: &str = "intent-rank-v2";
 /// A callee's term counts a quarter of the candidate's own name carrying it.
 const CALLEE_CREDIT: f64 = 0.5;
@@ -50,18 +52,27 @@ const STOPWORDS: &[&str] = &[
     "to", "we", "what", "when", "where", "which", "who", "why", "with",
 ];
 
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[schemars(transform = intent_page)]
 pub struct FindByIntentArgs {
+    /// The question, in plain language.
+    #[schemars(required, length(max = 400))]
     pub intent: Option<String>,
+    /// Words you would guess the code uses.
+    #[schemars(length(max = 16))]
     pub keywords: Option<Vec<String>>,
     pub kind: Option<String>,
     pub repo: Option<String>,
     pub path_prefix: Option<String>,
-    pub limit: Option<i64>,
-    pub cursor: Option<String>,
-    pub response_format: Option<String>,
+    #[serde(flatten)]
+    pub page: PageArgs,
+    #[schemars(extend("enum" = ["compact", "full", "files"], "default" = "compact"))]
     pub view: Option<String>,
+}
+
+/// Candidates come ten to a page, at most fifty.
+fn intent_page(schema: &mut schemars::Schema) {
+    crate::schema::limit(schema, DEFAULT_LIMIT as i64, MAX_LIMIT);
 }
 
 pub fn find_by_intent(
@@ -95,9 +106,9 @@ pub fn find_by_intent(
     let repo = trimmed("repo", args.repo.as_deref())?;
     let path_prefix = trimmed("path_prefix", args.path_prefix.as_deref())?;
     let view = View::parse(args.view.as_deref(), true)?;
-    let format = ResponseFormat::parse(args.response_format.as_deref())?;
-    let limit = match args.limit {
-        None => 10,
+    let format = ResponseFormat::parse(args.page.response_format.as_deref())?;
+    let limit = match args.page.limit {
+        None => DEFAULT_LIMIT,
         Some(n) if (1..=MAX_LIMIT).contains(&n) => n as usize,
         Some(n) => {
             return Err(QueryError::invalid(format!(
@@ -122,7 +133,7 @@ pub fn find_by_intent(
             ("path_prefix", path_prefix.unwrap_or("")),
         ],
     );
-    let offset = match &args.cursor {
+    let offset = match &args.page.cursor {
         Some(cursor) => identity.resume(cursor, published.snapshot_id())?,
         None => 0,
     };

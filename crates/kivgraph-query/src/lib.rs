@@ -23,6 +23,7 @@ mod outline;
 mod published;
 mod reach;
 mod references;
+mod schema;
 mod scopes;
 mod selector;
 mod source;
@@ -30,7 +31,7 @@ mod status;
 mod test_files;
 mod traverse;
 
-pub use args::{Limit, PageLimits, ResponseFormat, View};
+pub use args::{Limit, PageArgs, PageLimits, ResponseFormat, View};
 pub use consumers::{CrossRepoConsumersArgs, find_cross_repo_consumers};
 pub use cursor::QueryIdentity;
 pub use envelope::{Coverage, Page};
@@ -46,4 +47,6 @@ pub use references::{FindReferencesArgs, find_references};
 pub use selector::{Selector, SelectorArgs};
 pub use source::{GetSourceArgs, get_source};
 pub use status::{GraphStatusArgs, graph_status};
-pub use traverse::{BlastRadiusArgs, TraceDependenciesArgs, get_blast_radius, trace_dependencies};
+pub use traverse::{
+    BlastRadiusArgs, TraceDependenciesArgs, WalkArgs, get_blast_radius, trace_dependencies,
+};

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use kivgraph_store::read_git_position;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
@@ -13,10 +14,12 @@ use crate::envelope::{Coverage, Page};
 use crate::error::QueryError;
 use crate::published::Published;
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListRepositoriesArgs {
+    #[schemars(range(min = 1, max = 500), extend("default" = 50))]
     pub limit: Option<i64>,
+    /// The `next_cursor` of the previous page.
     pub cursor: Option<String>,
 }
 

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use kivgraph_facts::{EdgeKind, Fingerprint, Language, SymbolKind};
 use kivgraph_snapshot::FileView;
 use kivgraph_syntax::{Declaration, FileShape, SymbolMetrics};
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
@@ -277,12 +278,17 @@ fn used_by(published: &Published, file: FileView, cap: usize) -> BTreeMap<(Strin
     found
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ModuleReportArgs {
+    /// Absolute, or relative to a registered repository's root.
+    #[schemars(required)]
     pub file: Option<String>,
+    /// Disambiguates a relative path present in several repositories.
     pub repository: Option<String>,
+    #[schemars(range(min = 0, max = 100))]
     pub max_refs_per_symbol: Option<i64>,
+    #[schemars(extend("enum" = ["json", "compact"], "default" = "json"))]
     pub view: Option<String>,
 }
 
@@ -497,11 +503,16 @@ pub fn module_report(
     Ok(report.to_string())
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReadSymbolArgs {
+    /// Absolute, or relative to a registered repository's root.
+    #[schemars(required)]
     pub file: Option<String>,
+    /// A name, or Parent.member.
+    #[schemars(required)]
     pub symbol: Option<String>,
+    /// Chooses among same-named symbols, e.g. function, interface.
     pub kind: Option<String>,
     pub repository: Option<String>,
 }

@@ -4,10 +4,11 @@ use std::collections::BTreeSet;
 
 use kivgraph_facts::SymbolKind;
 use kivgraph_snapshot::{FileView, SymbolView};
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::args::{Limit, PageLimits, ResponseFormat, View, relative_path, trimmed};
+use crate::args::{Limit, PageArgs, PageLimits, ResponseFormat, View, relative_path, trimmed};
 use crate::cursor::QueryIdentity;
 use crate::envelope::{Coverage, Page, smaller_of};
 use crate::error::{ErrorCode, QueryError};
@@ -16,21 +17,32 @@ use crate::scopes::{Hidden, completeness, invisible_scopes};
 use crate::selector::under_path;
 
 const SORTING: &str = "stable-key-v1";
+const DEFAULT_LIMIT: usize = 200;
 
 /// A page row: the symbol's key text and the symbol.
 type Row<'a> = (String, SymbolView<'a>);
 
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[schemars(transform = outline_page)]
 pub struct FileOutlineArgs {
+    #[schemars(required)]
     pub repository: Option<String>,
+    /// Repository-relative file or directory.
+    #[schemars(required)]
     pub path: Option<String>,
     pub kind: Option<String>,
+    /// Adds fields, properties and enum members.
+    #[schemars(extend("default" = false))]
     pub include_members: Option<bool>,
-    pub limit: Option<i64>,
-    pub cursor: Option<String>,
-    pub response_format: Option<String>,
+    #[serde(flatten)]
+    pub page: PageArgs,
+    #[schemars(extend("enum" = ["compact", "full", "files"], "default" = "compact"))]
     pub view: Option<String>,
+}
+
+/// An outline's page holds 200 rows unless asked otherwise.
+fn outline_page(schema: &mut schemars::Schema) {
+    crate::schema::limit(schema, DEFAULT_LIMIT as i64, 500);
 }
 
 /// Rows that belong to the declaration above them; off by default.
@@ -65,8 +77,8 @@ pub fn get_file_outline(
     let path = relative_path("path", args.path.as_deref())?
         .ok_or_else(|| QueryError::invalid("path is required"))?;
     let view = View::parse(args.view.as_deref(), true)?;
-    let format = ResponseFormat::parse(args.response_format.as_deref())?;
-    let limit = Limit::parse(args.limit, limits, Some(200))?;
+    let format = ResponseFormat::parse(args.page.response_format.as_deref())?;
+    let limit = Limit::parse(args.page.limit, limits, Some(DEFAULT_LIMIT))?;
     let include_members = args.include_members.unwrap_or(false);
     let kind = args.kind.as_deref();
     let snapshot = &published.snapshot;
@@ -96,7 +108,7 @@ pub fn get_file_outline(
             ),
         ],
     );
-    let offset = match &args.cursor {
+    let offset = match &args.page.cursor {
         Some(cursor) => identity.resume(cursor, published.snapshot_id())?,
         None => 0,
     };

@@ -1,13 +1,14 @@
 //! `find_references`: who references one symbol, or what it references — one hop over the
 //! snapshot's adjacency, with a completeness verdict charged with the naming question.
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use kivgraph_facts::{Confidence, EdgeKind, Language, SymbolKind};
 use kivgraph_snapshot::{EdgeView, FileView, NodeRef, SymbolView};
 
-use crate::args::{Limit, PageLimits, ResponseFormat, View, relative_path, trimmed};
+use crate::args::{Limit, PageArgs, PageLimits, ResponseFormat, View, relative_path, trimmed};
 use crate::cursor::QueryIdentity;
 use crate::envelope::{Coverage, Page, ordered_page};
 use crate::error::QueryError;
@@ -20,23 +21,32 @@ const SORTING: &str = "references-v1";
 const DEFAULT_EXCLUDED: [EdgeKind; 2] = [EdgeKind::Exports, EdgeKind::Reexports];
 const FILES_VIEW_LIMIT: usize = 500;
 
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 pub struct FindReferencesArgs {
+    /// Unqualified name of the declaration; exclusive with qualified_name and stable_key.
+    /// repository (and path) narrow it.
     pub name: Option<String>,
-    pub stable_key: Option<String>,
-    pub qualified_name: Option<String>,
-    pub repository: Option<String>,
-    pub path: Option<String>,
+    #[serde(flatten)]
+    pub selector: SelectorArgs,
+    #[schemars(extend("enum" = ["incoming", "outgoing"], "default" = "incoming"))]
     pub direction: Option<String>,
+    /// Relations to keep; default every reference kind except EXPORTS and REEXPORTS; ["*"]
+    /// for all.
+    #[serde(default)]
+    #[schemars(schema_with = "crate::schema::edge_kinds")]
     pub edge_kinds: Option<Vec<String>>,
+    #[serde(default)]
+    #[schemars(schema_with = "crate::schema::confidence")]
     pub confidence: Option<String>,
+    /// Keeps rows of this language: go, typescript, javascript, rust, python.
     pub language: Option<String>,
+    /// Keeps rows of this repository (filters the answer; repository selects the subject).
     pub repo: Option<String>,
+    #[schemars(extend("default" = false))]
     pub include_derived: Option<bool>,
-    pub limit: Option<i64>,
-    pub cursor: Option<String>,
-    pub response_format: Option<String>,
+    #[serde(flatten)]
+    pub page: PageArgs,
+    #[schemars(extend("enum" = ["compact", "full", "files"], "default" = "compact"))]
     pub view: Option<String>,
 }
 
@@ -368,9 +378,9 @@ pub fn find_references(
 ) -> Result<(Page, View), QueryError> {
     let direction = Direction::parse(args.direction.as_deref())?;
     let view = View::parse(args.view.as_deref(), true)?;
-    let format = ResponseFormat::parse(args.response_format.as_deref())?;
+    let format = ResponseFormat::parse(args.page.response_format.as_deref())?;
     let limit = Limit::parse(
-        args.limit,
+        args.page.limit,
         limits,
         (view == View::Files).then_some(FILES_VIEW_LIMIT),
     )?;
@@ -385,16 +395,7 @@ pub fn find_references(
     }
     let include_derived =
         args.include_derived.unwrap_or(false) || repo.is_some_and(kivgraph_facts::is_derived);
-    let subject = subject(
-        published,
-        args.name.as_deref(),
-        SelectorArgs {
-            stable_key: args.stable_key.clone(),
-            repository: args.repository.clone(),
-            path: args.path.clone(),
-            qualified_name: args.qualified_name.clone(),
-        },
-    )?;
+    let subject = subject(published, args.name.as_deref(), args.selector.clone())?;
     let kind_names: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
     let subject_key = subject.key().to_string();
     let identity = QueryIdentity::new(
@@ -409,7 +410,7 @@ pub fn find_references(
             ("confidence", confidence.map_or("", |c| c.as_str())),
         ],
     );
-    let offset = match &args.cursor {
+    let offset = match &args.page.cursor {
         Some(cursor) => identity.resume(cursor, published.snapshot_id())?,
         None => 0,
     };

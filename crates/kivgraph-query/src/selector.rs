@@ -2,6 +2,7 @@
 
 use kivgraph_facts::StableKey;
 use kivgraph_snapshot::SymbolView;
+use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::args::{relative_path, trimmed};
@@ -9,11 +10,15 @@ use crate::error::{ErrorCode, QueryError};
 use crate::published::Published;
 
 /// The selector fields as a tool receives them.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 pub struct SelectorArgs {
+    /// The durable key of one symbol. Exclusive with qualified_name.
     pub stable_key: Option<String>,
+    /// Narrows qualified_name to one repository.
     pub repository: Option<String>,
+    /// Repository-relative file or directory; requires repository.
     pub path: Option<String>,
+    /// As every row returns it, e.g. Type.Method or module::Type::method.
     pub qualified_name: Option<String>,
 }
 

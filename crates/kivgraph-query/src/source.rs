@@ -7,6 +7,7 @@ use std::path::{Component, Path, PathBuf};
 
 use kivgraph_facts::Fingerprint;
 use kivgraph_snapshot::SymbolView;
+use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::args::ResponseFormat;
@@ -19,11 +20,13 @@ pub const CEILING: usize = 262_144;
 const MAX_SYMBOLS: usize = 20;
 const MAX_CONTEXT: i64 = 100;
 
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 pub struct GetSourceArgs {
+    #[schemars(required, length(min = 1, max = 20))]
     pub symbols: Option<Vec<SelectorArgs>>,
+    #[schemars(range(min = 0, max = 100), extend("default" = 0))]
     pub context_lines: Option<i64>,
+    #[schemars(extend("enum" = ["concise", "detailed"], "default" = "concise"))]
     pub response_format: Option<String>,
 }
 

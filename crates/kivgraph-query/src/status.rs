@@ -1,6 +1,7 @@
 //! `graph_status`: the published generation — identity, counts, breakdowns, and whether each
 //! repository still holds the code it describes. Reports only what this process uses.
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -11,7 +12,7 @@ use crate::error::QueryError;
 use crate::list_repositories::row;
 use crate::published::Published;
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GraphStatusArgs {}
 

@@ -3,13 +3,14 @@
 
 use std::collections::BTreeSet;
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use kivgraph_facts::{Confidence, EdgeKind};
 use kivgraph_snapshot::SymbolView;
 
-use crate::args::{Limit, PageLimits, ResponseFormat, View, trimmed};
+use crate::args::{Limit, PageArgs, PageLimits, ResponseFormat, View, trimmed};
 use crate::error::QueryError;
 use crate::published::Published;
 use crate::references::{confidence, edge_kinds};
@@ -63,43 +64,52 @@ const ACCEPTED_KINDS: &[&str] = &[
     "variable",
 ];
 
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TraceDependenciesArgs {
-    pub stable_key: Option<String>,
-    pub qualified_name: Option<String>,
-    pub repository: Option<String>,
-    pub path: Option<String>,
+/// How far a walk goes and what it follows, as both walks take it.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+pub struct WalkArgs {
+    #[schemars(range(min = 1, max = 5), extend("default" = 3))]
     pub depth: Option<i64>,
+    /// Ceiling on symbols the walk may discover, root included; hitting it sets
+    /// traversal_truncated.
+    #[schemars(range(min = 1, max = 25000), extend("default" = 5000))]
     pub max_nodes: Option<i64>,
+    /// Relations the walk may follow; default every reference kind.
+    #[serde(default)]
+    #[schemars(schema_with = "crate::schema::edge_kinds")]
     pub edge_kinds: Option<Vec<String>>,
+    /// Edges the walk may follow.
+    #[serde(default)]
+    #[schemars(schema_with = "crate::schema::confidence")]
     pub confidence: Option<String>,
-    pub language: Option<String>,
-    pub repo: Option<String>,
+    #[schemars(extend("default" = false))]
     pub include_derived: Option<bool>,
-    pub limit: Option<i64>,
-    pub cursor: Option<String>,
-    pub response_format: Option<String>,
+    #[serde(flatten)]
+    pub page: PageArgs,
+    #[schemars(extend("enum" = ["compact", "full"], "default" = "compact"))]
     pub view: Option<String>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+pub struct TraceDependenciesArgs {
+    #[serde(flatten)]
+    pub selector: SelectorArgs,
+    #[serde(flatten)]
+    pub walk: WalkArgs,
+    /// Keeps reached rows of this language; never changes the walk.
+    pub language: Option<String>,
+    /// Keeps reached rows of this repository; never changes the walk.
+    pub repo: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 pub struct BlastRadiusArgs {
-    pub stable_key: Option<String>,
-    pub qualified_name: Option<String>,
-    pub repository: Option<String>,
-    pub path: Option<String>,
-    pub depth: Option<i64>,
-    pub max_nodes: Option<i64>,
-    pub edge_kinds: Option<Vec<String>>,
-    pub confidence: Option<String>,
+    #[serde(flatten)]
+    pub selector: SelectorArgs,
+    #[serde(flatten)]
+    pub walk: WalkArgs,
+    /// Symbol kinds that count as affected; default every kind but field and variable;
+    /// ["*"] for all.
     pub kinds: Option<Vec<String>>,
-    pub include_derived: Option<bool>,
-    pub limit: Option<i64>,
-    pub cursor: Option<String>,
-    pub response_format: Option<String>,
-    pub view: Option<String>,
 }
 
 fn bounded_integer(
@@ -128,22 +138,20 @@ pub(super) struct Common<'a> {
     pub(super) limit: Limit,
 }
 
-#[allow(clippy::too_many_arguments)]
 pub(super) fn common<'a>(
     published: &'a Published,
-    selector: SelectorArgs,
-    depth: Option<i64>,
-    max_nodes: Option<i64>,
-    edge_kinds_arg: Option<&[String]>,
-    confidence_arg: Option<&str>,
-    view: Option<&str>,
-    format: Option<&str>,
-    limit: Option<i64>,
+    selector: &SelectorArgs,
+    walk: &WalkArgs,
     limits: &PageLimits,
 ) -> Result<Common<'a>, QueryError> {
-    let depth = bounded_integer("depth", depth, DEFAULT_DEPTH, MAX_DEPTH)?;
-    let max_nodes = bounded_integer("max_nodes", max_nodes, DEFAULT_MAX_NODES, MAX_MAX_NODES)?;
-    let view = match view {
+    let depth = bounded_integer("depth", walk.depth, DEFAULT_DEPTH, MAX_DEPTH)?;
+    let max_nodes = bounded_integer(
+        "max_nodes",
+        walk.max_nodes,
+        DEFAULT_MAX_NODES,
+        MAX_MAX_NODES,
+    )?;
+    let view = match walk.view.as_deref() {
         Some("files") => {
             return Err(QueryError::invalid(
                 "view \"files\" is not available here: the answer is a set of reached symbols, not files; use compact or full",
@@ -151,8 +159,9 @@ pub(super) fn common<'a>(
         }
         other => View::parse(other, false)?,
     };
-    let format = ResponseFormat::parse(format)?;
-    let limit = Limit::parse(limit, limits, None)?;
+    let format = ResponseFormat::parse(walk.page.response_format.as_deref())?;
+    let limit = Limit::parse(walk.page.limit, limits, None)?;
+    let edge_kinds_arg = walk.edge_kinds.as_deref();
     let (kinds, _) = edge_kinds(edge_kinds_arg)?;
     // A walk follows every reference kind by default, forwarding bindings included.
     let kinds = if edge_kinds_arg.is_none() {
@@ -164,7 +173,7 @@ pub(super) fn common<'a>(
     } else {
         kinds
     };
-    let confidence = confidence(confidence_arg)?;
+    let confidence = confidence(walk.confidence.as_deref())?;
     let root = selector.parse()?.resolve(published)?;
     Ok(Common {
         root,

@@ -24,7 +24,6 @@ use crate::scopes::{
     Bounds, Hidden, UnboundFile, blind_spots, invisible_scopes, unbound_mentions,
     unextracted_relations,
 };
-use crate::selector::SelectorArgs;
 
 /// What a change to the symbol reaches: the walk backwards over incoming edges, with the
 /// four axes over the whole (filtered) traversal.
@@ -34,25 +33,9 @@ pub fn get_blast_radius(
     limits: &PageLimits,
     deadline: Option<Instant>,
 ) -> Result<(Page, View), QueryError> {
-    let common = common(
-        published,
-        SelectorArgs {
-            stable_key: args.stable_key.clone(),
-            repository: args.repository.clone(),
-            path: args.path.clone(),
-            qualified_name: args.qualified_name.clone(),
-        },
-        args.depth,
-        args.max_nodes,
-        args.edge_kinds.as_deref(),
-        args.confidence.as_deref(),
-        args.view.as_deref(),
-        args.response_format.as_deref(),
-        args.limit,
-        limits,
-    )?;
+    let common = common(published, &args.selector, &args.walk, limits)?;
     let filter = KindFilter::parse(args.kinds.as_deref())?;
-    let include_derived = args.include_derived.unwrap_or(false);
+    let include_derived = args.walk.include_derived.unwrap_or(false);
     let root = common.root;
     let walk = walk(
         published,
@@ -91,7 +74,7 @@ pub fn get_blast_radius(
         &rows,
         &identity,
         published,
-        args.cursor.as_deref(),
+        args.walk.page.cursor.as_deref(),
         common.limit,
     )?;
     let bounds = blast_bounds(published, &walk, &common.kinds);

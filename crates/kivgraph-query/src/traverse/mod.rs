@@ -10,6 +10,6 @@ mod rows;
 mod trace;
 mod walk;
 
-pub use args::{BlastRadiusArgs, TraceDependenciesArgs};
+pub use args::{BlastRadiusArgs, TraceDependenciesArgs, WalkArgs};
 pub use blast::get_blast_radius;
 pub use trace::trace_dependencies;

@@ -14,7 +14,6 @@ use crate::error::QueryError;
 use crate::published::Published;
 use crate::references::language;
 use crate::scopes::{Bounds, Hidden, invisible_scopes, unextracted_relations};
-use crate::selector::SelectorArgs;
 
 /// What the symbol reaches outward, bounded by `depth` and `max_nodes`.
 pub fn trace_dependencies(
@@ -23,23 +22,7 @@ pub fn trace_dependencies(
     limits: &PageLimits,
     deadline: Option<Instant>,
 ) -> Result<(Page, View), QueryError> {
-    let common = common(
-        published,
-        SelectorArgs {
-            stable_key: args.stable_key.clone(),
-            repository: args.repository.clone(),
-            path: args.path.clone(),
-            qualified_name: args.qualified_name.clone(),
-        },
-        args.depth,
-        args.max_nodes,
-        args.edge_kinds.as_deref(),
-        args.confidence.as_deref(),
-        args.view.as_deref(),
-        args.response_format.as_deref(),
-        args.limit,
-        limits,
-    )?;
+    let common = common(published, &args.selector, &args.walk, limits)?;
     let language = language(args.language.as_deref())?;
     let repo = trimmed("repo", args.repo.as_deref())?;
     if let Some(repo) = repo
@@ -48,7 +31,7 @@ pub fn trace_dependencies(
         return Err(QueryError::repository_not_found(repo));
     }
     let include_derived =
-        args.include_derived.unwrap_or(false) || repo.is_some_and(kivgraph_facts::is_derived);
+        args.walk.include_derived.unwrap_or(false) || repo.is_some_and(kivgraph_facts::is_derived);
     let root = common.root;
     let walk = walk(
         published,
@@ -89,7 +72,7 @@ pub fn trace_dependencies(
         &rows,
         &identity,
         published,
-        args.cursor.as_deref(),
+        args.walk.page.cursor.as_deref(),
         common.limit,
     )?;
     let bounds = Bounds {
