@@ -586,6 +586,36 @@ fn compact_consumers(results: &mut Map<String, Value>, page: &[Consumer], format
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::{facts, published, rendered};
+
+    #[test]
+    fn a_use_from_another_repository_is_an_exact_consumer() {
+        let published = published(&facts());
+        let args: CrossRepoConsumersArgs =
+            serde_json::from_value(json!({"qualified_name": "Parse", "repository": "core"}))
+                .unwrap();
+        let answer = rendered(
+            &published,
+            find_cross_repo_consumers(&published, &args, &PageLimits::default()),
+        );
+        assert_eq!(
+            answer,
+            json!({
+                "snapshot_id": 1, "total": 1, "returned": 1,
+                "coverage": {"exact": 1},
+                "completeness": {"verdict": "COMPLETE"},
+                "results": {
+                    "subject": {"qualified_name": "Parse", "at": "core:parse.go:3",
+                        "pkg": "example.com/core", "module_path": "example.com/core",
+                        "end_line": 5},
+                    "category": "exact_symbol", "edge_kind": "CALLS_DIRECT",
+                    "confidence": "EXACT_TYPECHECKED", "provenance": "GO_TYPES_USE",
+                    "consumers": [{"repo": "app", "pkg": "example.com/app", "at": "main.go:5",
+                        "end_line": 7, "qualified_name": "main"}]
+                }
+            })
+        );
+    }
 
     #[test]
     fn dependencies_of_one_repository_merge_into_one_entry() {

@@ -292,3 +292,53 @@ fn compact_results(page: &[&(String, SymbolView)], format: ResponseFormat) -> Va
         .collect();
     flat_or_grouped(header, rows, "symbols", &["kind", "exported"], &[])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{facts, published, rendered};
+
+    fn find(published: &Published, arguments: serde_json::Value) -> serde_json::Value {
+        let args: FindSymbolArgs = serde_json::from_value(arguments).unwrap();
+        rendered(
+            published,
+            find_symbol(published, &args, &PageLimits::default()),
+        )
+    }
+
+    #[test]
+    fn an_exact_name_finds_its_one_declaration_and_an_absent_one_is_provably_absent() {
+        let published = published(&facts());
+        assert_eq!(
+            find(&published, serde_json::json!({"name": "Parse"})),
+            serde_json::json!({
+                "snapshot_id": 1, "total": 1, "returned": 1,
+                "results": {"name": "Parse", "kind": "func", "exported": true,
+                    "repository": "core",
+                    "symbols": [{"at": "parse.go:3", "end": 5, "sig": "func Parse()"}]}
+            })
+        );
+        let nothing = find(&published, serde_json::json!({"name": "Missing"}));
+        assert_eq!(
+            nothing["completeness"],
+            serde_json::json!({"verdict": "COMPLETE"})
+        );
+        assert_eq!(nothing["results"], serde_json::json!({"symbols": []}));
+    }
+
+    #[test]
+    fn a_repository_filter_keeps_only_its_declarations() {
+        let published = published(&facts());
+        let in_core = find(
+            &published,
+            serde_json::json!({"name": "main", "repo": "core"}),
+        );
+        assert_eq!(in_core["total"], 0, "{in_core}");
+        let in_app = find(
+            &published,
+            serde_json::json!({"name": "main", "repo": "app"}),
+        );
+        assert_eq!(in_app["total"], 1, "{in_app}");
+        assert_eq!(in_app["results"]["repository"], "app", "{in_app}");
+    }
+}

@@ -29,6 +29,8 @@ mod selector;
 mod source;
 mod status;
 mod test_files;
+#[cfg(test)]
+mod testing;
 mod traverse;
 
 pub use args::{Limit, PageArgs, PageLimits, ResponseFormat, View};

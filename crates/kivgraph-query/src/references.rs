@@ -631,3 +631,77 @@ fn guidance(
         )
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{facts, published, rendered};
+
+    fn references(published: &Published, arguments: serde_json::Value) -> serde_json::Value {
+        let args: FindReferencesArgs = serde_json::from_value(arguments).unwrap();
+        rendered(
+            published,
+            find_references(published, &args, &PageLimits::default()),
+        )
+    }
+
+    #[test]
+    fn the_exact_caller_from_another_repository_is_found_with_its_evidence() {
+        let published = published(&facts());
+        assert_eq!(
+            references(&published, serde_json::json!({"name": "Parse"})),
+            serde_json::json!({
+                "snapshot_id": 1, "total": 1, "returned": 1,
+                "coverage": {"exact": 1},
+                "completeness": {"verdict": "COMPLETE"},
+                "results": {"subject": "core:parse.go:3", "qn": "Parse",
+                    "direction": "incoming",
+                    "edge_kinds_default_excluded": ["EXPORTS", "REEXPORTS"],
+                    "repository": "app", "edge_kind": "CALLS_DIRECT", "kind": "func",
+                    "confidence": "EXACT_TYPECHECKED", "provenance": "GO_TYPES_USE",
+                    "files": [{"file": "main.go", "at": ["main@5-7"]}]}
+            })
+        );
+    }
+
+    #[test]
+    fn a_spelling_the_graph_does_not_explain_makes_the_answer_a_floor_naming_its_file() {
+        // parse.go spells Parse twice: its declaration explains one.
+        let mut facts = facts();
+        let parse = facts
+            .files
+            .iter_mut()
+            .find(|f| f.path == "parse.go")
+            .unwrap();
+        parse
+            .mentions
+            .iter_mut()
+            .find(|m| m.name == "Parse")
+            .unwrap()
+            .count = 2;
+        let published = published(&facts);
+        let answer = references(&published, serde_json::json!({"name": "Parse"}));
+        assert_eq!(answer["total"], 1, "{answer}");
+        assert_eq!(
+            answer["completeness"],
+            serde_json::json!({
+                "verdict": "LOWER_BOUND",
+                "unbound_uses": {"files": 1, "occurrences": 1},
+                "fallback": {"pattern": "\\bParse\\b", "paths": ["/src/core/parse.go"]}
+            })
+        );
+    }
+
+    #[test]
+    fn an_unknown_argument_value_is_refused_with_the_accepted_ones() {
+        let published = published(&facts());
+        let args: FindReferencesArgs =
+            serde_json::from_value(serde_json::json!({"name": "Parse", "direction": "up"}))
+                .unwrap();
+        let refused = find_references(&published, &args, &PageLimits::default()).unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "INVALID_ARGUMENT: direction \"up\" is not one of incoming, outgoing"
+        );
+    }
+}
