@@ -1,5 +1,6 @@
 //! Argument checks every tool shares, with the surface's messages.
 
+use kivgraph_facts::{Confidence, EdgeKind, Language};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -127,4 +128,77 @@ pub struct PageArgs {
     pub cursor: Option<String>,
     #[schemars(extend("enum" = ["concise", "detailed"], "default" = "concise"))]
     pub response_format: Option<String>,
+}
+
+pub(crate) const DEFAULT_EXCLUDED: [EdgeKind; 2] = [EdgeKind::Exports, EdgeKind::Reexports];
+
+/// The relations a filter keeps, and whether the default exclusion ran.
+pub(crate) fn edge_kinds(value: Option<&[String]>) -> Result<(Vec<EdgeKind>, bool), QueryError> {
+    let every = || EdgeKind::ALL.iter().copied().filter(|k| k.is_reference());
+    let Some(list) = value else {
+        return Ok((
+            every().filter(|k| !DEFAULT_EXCLUDED.contains(k)).collect(),
+            true,
+        ));
+    };
+    if list.is_empty() {
+        return Err(QueryError::invalid(
+            "edge_kinds must name at least one relation, or [\"*\"] for all of them",
+        ));
+    }
+    if list.iter().any(|k| k == "*") {
+        if list.len() > 1 {
+            return Err(QueryError::invalid(
+                "edge_kinds \"*\" stands alone: it asks for no filter, so it cannot be mixed with names",
+            ));
+        }
+        return Ok((every().collect(), false));
+    }
+    let mut kinds = Vec::new();
+    for text in list {
+        trimmed("edge_kinds entry", Some(text))?;
+        let kind = EdgeKind::parse(text)
+            .ok()
+            .filter(|k| k.is_reference())
+            .ok_or_else(|| {
+                let accepted: Vec<&str> = every().map(EdgeKind::as_str).collect();
+                QueryError::invalid(format!(
+                    "edge_kinds entry {text:?} is not a reference relation; accepted: {}",
+                    accepted.join(", ")
+                ))
+            })?;
+        if !kinds.contains(&kind) {
+            kinds.push(kind);
+        }
+    }
+    kinds.sort();
+    Ok((kinds, false))
+}
+
+pub(crate) fn confidence(value: Option<&str>) -> Result<Option<Confidence>, QueryError> {
+    value
+        .map(|text| {
+            Confidence::parse(text).map_err(|_| {
+                let accepted: Vec<&str> = Confidence::ALL.iter().map(|c| c.as_str()).collect();
+                QueryError::invalid(format!(
+                    "confidence {text:?} is not one of {}",
+                    accepted.join(", ")
+                ))
+            })
+        })
+        .transpose()
+}
+
+pub(crate) fn language(value: Option<&str>) -> Result<Option<Language>, QueryError> {
+    trimmed("language", value)?
+        .map(|text| {
+            Language::parse(text).map_err(|_| {
+                let accepted: Vec<&str> = Language::ALL.iter().map(|l| l.as_str()).collect();
+                QueryError::invalid(format!(
+                    "language {text:?} is not one of {}",
+                    accepted.join(", ")
+                ))
+            })
+        })
+        .transpose()
 }

@@ -9,46 +9,42 @@
 
 mod args;
 mod census;
-mod consumers;
+mod checkout;
 mod cursor;
 mod envelope;
 mod error;
-mod find_symbol;
-mod get_symbol;
-mod intent;
+mod holder;
 mod labelled;
-mod list_repositories;
-mod navigate;
-mod outline;
+mod packages;
 mod published;
 mod reach;
-mod references;
 mod schema;
 mod scopes;
 mod selector;
-mod source;
-mod status;
 mod test_files;
 #[cfg(test)]
 mod testing;
+mod tools;
 mod traverse;
 
 pub use args::{Limit, PageArgs, PageLimits, ResponseFormat, View};
-pub use consumers::{CrossRepoConsumersArgs, find_cross_repo_consumers};
+pub use checkout::Roots;
 pub use cursor::QueryIdentity;
 pub use envelope::{Coverage, Page};
 pub use error::{ErrorCode, QueryError};
-pub use find_symbol::{FindSymbolArgs, find_symbol};
-pub use get_symbol::{GetSymbolArgs, get_symbol};
-pub use intent::{FindByIntentArgs, find_by_intent};
-pub use list_repositories::{ListRepositoriesArgs, list_repositories};
-pub use navigate::{ModuleReportArgs, ReadSymbolArgs, Roots, module_report, read_symbol};
-pub use outline::{FileOutlineArgs, get_file_outline};
 pub use published::{Published, canonical_identity};
-pub use references::{FindReferencesArgs, find_references};
 pub use selector::{Selector, SelectorArgs};
-pub use source::{GetSourceArgs, get_source};
-pub use status::{GraphStatusArgs, graph_status};
-pub use traverse::{
-    BlastRadiusArgs, TraceDependenciesArgs, WalkArgs, get_blast_radius, trace_dependencies,
-};
+pub use tools::find_by_intent::{FindByIntentArgs, find_by_intent};
+pub use tools::find_cross_repo_consumers::{CrossRepoConsumersArgs, find_cross_repo_consumers};
+pub use tools::find_references::{FindReferencesArgs, find_references};
+pub use tools::find_symbol::{FindSymbolArgs, find_symbol};
+pub use tools::get_blast_radius::get_blast_radius;
+pub use tools::get_file_outline::{FileOutlineArgs, get_file_outline};
+pub use tools::get_source::{GetSourceArgs, get_source};
+pub use tools::get_symbol::{GetSymbolArgs, get_symbol};
+pub use tools::graph_status::{GraphStatusArgs, graph_status};
+pub use tools::list_repositories::{ListRepositoriesArgs, list_repositories};
+pub use tools::module_report::{ModuleReportArgs, module_report};
+pub use tools::read_symbol::{ReadSymbolArgs, read_symbol};
+pub use tools::trace_dependencies::trace_dependencies;
+pub use traverse::{BlastRadiusArgs, TraceDependenciesArgs, WalkArgs};

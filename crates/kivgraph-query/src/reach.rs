@@ -8,7 +8,7 @@ use kivgraph_facts::{EdgeKind, Language};
 use kivgraph_snapshot::{FileView, NodeRef, PackageView, SymbolView};
 use rustc_hash::FxHashSet;
 
-use crate::get_symbol::package_and_module;
+use crate::packages::package_and_module;
 use crate::published::Published;
 
 /// The repositories that can reach a declaration's package, and that package's name as

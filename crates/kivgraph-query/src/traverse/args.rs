@@ -11,9 +11,9 @@ use kivgraph_facts::{Confidence, EdgeKind};
 use kivgraph_snapshot::SymbolView;
 
 use crate::args::{Limit, PageArgs, PageLimits, ResponseFormat, View, trimmed};
+use crate::args::{confidence, edge_kinds};
 use crate::error::QueryError;
 use crate::published::Published;
-use crate::references::{confidence, edge_kinds};
 use crate::selector::SelectorArgs;
 
 const DEFAULT_DEPTH: i64 = 3;
@@ -127,18 +127,18 @@ fn bounded_integer(
     }
 }
 
-pub(super) struct Common<'a> {
-    pub(super) root: SymbolView<'a>,
-    pub(super) kinds: Vec<EdgeKind>,
-    pub(super) confidence: Option<Confidence>,
-    pub(super) depth: usize,
-    pub(super) max_nodes: usize,
-    pub(super) view: View,
-    pub(super) format: ResponseFormat,
-    pub(super) limit: Limit,
+pub(crate) struct Common<'a> {
+    pub(crate) root: SymbolView<'a>,
+    pub(crate) kinds: Vec<EdgeKind>,
+    pub(crate) confidence: Option<Confidence>,
+    pub(crate) depth: usize,
+    pub(crate) max_nodes: usize,
+    pub(crate) view: View,
+    pub(crate) format: ResponseFormat,
+    pub(crate) limit: Limit,
 }
 
-pub(super) fn common<'a>(
+pub(crate) fn common<'a>(
     published: &'a Published,
     selector: &SelectorArgs,
     walk: &WalkArgs,
@@ -187,7 +187,7 @@ pub(super) fn common<'a>(
     })
 }
 
-pub(super) fn kinds_identity(kinds: &[EdgeKind]) -> String {
+pub(crate) fn kinds_identity(kinds: &[EdgeKind]) -> String {
     kinds
         .iter()
         .map(|k| k.as_str())
@@ -196,14 +196,14 @@ pub(super) fn kinds_identity(kinds: &[EdgeKind]) -> String {
 }
 
 /// The `kinds` filter of the blast radius: which symbol kinds count as affected.
-pub(super) enum KindFilter {
+pub(crate) enum KindFilter {
     Default,
     Only(Vec<String>),
     Every,
 }
 
 impl KindFilter {
-    pub(super) fn parse(value: Option<&[String]>) -> Result<Self, QueryError> {
+    pub(crate) fn parse(value: Option<&[String]>) -> Result<Self, QueryError> {
         let Some(list) = value else {
             return Ok(KindFilter::Default);
         };
@@ -234,7 +234,7 @@ impl KindFilter {
         Ok(KindFilter::Only(kinds.into_iter().collect()))
     }
 
-    pub(super) fn keeps(&self, kind: &str) -> bool {
+    pub(crate) fn keeps(&self, kind: &str) -> bool {
         match self {
             KindFilter::Default => !BLAST_DEFAULT_EXCLUDED.contains(&kind),
             KindFilter::Only(kinds) => kinds.iter().any(|k| k == kind),
@@ -242,7 +242,7 @@ impl KindFilter {
         }
     }
 
-    pub(super) fn identity(&self) -> String {
+    pub(crate) fn identity(&self) -> String {
         match self {
             KindFilter::Default => "default".into(),
             KindFilter::Only(kinds) => kinds.join(","),
@@ -251,7 +251,7 @@ impl KindFilter {
     }
 
     /// Exactly one of `kinds_default_excluded` or `kinds`, so a count always says its filter.
-    pub(super) fn echo(&self, results: &mut Map<String, Value>) {
+    pub(crate) fn echo(&self, results: &mut Map<String, Value>) {
         match self {
             KindFilter::Default => {
                 let mut excluded = BLAST_DEFAULT_EXCLUDED.to_vec();

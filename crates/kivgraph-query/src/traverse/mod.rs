@@ -1,15 +1,12 @@
-//! `trace_dependencies` and `get_blast_radius`: the same bounded breadth-first walk over the
-//! snapshot's adjacency, outward over outgoing edges or backwards over incoming ones.
+//! The walk `trace_dependencies` and `get_blast_radius` share: the same bounded
+//! breadth-first walk over the snapshot's adjacency, outward over outgoing edges or
+//! backwards over incoming ones.
 //!
 //! One file a job: the arguments and their bounds (`args`), the walk (`walk`), the answer's
-//! rows (`rows`), and each tool (`trace`, `blast`).
+//! rows (`rows`); each tool is its file in `crate::tools`.
 
-mod args;
-mod blast;
-mod rows;
-mod trace;
-mod walk;
+pub(crate) mod args;
+pub(crate) mod rows;
+pub(crate) mod walk;
 
 pub use args::{BlastRadiusArgs, TraceDependenciesArgs, WalkArgs};
-pub use blast::get_blast_radius;
-pub use trace::trace_dependencies;

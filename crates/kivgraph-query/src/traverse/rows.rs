@@ -13,9 +13,9 @@ use crate::args::{Limit, ResponseFormat, View};
 use crate::cursor::QueryIdentity;
 use crate::envelope::{Coverage, Page};
 use crate::error::QueryError;
+use crate::holder::Holder;
 use crate::labelled::{LabelledRow, compact_rows};
 use crate::published::Published;
-use crate::references::Holder;
 use crate::scopes::{Bounds, bounded};
 
 /// The columns a reached row carries, in the surface's fixed order.
@@ -120,7 +120,7 @@ fn coverage(rows: &[&Step], unresolved_related: usize) -> Coverage {
     }
 }
 
-pub(super) fn page_of<'s, 'a>(
+pub(crate) fn page_of<'s, 'a>(
     rows: &'s [&'s Step<'a>],
     identity: &QueryIdentity,
     published: &Published,
@@ -151,7 +151,7 @@ fn traversal_guidance(total: usize, returned: usize, narrow: &str) -> Option<Str
 
 /// The page a traversal answers: `header`, then the page's rows in the chosen view (in the
 /// full view placed by `place_full_rows`), counted, bounded and guided alike for both walks.
-pub(super) fn traversal_page(
+pub(crate) fn traversal_page(
     published: &Published,
     common: &Common,
     rows: &[&Step],
@@ -197,7 +197,7 @@ pub(super) fn traversal_page(
 
 /// The failures the walk's expanded declarations made themselves: rows recorded in their
 /// files, inside their line ranges.
-pub(super) fn failures_made<'a>(published: &'a Published, walk: &Walk) -> Vec<UnresolvedView<'a>> {
+pub(crate) fn failures_made<'a>(published: &'a Published, walk: &Walk) -> Vec<UnresolvedView<'a>> {
     let snapshot = &published.snapshot;
     let mut spots = Vec::new();
     let mut seen: FxHashSet<usize> = FxHashSet::default();

@@ -10,18 +10,18 @@ use kivgraph_facts::{Confidence, EdgeKind};
 use kivgraph_snapshot::{EdgeView, NodeRef, SymbolView};
 
 use crate::error::{ErrorCode, QueryError};
+use crate::holder::Holder;
 use crate::published::Published;
-use crate::references::Holder;
 
 /// A node of the walk: a symbol, or a file's module scope (the holder of an import).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(super) enum Node {
+pub(crate) enum Node {
     Symbol(usize),
     Module(usize),
 }
 
 impl Node {
-    pub(super) fn of(node: NodeRef) -> Option<Node> {
+    pub(crate) fn of(node: NodeRef) -> Option<Node> {
         match node {
             NodeRef::Symbol(i) => Some(Node::Symbol(i)),
             NodeRef::File(i) => Some(Node::Module(i)),
@@ -38,37 +38,37 @@ impl Node {
 }
 
 /// One reached node and the edge the frontier first arrived by.
-pub(super) struct Step<'a> {
-    pub(super) node: Node,
-    pub(super) holder: Holder<'a>,
-    pub(super) depth: usize,
-    pub(super) from: Holder<'a>,
-    pub(super) via: EdgeView<'a>,
+pub(crate) struct Step<'a> {
+    pub(crate) node: Node,
+    pub(crate) holder: Holder<'a>,
+    pub(crate) depth: usize,
+    pub(crate) from: Holder<'a>,
+    pub(crate) via: EdgeView<'a>,
 }
 
-pub(super) struct Walk<'a> {
+pub(crate) struct Walk<'a> {
     /// The root and its members: depth zero, never rows.
-    pub(super) seeds: Vec<SymbolView<'a>>,
-    pub(super) steps: Vec<Step<'a>>,
+    pub(crate) seeds: Vec<SymbolView<'a>>,
+    pub(crate) steps: Vec<Step<'a>>,
     /// Nodes whose edges the walk followed: the seeds, and steps short of the depth bound.
-    pub(super) expanded: Vec<Node>,
-    pub(super) visited: FxHashSet<Node>,
-    pub(super) truncated: bool,
+    pub(crate) expanded: Vec<Node>,
+    pub(crate) visited: FxHashSet<Node>,
+    pub(crate) truncated: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Direction {
+pub(crate) enum Direction {
     Outward,
     Backward,
 }
 
-pub(super) struct WalkBounds<'k> {
-    pub(super) direction: Direction,
-    pub(super) kinds: &'k [EdgeKind],
-    pub(super) confidence: Option<Confidence>,
-    pub(super) depth: usize,
-    pub(super) max_nodes: usize,
-    pub(super) deadline: Option<Instant>,
+pub(crate) struct WalkBounds<'k> {
+    pub(crate) direction: Direction,
+    pub(crate) kinds: &'k [EdgeKind],
+    pub(crate) confidence: Option<Confidence>,
+    pub(crate) depth: usize,
+    pub(crate) max_nodes: usize,
+    pub(crate) deadline: Option<Instant>,
 }
 
 /// A container's members (fields, variants, methods — a Go method wherever its receiver's
@@ -95,7 +95,7 @@ fn members<'a>(published: &'a Published, root: SymbolView<'a>) -> Vec<SymbolView
     found
 }
 
-pub(super) fn walk<'a>(
+pub(crate) fn walk<'a>(
     published: &'a Published,
     root: SymbolView<'a>,
     bounds: &WalkBounds,
@@ -185,7 +185,7 @@ pub(super) fn walk<'a>(
 }
 
 /// The languages, with their repositories, of the nodes a walk expanded.
-pub(super) fn expanded_languages(published: &Published, walk: &Walk) -> BTreeSet<(String, String)> {
+pub(crate) fn expanded_languages(published: &Published, walk: &Walk) -> BTreeSet<(String, String)> {
     walk.expanded
         .iter()
         .filter_map(|node| Holder::of(published, node.as_ref()))
@@ -198,6 +198,6 @@ pub(super) fn expanded_languages(published: &Published, walk: &Walk) -> BTreeSet
         .collect()
 }
 
-pub(super) fn derived(holder: &Holder) -> bool {
+pub(crate) fn derived(holder: &Holder) -> bool {
     kivgraph_facts::is_derived(holder.repository())
 }

@@ -7,6 +7,7 @@ use serde_json::{Map, Value, json};
 use crate::args::{ResponseFormat, View};
 use crate::envelope::{Coverage, Page};
 use crate::error::QueryError;
+use crate::packages::package_and_module;
 use crate::published::{Published, canonical_identity};
 use crate::selector::SelectorArgs;
 
@@ -16,20 +17,6 @@ pub struct GetSymbolArgs {
     pub selector: SelectorArgs,
     #[schemars(extend("enum" = ["concise", "detailed"], "default" = "concise"))]
     pub response_format: Option<String>,
-}
-
-/// Splits a package identity into its package name and the module it belongs to: Go's
-/// `<module path> <import path>` carries both; elsewhere the package is its own module.
-pub(crate) fn package_and_module(
-    language: kivgraph_facts::Language,
-    identity: &str,
-) -> (String, Option<String>) {
-    match (language, identity.split_once(' ')) {
-        (kivgraph_facts::Language::Go, Some((module, package))) => {
-            (package.to_string(), Some(module.to_string()))
-        }
-        _ => (identity.to_string(), None),
-    }
 }
 
 pub fn get_symbol(published: &Published, args: &GetSymbolArgs) -> Result<(Page, View), QueryError> {

@@ -3,14 +3,14 @@
 //! index is re-anchored by parsing it again, or the row is refused.
 
 use std::collections::HashMap;
-use std::path::{Component, Path, PathBuf};
+use std::path::Path;
 
-use kivgraph_facts::Fingerprint;
 use kivgraph_snapshot::SymbolView;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::args::ResponseFormat;
+use crate::checkout::{Read, read_inside};
 use crate::error::QueryError;
 use crate::published::Published;
 use crate::selector::SelectorArgs;
@@ -28,31 +28,6 @@ pub struct GetSourceArgs {
     pub context_lines: Option<i64>,
     #[schemars(extend("enum" = ["concise", "detailed"], "default" = "concise"))]
     pub response_format: Option<String>,
-}
-
-/// A file's bytes, or why they cannot be served.
-type Read = Result<(Vec<u8>, bool), String>;
-
-/// Reads `relative` under `root`, refusing anything that leaves the repository or crosses a
-/// symbolic link. The flag says whether the bytes still hash to the indexed fingerprint.
-pub(crate) fn read_inside(root: &Path, relative: &str, indexed: Fingerprint) -> Read {
-    let mut path = PathBuf::from(root);
-    for component in Path::new(relative).components() {
-        match component {
-            Component::Normal(part) => path.push(part),
-            _ => return Err("the path leaves its repository".into()),
-        }
-        match std::fs::symlink_metadata(&path) {
-            Ok(meta) if meta.file_type().is_symlink() => {
-                return Err("the path crosses a symbolic link".into());
-            }
-            Ok(_) => {}
-            Err(err) => return Err(format!("the file cannot be read: {err}")),
-        }
-    }
-    let bytes = std::fs::read(&path).map_err(|e| format!("the file cannot be read: {e}"))?;
-    let fresh = Fingerprint::of(&bytes) == indexed;
-    Ok((bytes, fresh))
 }
 
 /// Where the declaration is in the file as it is now: the lines it occupies and how far it

@@ -9,8 +9,8 @@ use crate::args::View;
 use crate::census::census;
 use crate::envelope::{Coverage, Page};
 use crate::error::QueryError;
-use crate::list_repositories::row;
 use crate::published::Published;
+use crate::tools::list_repositories::row;
 
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

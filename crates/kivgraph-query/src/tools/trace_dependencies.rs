@@ -4,16 +4,16 @@ use std::time::Instant;
 
 use serde_json::{Map, json};
 
-use super::args::{TraceDependenciesArgs, common, kinds_identity};
-use super::rows::{failures_made, page_of, traversal_page};
-use super::walk::{Direction, Step, WalkBounds, derived, expanded_languages, walk};
+use crate::args::language;
 use crate::args::{PageLimits, View, trimmed};
 use crate::cursor::QueryIdentity;
 use crate::envelope::Page;
 use crate::error::QueryError;
 use crate::published::Published;
-use crate::references::language;
 use crate::scopes::{Bounds, Hidden, invisible_scopes, unextracted_relations};
+use crate::traverse::args::{TraceDependenciesArgs, common, kinds_identity};
+use crate::traverse::rows::{failures_made, page_of, traversal_page};
+use crate::traverse::walk::{Direction, Step, WalkBounds, derived, expanded_languages, walk};
 
 /// What the symbol reaches outward, bounded by `depth` and `max_nodes`.
 pub fn trace_dependencies(

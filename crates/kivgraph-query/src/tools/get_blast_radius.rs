@@ -10,19 +10,21 @@ use serde_json::{Map, Value, json};
 use kivgraph_facts::{Confidence, EdgeKind, Language};
 use kivgraph_snapshot::{SymbolView, UnresolvedView};
 
-use super::args::{BlastRadiusArgs, KindFilter, common, kinds_identity};
-use super::rows::{page_of, traversal_page};
-use super::walk::{Direction, Node, Step, Walk, WalkBounds, derived, expanded_languages, walk};
 use crate::args::{PageLimits, View};
 use crate::cursor::QueryIdentity;
 use crate::envelope::Page;
 use crate::error::QueryError;
-use crate::get_symbol::package_and_module;
+use crate::holder::{Holder, bound_under_other_names, subject_triple};
+use crate::packages::package_and_module;
 use crate::published::Published;
-use crate::references::{Holder, bound_under_other_names, subject_triple};
 use crate::scopes::{
     Bounds, Hidden, UnboundFile, blind_spots, invisible_scopes, unbound_mentions,
     unextracted_relations,
+};
+use crate::traverse::args::{BlastRadiusArgs, KindFilter, common, kinds_identity};
+use crate::traverse::rows::{page_of, traversal_page};
+use crate::traverse::walk::{
+    Direction, Node, Step, Walk, WalkBounds, derived, expanded_languages, walk,
 };
 
 /// What a change to the symbol reaches: the walk backwards over incoming edges, with the

@@ -10,14 +10,15 @@ use kivgraph_facts::{Confidence, EdgeKind, Language};
 use kivgraph_snapshot::{EdgeView, NodeRef, PackageView, SymbolView, UnresolvedView};
 use rustc_hash::FxHashSet;
 
+use crate::args::language;
 use crate::args::{Limit, PageArgs, PageLimits, ResponseFormat, View, trimmed};
 use crate::cursor::QueryIdentity;
 use crate::envelope::{Coverage, Page, flat_or_grouped, hoist_agreed};
 use crate::error::QueryError;
-use crate::get_symbol::package_and_module;
+use crate::holder::{Holder, bound_under_other_names};
+use crate::packages::package_and_module;
 use crate::published::Published;
 use crate::reach::{Reach, display_package};
-use crate::references::{Holder, bound_under_other_names, language};
 use crate::scopes::{Bounds, Hidden, bounded, could_use, invisible_scopes, unbound_mentions};
 use crate::selector::SelectorArgs;
 

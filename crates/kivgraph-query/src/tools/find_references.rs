@@ -5,20 +5,23 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use kivgraph_facts::{Confidence, EdgeKind, Language, SymbolKind};
-use kivgraph_snapshot::{EdgeView, FileView, NodeRef, SymbolView};
+use kivgraph_facts::{Confidence, EdgeKind, SymbolKind};
+use kivgraph_snapshot::{EdgeView, NodeRef, SymbolView};
 
-use crate::args::{Limit, PageArgs, PageLimits, ResponseFormat, View, relative_path, trimmed};
+use crate::args::{
+    DEFAULT_EXCLUDED, Limit, PageArgs, PageLimits, ResponseFormat, View, confidence, edge_kinds,
+    language, relative_path, trimmed,
+};
 use crate::cursor::QueryIdentity;
 use crate::envelope::{Coverage, Page, ordered_page};
 use crate::error::QueryError;
-use crate::labelled::{LabelledRow, compact_rows, file_counts, label};
+use crate::holder::{Holder, bound_under_other_names, subject_triple};
+use crate::labelled::{LabelledRow, compact_rows, file_counts};
 use crate::published::Published;
 use crate::scopes::{Bounds, Hidden, blind_spots, bounded, invisible_scopes, unbound_mentions};
 use crate::selector::{SelectorArgs, resolve_name};
 
 const SORTING: &str = "references-v1";
-const DEFAULT_EXCLUDED: [EdgeKind; 2] = [EdgeKind::Exports, EdgeKind::Reexports];
 const FILES_VIEW_LIMIT: usize = 500;
 
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -99,179 +102,6 @@ pub(crate) fn subject<'a>(
     resolve_name(published, name, repository, path)
 }
 
-/// The relations a filter keeps, and whether the default exclusion ran.
-pub(crate) fn edge_kinds(value: Option<&[String]>) -> Result<(Vec<EdgeKind>, bool), QueryError> {
-    let every = || EdgeKind::ALL.iter().copied().filter(|k| k.is_reference());
-    let Some(list) = value else {
-        return Ok((
-            every().filter(|k| !DEFAULT_EXCLUDED.contains(k)).collect(),
-            true,
-        ));
-    };
-    if list.is_empty() {
-        return Err(QueryError::invalid(
-            "edge_kinds must name at least one relation, or [\"*\"] for all of them",
-        ));
-    }
-    if list.iter().any(|k| k == "*") {
-        if list.len() > 1 {
-            return Err(QueryError::invalid(
-                "edge_kinds \"*\" stands alone: it asks for no filter, so it cannot be mixed with names",
-            ));
-        }
-        return Ok((every().collect(), false));
-    }
-    let mut kinds = Vec::new();
-    for text in list {
-        trimmed("edge_kinds entry", Some(text))?;
-        let kind = EdgeKind::parse(text)
-            .ok()
-            .filter(|k| k.is_reference())
-            .ok_or_else(|| {
-                let accepted: Vec<&str> = every().map(EdgeKind::as_str).collect();
-                QueryError::invalid(format!(
-                    "edge_kinds entry {text:?} is not a reference relation; accepted: {}",
-                    accepted.join(", ")
-                ))
-            })?;
-        if !kinds.contains(&kind) {
-            kinds.push(kind);
-        }
-    }
-    kinds.sort();
-    Ok((kinds, false))
-}
-
-pub(crate) fn confidence(value: Option<&str>) -> Result<Option<Confidence>, QueryError> {
-    value
-        .map(|text| {
-            Confidence::parse(text).map_err(|_| {
-                let accepted: Vec<&str> = Confidence::ALL.iter().map(|c| c.as_str()).collect();
-                QueryError::invalid(format!(
-                    "confidence {text:?} is not one of {}",
-                    accepted.join(", ")
-                ))
-            })
-        })
-        .transpose()
-}
-
-pub(crate) fn language(value: Option<&str>) -> Result<Option<Language>, QueryError> {
-    trimmed("language", value)?
-        .map(|text| {
-            Language::parse(text).map_err(|_| {
-                let accepted: Vec<&str> = Language::ALL.iter().map(|l| l.as_str()).collect();
-                QueryError::invalid(format!(
-                    "language {text:?} is not one of {}",
-                    accepted.join(", ")
-                ))
-            })
-        })
-        .transpose()
-}
-
-/// The declaration at the other end of a reference: a symbol, or a file's module scope for a
-/// use outside every declaration (an import statement).
-#[derive(Clone, Copy)]
-pub(crate) enum Holder<'a> {
-    Symbol(SymbolView<'a>),
-    Module(FileView<'a>),
-}
-
-impl<'a> Holder<'a> {
-    pub(crate) fn of(published: &'a Published, node: NodeRef) -> Option<Self> {
-        let snapshot = &published.snapshot;
-        match node {
-            NodeRef::Symbol(i) => snapshot.symbol(i).map(Holder::Symbol),
-            NodeRef::File(i) => snapshot.file(i).map(Holder::Module),
-            _ => None,
-        }
-    }
-
-    pub(crate) fn file(&self) -> FileView<'a> {
-        match self {
-            Holder::Symbol(s) => s.file(),
-            Holder::Module(f) => *f,
-        }
-    }
-
-    pub(crate) fn repository(&self) -> &'a str {
-        self.file().repository().name()
-    }
-
-    pub(crate) fn name(&self) -> &'a str {
-        match self {
-            Holder::Symbol(s) => s.name(),
-            Holder::Module(_) => "<module>",
-        }
-    }
-
-    pub(crate) fn qualified_name(&self) -> &'a str {
-        match self {
-            Holder::Symbol(s) => s.qualified_name(),
-            Holder::Module(_) => "<module>",
-        }
-    }
-
-    pub(crate) fn kind(&self) -> &'static str {
-        match self {
-            Holder::Symbol(s) => s.kind().as_str(),
-            Holder::Module(_) => "module",
-        }
-    }
-
-    pub(crate) fn lines(&self) -> (u32, u32) {
-        match self {
-            Holder::Symbol(s) => (s.span().start_line, s.span().end_line),
-            Holder::Module(f) => (1, f.line_count().max(1)),
-        }
-    }
-
-    pub(crate) fn label(&self) -> String {
-        let (start, end) = self.lines();
-        label(self.qualified_name(), start, end)
-    }
-
-    /// The full view's fields for this declaration.
-    pub(crate) fn full_fields(&self, format: ResponseFormat) -> Map<String, Value> {
-        let (start, end) = self.lines();
-        let file = self.file();
-        let mut row = Map::new();
-        row.insert("name".into(), json!(self.name()));
-        row.insert("qualified_name".into(), json!(self.qualified_name()));
-        row.insert("kind".into(), json!(self.kind()));
-        row.insert("repository".into(), json!(self.repository()));
-        row.insert("file_path".into(), json!(file.path()));
-        if crate::test_files::is_test_file(file.path()) {
-            row.insert("test".into(), json!(true));
-        }
-        row.insert("start_line".into(), json!(start));
-        row.insert("end_line".into(), json!(end));
-        row.insert("language".into(), json!(file.language().as_str()));
-        if format == ResponseFormat::Detailed {
-            if let Holder::Symbol(s) = self {
-                row.insert("stable_key".into(), json!(s.key().to_string()));
-            }
-            row.insert("file_key".into(), json!(file.key().to_string()));
-            row.insert(
-                "repository_key".into(),
-                json!(file.repository().key().to_string()),
-            );
-        }
-        row
-    }
-}
-
-/// The subject as the compact view states it once: `repository:path:line`.
-pub(crate) fn subject_triple(subject: &SymbolView) -> String {
-    format!(
-        "{}:{}:{}",
-        subject.file().repository().name(),
-        subject.file().path(),
-        subject.span().start_line
-    )
-}
-
 pub(crate) fn subject_fields(subject: &SymbolView) -> Value {
     json!({
         "stable_key": subject.key().to_string(),
@@ -344,23 +174,6 @@ pub(crate) fn dispatches<'a>(published: &'a Published, subject: &SymbolView) -> 
             interface_method,
         })
         .collect()
-}
-
-/// Why `symbol` may be used under a name no file spells as its own: a default, namespace or
-/// CommonJS import can bind an exported TypeScript/JavaScript declaration under any name, and
-/// the syntax layer follows none of them.
-pub(crate) fn bound_under_other_names(
-    published: &Published,
-    symbol: &SymbolView,
-) -> Option<&'static str> {
-    (matches!(
-        symbol.language(),
-        Language::TypeScript | Language::JavaScript
-    ) && symbol.exported()
-        && !published.analyzed_everywhere(symbol.language()))
-    .then_some(
-        "an exported TypeScript/JavaScript declaration can be bound by a default, namespace or CommonJS import under another name, which the syntax layer does not follow",
-    )
 }
 
 struct Row<'a> {
