@@ -5,25 +5,55 @@ use std::collections::BTreeMap;
 
 use kivgraph_facts::{EdgeKind, is_derived};
 use kivgraph_snapshot::{NodeRef, Snapshot};
-use serde_json::{Value, json};
+use serde::Serialize;
 
-fn breakdown(counts: BTreeMap<&str, usize>) -> Value {
-    Value::Array(
-        counts
-            .into_iter()
-            .map(|(key, count)| json!({"key": key, "count": count}))
-            .collect(),
-    )
+/// One line of a breakdown: a kind or a reason, and how many rows carry it.
+#[derive(Serialize)]
+pub(crate) struct Count {
+    key: String,
+    count: usize,
+}
+
+fn breakdown(counts: BTreeMap<&str, usize>) -> Vec<Count> {
+    counts
+        .into_iter()
+        .map(|(key, count)| Count {
+            key: key.to_string(),
+            count,
+        })
+        .collect()
+}
+
+/// The derived providers' (the standard library's) share of the graph.
+#[derive(Serialize)]
+pub(crate) struct Derived {
+    repositories: Vec<String>,
+    packages: usize,
+    files: usize,
+    symbols: usize,
+    edges_within: usize,
+    edges_inbound: usize,
+    unresolved: usize,
+}
+
+/// Edges by kind and unresolved rows by reason.
+#[derive(Serialize)]
+pub(crate) struct Counts {
+    package_edges: usize,
+    unresolved: usize,
+    edges_by_kind: Vec<Count>,
+    unresolved_by_reason: Vec<Count>,
 }
 
 /// What the derived providers (the standard library) contribute, apart from the registered
 /// repositories' counts; `None` when the graph holds none. An edge belongs to the repository
 /// of its source, the side that observed it.
-fn derived_breakdown(snapshot: &Snapshot) -> Option<Value> {
-    let names: Vec<&str> = snapshot
+fn derived_breakdown(snapshot: &Snapshot) -> Option<Derived> {
+    let names: Vec<String> = snapshot
         .repositories()
         .map(|r| r.name())
         .filter(|name| is_derived(name))
+        .map(str::to_string)
         .collect();
     if names.is_empty() {
         return None;
@@ -61,24 +91,23 @@ fn derived_breakdown(snapshot: &Snapshot) -> Option<Value> {
         .unresolved()
         .filter(|u| u.repository().is_some_and(|r| is_derived(r.name())))
         .count();
-    Some(json!({
-        "repositories": names,
-        "packages": packages,
-        "files": files,
-        "symbols": symbols,
-        "edges_within": within,
-        "edges_inbound": inbound,
-        "unresolved": unresolved,
-    }))
+    Some(Derived {
+        repositories: names,
+        packages,
+        files,
+        symbols,
+        edges_within: within,
+        edges_inbound: inbound,
+        unresolved,
+    })
 }
 
 /// What `graph_status` counts over the whole snapshot: a snapshot never changes, so it is
 /// counted once.
 pub(crate) struct Census {
-    /// Edges by kind and unresolved rows by reason.
-    pub(crate) counts: Value,
+    pub(crate) counts: Counts,
     /// The derived providers' share, when there are any.
-    pub(crate) derived: Option<Value>,
+    pub(crate) derived: Option<Derived>,
 }
 
 pub(crate) fn census(snapshot: &Snapshot) -> Census {
@@ -95,12 +124,12 @@ pub(crate) fn census(snapshot: &Snapshot) -> Census {
         *unresolved_by_reason.entry(row.reason()).or_default() += 1;
     }
     Census {
-        counts: json!({
-            "package_edges": package_edges,
-            "unresolved": snapshot.unresolved_count(),
-            "edges_by_kind": breakdown(edges_by_kind),
-            "unresolved_by_reason": breakdown(unresolved_by_reason),
-        }),
+        counts: Counts {
+            package_edges,
+            unresolved: snapshot.unresolved_count(),
+            edges_by_kind: breakdown(edges_by_kind),
+            unresolved_by_reason: breakdown(unresolved_by_reason),
+        },
         derived: derived_breakdown(snapshot),
     }
 }

@@ -1,13 +1,14 @@
 //! The envelope every query tool wraps its `results` in, and the compact view's hoisting and
 //! grouping of columns.
 
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde_json::{Map, Value};
 
 use crate::args::View;
 use crate::published::Published;
 
 /// Four disjoint counters over the whole answer, not the page.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Coverage {
     pub exact: usize,
     pub candidate: usize,
@@ -15,25 +16,32 @@ pub struct Coverage {
     pub package_level: usize,
 }
 
-impl Coverage {
-    fn full(&self) -> Value {
-        json!({"exact": self.exact, "candidate": self.candidate, "unresolved_related": self.unresolved_related, "package_level": self.package_level})
-    }
+/// The compact view of [`Coverage`]: only the counters above zero.
+#[derive(Serialize)]
+struct CompactCoverage {
+    #[serde(skip_serializing_if = "is_zero")]
+    exact: usize,
+    #[serde(skip_serializing_if = "is_zero")]
+    candidate: usize,
+    #[serde(skip_serializing_if = "is_zero")]
+    unresolved_related: usize,
+    #[serde(skip_serializing_if = "is_zero")]
+    package_level: usize,
+}
 
-    /// Only the counters above zero; `None` when all four are zero.
-    fn compact(&self) -> Option<Value> {
-        let mut map = Map::new();
-        for (name, value) in [
-            ("exact", self.exact),
-            ("candidate", self.candidate),
-            ("unresolved_related", self.unresolved_related),
-            ("package_level", self.package_level),
-        ] {
-            if value > 0 {
-                map.insert(name.into(), json!(value));
-            }
-        }
-        (!map.is_empty()).then_some(Value::Object(map))
+fn is_zero(value: &usize) -> bool {
+    *value == 0
+}
+
+impl Coverage {
+    /// `None` when all four counters are zero.
+    fn compact(&self) -> Option<CompactCoverage> {
+        (*self != Coverage::default()).then_some(CompactCoverage {
+            exact: self.exact,
+            candidate: self.candidate,
+            unresolved_related: self.unresolved_related,
+            package_level: self.package_level,
+        })
     }
 }
 
@@ -49,52 +57,68 @@ pub struct Page {
     pub results: Value,
 }
 
+/// The envelope as it is written, in field order. The compact view omits what carries no
+/// information (`None` fields); the full view writes every field, `null` included.
+#[derive(Serialize)]
+struct Envelope<'a> {
+    snapshot_id: Option<u64>,
+    /// Full view only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    snapshot_age_ms: Option<Option<u64>>,
+    total: usize,
+    returned: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    truncated: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_cursor: Option<Option<&'a str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    coverage: Option<Counters>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    guidance: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    completeness: Option<&'a Value>,
+    results: &'a Value,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Counters {
+    Full(Coverage),
+    Compact(CompactCoverage),
+}
+
 impl Page {
-    /// The answer as the text block carries it. The compact view omits what carries no
-    /// information; the full view writes every field.
+    /// The answer as the text block carries it.
     pub fn render(&self, published: Option<&Published>, view: View) -> String {
-        let mut envelope = Map::new();
-        envelope.insert(
-            "snapshot_id".into(),
-            published
-                .map(|p| json!(p.snapshot_id()))
-                .unwrap_or(Value::Null),
-        );
         // A page is truncated when there is more to fetch; a filtered page can hold fewer rows
         // than it matched and still be complete.
         let truncated = self.next_cursor.is_some();
-        if view == View::Full {
-            envelope.insert(
-                "snapshot_age_ms".into(),
-                published.map(|p| json!(p.age_ms())).unwrap_or(Value::Null),
-            );
-        }
-        envelope.insert("total".into(), json!(self.total));
-        envelope.insert("returned".into(), json!(self.returned));
-        if view == View::Full {
-            envelope.insert("truncated".into(), json!(truncated));
-            envelope.insert("next_cursor".into(), json!(self.next_cursor));
-            envelope.insert("coverage".into(), self.coverage.full());
-        } else {
-            if truncated {
-                envelope.insert("truncated".into(), json!(true));
-            }
-            if let Some(cursor) = &self.next_cursor {
-                envelope.insert("next_cursor".into(), json!(cursor));
-            }
-            if let Some(coverage) = self.coverage.compact() {
-                envelope.insert("coverage".into(), coverage);
-            }
-        }
-        if let Some(guidance) = &self.guidance {
-            envelope.insert("guidance".into(), json!(guidance));
-        }
-        if let Some(completeness) = &self.completeness {
-            envelope.insert("completeness".into(), completeness.clone());
-        }
-        envelope.insert("results".into(), self.results.clone());
-        Value::Object(envelope).to_string()
+        let full = view == View::Full;
+        let envelope = Envelope {
+            snapshot_id: published.map(Published::snapshot_id),
+            snapshot_age_ms: full.then(|| published.map(Published::age_ms)),
+            total: self.total,
+            returned: self.returned,
+            truncated: (full || truncated).then_some(truncated),
+            next_cursor: (full || truncated).then_some(self.next_cursor.as_deref()),
+            coverage: if full {
+                Some(Counters::Full(self.coverage))
+            } else {
+                self.coverage.compact().map(Counters::Compact)
+            },
+            guidance: self.guidance.as_deref(),
+            completeness: self.completeness.as_ref(),
+            results: &self.results,
+        };
+        // Strings, numbers and JSON values: nothing here can fail to serialize.
+        serde_json::to_string(&envelope).expect("an envelope serializes")
     }
+}
+
+/// A typed answer as the JSON value the envelope carries.
+pub(crate) fn to_value(answer: &impl Serialize) -> Value {
+    // Answers are strings, numbers, lists and JSON values: nothing can fail to serialize.
+    serde_json::to_value(answer).expect("an answer serializes")
 }
 
 /// The columns of `columns` on which every row agrees, moved from the rows into a header.
@@ -247,5 +271,47 @@ mod ordered_page_tests {
             .flat_map(|page| ordered_page(rows.clone(), page * 100, 100, |r| *r))
             .collect();
         assert_eq!(all, (0..1000).collect::<Vec<u32>>());
+    }
+}
+
+#[cfg(test)]
+mod envelope_tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn page(next_cursor: Option<&str>, exact: usize) -> Page {
+        Page {
+            total: 3,
+            returned: 1,
+            next_cursor: next_cursor.map(str::to_string),
+            coverage: Coverage {
+                exact,
+                ..Coverage::default()
+            },
+            guidance: None,
+            completeness: Some(json!({"verdict": "COMPLETE"})),
+            results: json!([1]),
+        }
+    }
+
+    #[test]
+    fn the_compact_view_omits_what_carries_no_information() {
+        assert_eq!(
+            page(None, 0).render(None, View::Compact),
+            r#"{"snapshot_id":null,"total":3,"returned":1,"completeness":{"verdict":"COMPLETE"},"results":[1]}"#
+        );
+        assert_eq!(
+            page(Some("c1"), 2).render(None, View::Compact),
+            r#"{"snapshot_id":null,"total":3,"returned":1,"truncated":true,"next_cursor":"c1","coverage":{"exact":2},"completeness":{"verdict":"COMPLETE"},"results":[1]}"#
+        );
+    }
+
+    #[test]
+    fn the_full_view_writes_every_field() {
+        assert_eq!(
+            page(None, 2).render(None, View::Full),
+            r#"{"snapshot_id":null,"snapshot_age_ms":null,"total":3,"returned":1,"truncated":false,"next_cursor":null,"coverage":{"exact":2,"candidate":0,"unresolved_related":0,"package_level":0},"completeness":{"verdict":"COMPLETE"},"results":[1]}"#
+        );
     }
 }

@@ -2,19 +2,70 @@
 //! repository still holds the code it describes. Reports only what this process uses.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 
 use crate::args::View;
-use crate::census::census;
-use crate::envelope::{Coverage, Page};
+use crate::census::{Counts, Derived, census};
+use crate::envelope::{Coverage, Page, to_value};
 use crate::error::QueryError;
 use crate::published::Published;
-use crate::tools::list_repositories::row;
+use crate::tools::list_repositories::{RepositoryRow, row};
 
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GraphStatusArgs {}
+
+/// A part of the reference system this server has no use for, and why.
+#[derive(Serialize)]
+struct NotApplicable {
+    state: &'static str,
+    detail: &'static str,
+}
+
+const WORKER: NotApplicable = NotApplicable {
+    state: "not_applicable",
+    detail: "analyzers run during indexing, in a child process, not in this server",
+};
+
+const STORAGE: NotApplicable = NotApplicable {
+    state: "not_applicable",
+    detail: "this server answers from the published snapshot and never opens the canonical store",
+};
+
+/// Nothing is published yet.
+#[derive(Serialize)]
+struct Empty {
+    status: &'static str,
+    snapshot_id: Option<u64>,
+    worker: NotApplicable,
+    storage: NotApplicable,
+}
+
+/// The published generation.
+#[derive(Serialize)]
+struct Ready<'a> {
+    status: &'static str,
+    snapshot_id: u64,
+    snapshot_built_at: &'a str,
+    snapshot_age_ms: u64,
+    snapshot_row_format_version: u32,
+    schema_version: u32,
+    resolver_version: String,
+    repositories: usize,
+    packages: usize,
+    files: usize,
+    symbols: usize,
+    evidence: usize,
+    edges: usize,
+    #[serde(flatten)]
+    counts: &'a Counts,
+    repository_freshness: Vec<RepositoryRow<'a>>,
+    repositories_moved: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    derived: Option<&'a Derived>,
+    worker: NotApplicable,
+    storage: NotApplicable,
+}
 
 /// `published` is `None` when nothing is published: reporting that is this tool's job, never
 /// a failure.
@@ -22,23 +73,17 @@ pub fn graph_status(
     published: Option<&Published>,
     _args: &GraphStatusArgs,
 ) -> Result<(Page, View), QueryError> {
-    let not_applicable = json!({
-        "worker": {"state": "not_applicable", "detail": "analyzers run during indexing, in a child process, not in this server"},
-        "storage": {"state": "not_applicable", "detail": "this server answers from the published snapshot and never opens the canonical store"},
-    });
     let results = match published {
-        None => {
-            let mut empty = json!({"status": "empty", "snapshot_id": null});
-            empty
-                .as_object_mut()
-                .expect("object")
-                .extend(not_applicable.as_object().expect("object").clone());
-            empty
-        }
+        None => to_value(&Empty {
+            status: "empty",
+            snapshot_id: None,
+            worker: WORKER,
+            storage: STORAGE,
+        }),
         Some(published) => {
             let snapshot = &published.snapshot;
             let manifest = &published.manifest;
-            let freshness: Vec<Value> = manifest.repositories.iter().map(row).collect();
+            let freshness: Vec<RepositoryRow> = manifest.repositories.iter().map(row).collect();
             let analyzers: std::collections::BTreeSet<&str> = manifest
                 .repositories
                 .iter()
@@ -53,35 +98,28 @@ pub fn graph_status(
                     analyzers.into_iter().collect::<Vec<_>>().join(", ")
                 )
             };
-            let moved = freshness.iter().filter(|r| r["moved"] == true).count();
-            let mut status = json!({
-                "status": "ready",
-                "snapshot_id": published.snapshot_id(),
-                "snapshot_built_at": manifest.built_at,
-                "snapshot_age_ms": published.age_ms(),
-                "snapshot_row_format_version": kivgraph_snapshot::FORMAT_VERSION,
-                "schema_version": manifest.format,
-                "resolver_version": format!("kivgraph {} ({resolver})", manifest.kivgraph_version),
-                "repositories": snapshot.repository_count(),
-                "packages": snapshot.package_count(),
-                "files": snapshot.file_count(),
-                "symbols": snapshot.symbol_count(),
-                "evidence": snapshot.evidence_count(),
-                "edges": snapshot.edge_count(),
-            });
-            let fields = status.as_object_mut().expect("object");
             let census = published.census.get_or_init(|| census(snapshot));
-            fields.extend(census.counts.as_object().expect("object").clone());
-            fields.insert("repository_freshness".into(), freshness.into());
-            fields.insert("repositories_moved".into(), moved.into());
-            if let Some(derived) = &census.derived {
-                fields.insert("derived".into(), derived.clone());
-            }
-            status
-                .as_object_mut()
-                .expect("object")
-                .extend(not_applicable.as_object().expect("object").clone());
-            status
+            to_value(&Ready {
+                status: "ready",
+                snapshot_id: published.snapshot_id(),
+                snapshot_built_at: &manifest.built_at,
+                snapshot_age_ms: published.age_ms(),
+                snapshot_row_format_version: kivgraph_snapshot::FORMAT_VERSION,
+                schema_version: manifest.format,
+                resolver_version: format!("kivgraph {} ({resolver})", manifest.kivgraph_version),
+                repositories: snapshot.repository_count(),
+                packages: snapshot.package_count(),
+                files: snapshot.file_count(),
+                symbols: snapshot.symbol_count(),
+                evidence: snapshot.evidence_count(),
+                edges: snapshot.edge_count(),
+                counts: &census.counts,
+                repositories_moved: freshness.iter().filter(|r| r.moved).count(),
+                repository_freshness: freshness,
+                derived: census.derived.as_ref(),
+                worker: WORKER,
+                storage: STORAGE,
+            })
         }
     };
     Ok((
@@ -96,4 +134,70 @@ pub fn graph_status(
         },
         View::Full,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{facts, published, rendered};
+
+    #[test]
+    fn the_status_counts_the_generation_and_says_what_it_cannot_know() {
+        let published = published(&facts());
+        let status = rendered(
+            &published,
+            graph_status(Some(&published), &GraphStatusArgs {}),
+        );
+        let results = &status["results"];
+        let keys: Vec<&String> = results.as_object().unwrap().keys().collect();
+        assert_eq!(
+            keys,
+            [
+                "status",
+                "snapshot_id",
+                "snapshot_built_at",
+                "snapshot_age_ms",
+                "snapshot_row_format_version",
+                "schema_version",
+                "resolver_version",
+                "repositories",
+                "packages",
+                "files",
+                "symbols",
+                "evidence",
+                "edges",
+                "package_edges",
+                "unresolved",
+                "edges_by_kind",
+                "unresolved_by_reason",
+                "repository_freshness",
+                "repositories_moved",
+                "worker",
+                "storage"
+            ]
+        );
+        assert_eq!(
+            results["edges_by_kind"],
+            serde_json::json!([{"key": "CALLS_DIRECT", "count": 1}])
+        );
+        assert_eq!(
+            results["unresolved_by_reason"],
+            serde_json::json!([{"key": "NAME_NOT_RESOLVED", "count": 1}])
+        );
+        assert_eq!(
+            results["repository_freshness"][1],
+            serde_json::json!({"name": "core", "path": "/src/core", "languages": ["go"],
+                "moved": false,
+                "moved_detail": "no commit was recorded when it was indexed (not a git checkout)"})
+        );
+    }
+
+    #[test]
+    fn nothing_published_is_an_answer_not_a_failure() {
+        let (page, view) = graph_status(None, &GraphStatusArgs {}).unwrap();
+        assert_eq!(
+            page.render(None, view),
+            r#"{"snapshot_id":null,"snapshot_age_ms":null,"total":1,"returned":1,"truncated":false,"next_cursor":null,"coverage":{"exact":0,"candidate":0,"unresolved_related":0,"package_level":0},"results":{"status":"empty","snapshot_id":null,"worker":{"state":"not_applicable","detail":"analyzers run during indexing, in a child process, not in this server"},"storage":{"state":"not_applicable","detail":"this server answers from the published snapshot and never opens the canonical store"}}}"#
+        );
+    }
 }

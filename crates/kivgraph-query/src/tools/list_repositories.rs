@@ -5,8 +5,7 @@ use std::path::Path;
 
 use kivgraph_store::read_git_position;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
 
 use crate::args::{Limit, PageLimits, View};
 use crate::cursor::QueryIdentity;
@@ -34,7 +33,7 @@ pub fn list_repositories(
         Some(cursor) => identity.resume(cursor, published.snapshot_id())?,
         None => 0,
     };
-    let rows: Vec<Value> = published
+    let rows: Vec<RepositoryRow> = published
         .manifest
         .repositories
         .iter()
@@ -55,90 +54,128 @@ pub fn list_repositories(
         coverage: Coverage::default(),
         guidance,
         completeness: None,
-        results: Value::Array(rows),
+        results: crate::envelope::to_value(&rows),
     };
     Ok((page, View::Full))
 }
 
-/// One repository: where it was indexed and where its checkout is now. Reading the current
-/// position is two small file reads, done inline.
-pub(crate) fn row(state: &kivgraph_store::RepositoryState) -> Value {
-    let mut row = Map::new();
-    row.insert("name".into(), json!(state.name));
-    row.insert("path".into(), json!(state.path));
-    row.insert("languages".into(), json!(state.languages));
-    // Which analyzer produced the repository's edges, per language it has one for.
-    if !state.analyzers.is_empty() {
-        let analyzers: Vec<Value> = state
-            .analyzers
-            .iter()
-            .map(|a| {
-                let mut entry = Map::new();
-                entry.insert("language".into(), json!(a.language));
-                match &a.analyzer {
-                    Some(analyzer) => {
-                        entry.insert("analyzer".into(), json!(analyzer));
-                        entry.insert("units".into(), json!(a.units));
-                    }
-                    None => {
-                        entry.insert("analyzer".into(), Value::Null);
-                        entry.insert("edges".into(), json!("syntax layer"));
-                    }
-                }
-                if !a.failures.is_empty() {
-                    entry.insert("failed_units".into(), json!(a.failures));
-                }
-                if !a.patched.is_empty() {
-                    entry.insert("patched".into(), json!(a.patched));
-                }
-                if !a.not_built.is_empty() {
-                    entry.insert("not_built".into(), json!(a.not_built));
-                }
-                if let Some(absent) = &a.absent {
-                    entry.insert("absent".into(), json!(absent));
-                }
-                Value::Object(entry)
-            })
-            .collect();
-        row.insert("analyzers".into(), Value::Array(analyzers));
-    }
-    // What discovery left out as the repository's own build output, and why: no
-    // declaration of it and no place to look for a use.
-    if !state.build_output.is_empty() {
-        let outputs: Vec<Value> = state
-            .build_output
-            .iter()
-            .map(|b| json!({"path": b.path, "reason": b.reason, "files": b.files, "detail": b.detail}))
-            .collect();
-        row.insert("build_output".into(), Value::Array(outputs));
-    }
+/// One repository: where it was indexed and where its checkout is now.
+#[derive(Serialize)]
+pub(crate) struct RepositoryRow<'a> {
+    name: &'a str,
+    path: &'a str,
+    languages: &'a [String],
+    /// Which analyzer produced the repository's edges, per language it has one for.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    analyzers: Vec<AnalyzerRow<'a>>,
+    /// What discovery left out as the repository's own build output, and why: no
+    /// declaration of it and no place to look for a use.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    build_output: Vec<BuildOutputRow<'a>>,
+    #[serde(skip_serializing_if = "is_false")]
+    derived: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    indexed_commit: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    indexed_branch: Option<&'a str>,
+    #[serde(skip_serializing_if = "is_false")]
+    indexed_dirty: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    current_commit: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    current_branch: Option<String>,
+    pub(crate) moved: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    moved_detail: Option<String>,
+}
+
+#[derive(Serialize)]
+struct AnalyzerRow<'a> {
+    language: &'a str,
+    /// `null` where the syntax layer produced the edges.
+    analyzer: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    units: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    edges: Option<&'static str>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    failed_units: &'a [String],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    patched: &'a [String],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    not_built: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    absent: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct BuildOutputRow<'a> {
+    path: &'a str,
+    reason: &'a str,
+    files: usize,
+    detail: &'a str,
+}
+
+fn is_false(value: &bool) -> bool {
+    !value
+}
+
+/// One repository's row. Reading the checkout's current position is two small file reads,
+/// done inline.
+pub(crate) fn row(state: &kivgraph_store::RepositoryState) -> RepositoryRow<'_> {
+    let analyzers = state
+        .analyzers
+        .iter()
+        .map(|a| AnalyzerRow {
+            language: &a.language,
+            analyzer: a.analyzer.as_deref(),
+            units: a.analyzer.is_some().then_some(a.units),
+            edges: a.analyzer.is_none().then_some("syntax layer"),
+            failed_units: &a.failures,
+            patched: &a.patched,
+            not_built: &a.not_built,
+            absent: a.absent.as_deref(),
+        })
+        .collect();
+    let build_output = state
+        .build_output
+        .iter()
+        .map(|b| BuildOutputRow {
+            path: &b.path,
+            reason: &b.reason,
+            files: b.files,
+            detail: &b.detail,
+        })
+        .collect();
+    let mut row = RepositoryRow {
+        name: &state.name,
+        path: &state.path,
+        languages: &state.languages,
+        analyzers,
+        build_output,
+        derived: false,
+        indexed_commit: None,
+        indexed_branch: None,
+        indexed_dirty: false,
+        current_commit: None,
+        current_branch: None,
+        moved: false,
+        moved_detail: None,
+    };
     if kivgraph_facts::is_derived(&state.name) {
-        row.insert("derived".into(), json!(true));
-        row.insert("moved".into(), json!(false));
-        row.insert(
-            "moved_detail".into(),
-            json!("a derived provider has no commit to compare: nothing clones it and nothing moves it"),
+        row.derived = true;
+        row.moved_detail = Some(
+            "a derived provider has no commit to compare: nothing clones it and nothing moves it"
+                .into(),
         );
-        return Value::Object(row);
+        return row;
     }
-    if let Some(commit) = &state.indexed_commit {
-        row.insert("indexed_commit".into(), json!(commit));
-    }
-    if let Some(branch) = &state.indexed_branch {
-        row.insert("indexed_branch".into(), json!(branch));
-    }
-    if state.indexed_dirty == Some(true) {
-        row.insert("indexed_dirty".into(), json!(true));
-    }
+    row.indexed_commit = state.indexed_commit.as_deref();
+    row.indexed_branch = state.indexed_branch.as_deref();
+    row.indexed_dirty = state.indexed_dirty == Some(true);
     let current = read_git_position(Path::new(&state.path));
-    if let Some(commit) = &current.commit {
-        row.insert("current_commit".into(), json!(commit));
-    }
-    if let Some(branch) = &current.branch {
-        row.insert("current_branch".into(), json!(branch));
-    }
     // Movement is decided by the commit alone; an unknown position is never agreement.
-    let (moved, detail) = match (&state.indexed_commit, &current.commit) {
+    (row.moved, row.moved_detail) = match (&state.indexed_commit, &current.commit) {
         (Some(indexed), Some(now)) if indexed != now => (
             true,
             Some(format!("the working tree moved from {indexed} to {now}")),
@@ -162,9 +199,7 @@ pub(crate) fn row(state: &kivgraph_store::RepositoryState) -> Value {
             )),
         ),
     };
-    row.insert("moved".into(), json!(moved));
-    if let Some(detail) = detail {
-        row.insert("moved_detail".into(), json!(detail));
-    }
-    Value::Object(row)
+    row.current_commit = current.commit;
+    row.current_branch = current.branch;
+    row
 }
