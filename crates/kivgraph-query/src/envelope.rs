@@ -121,6 +121,14 @@ pub(crate) fn to_value(answer: &impl Serialize) -> Value {
     serde_json::to_value(answer).expect("an answer serializes")
 }
 
+/// A typed row as the map the compact view hoists and groups columns of.
+pub(crate) fn to_map(row: &impl Serialize) -> Map<String, Value> {
+    match to_value(row) {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}
+
 /// The columns of `columns` on which every row agrees, moved from the rows into a header.
 /// Rows that lack a column keep it absent; a column only hoists when all rows carry the same
 /// value.

@@ -1,14 +1,14 @@
 //! `find_symbol`: where a symbol is declared, by name, qualified name, prefix or substring.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use kivgraph_snapshot::SymbolView;
 
 use crate::args::{Limit, PageArgs, PageLimits, ResponseFormat, View, trimmed};
 use crate::cursor::QueryIdentity;
-use crate::envelope::{Coverage, Page, flat_or_grouped, hoist};
+use crate::envelope::{Coverage, Page, flat_or_grouped, hoist, to_map, to_value};
 use crate::error::QueryError;
 use crate::published::{Published, canonical_identity};
 use crate::scopes::{Hidden, completeness, invisible_scopes};
@@ -187,10 +187,11 @@ pub fn find_symbol(
         None
     };
     let results = match view {
-        View::Full => Value::Array(
-            page.iter()
+        View::Full => to_value(
+            &page
+                .iter()
                 .map(|(key, s)| full_row(key, s, format))
-                .collect(),
+                .collect::<Vec<_>>(),
         ),
         _ => compact_results(&page, format),
     };
@@ -211,83 +212,117 @@ pub fn find_symbol(
     ))
 }
 
-fn full_row(key: &str, symbol: &SymbolView, format: ResponseFormat) -> Value {
+/// A declaration as the full view writes it.
+#[derive(Serialize)]
+struct FullRow<'a> {
+    stable_key: &'a str,
+    name: &'a str,
+    qualified_name: &'a str,
+    kind: &'static str,
+    signature: &'a str,
+    exported: bool,
+    repository: &'a str,
+    file_path: &'a str,
+    start_line: u32,
+    end_line: u32,
+    /// Detailed only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    canonical_identity: Option<String>,
+}
+
+fn full_row<'a>(key: &'a str, symbol: &SymbolView<'a>, format: ResponseFormat) -> FullRow<'a> {
     let span = symbol.span();
-    let mut row = json!({
-        "stable_key": key,
-        "name": symbol.name(),
-        "qualified_name": symbol.qualified_name(),
-        "kind": symbol.kind().as_str(),
-        "signature": symbol.signature(),
-        "exported": symbol.exported(),
-        "repository": symbol.file().repository().name(),
-        "file_path": symbol.file().path(),
-        "start_line": span.start_line,
-        "end_line": span.end_line,
-    });
-    if format == ResponseFormat::Detailed {
-        row["canonical_identity"] = json!(canonical_identity(symbol));
+    FullRow {
+        stable_key: key,
+        name: symbol.name(),
+        qualified_name: symbol.qualified_name(),
+        kind: symbol.kind().as_str(),
+        signature: symbol.signature(),
+        exported: symbol.exported(),
+        repository: symbol.file().repository().name(),
+        file_path: symbol.file().path(),
+        start_line: span.start_line,
+        end_line: span.end_line,
+        canonical_identity: (format == ResponseFormat::Detailed)
+            .then(|| canonical_identity(symbol)),
     }
-    row
+}
+
+/// The columns the compact view hoists when every row agrees on them.
+#[derive(Serialize)]
+struct Shared<'a> {
+    name: &'a str,
+    kind: &'static str,
+    exported: bool,
+    repository: &'a str,
+}
+
+/// A declaration as the compact view writes it, once the shared columns are hoisted.
+#[derive(Serialize)]
+struct CompactRow<'a> {
+    at: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    end: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    qn: Option<&'a str>,
+    /// Left on the row when the rows disagree on it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kind: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    exported: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sig: Option<&'a str>,
+    /// Detailed only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stable_key: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    canonical_identity: Option<String>,
 }
 
 fn compact_results(page: &[&(String, SymbolView)], format: ResponseFormat) -> Value {
     let mut shared: Vec<Map<String, Value>> = page
         .iter()
         .map(|(_, s)| {
-            let mut row = Map::new();
-            row.insert("name".into(), json!(s.name()));
-            row.insert("kind".into(), json!(s.kind().as_str()));
-            row.insert("exported".into(), json!(s.exported()));
-            row.insert("repository".into(), json!(s.file().repository().name()));
-            row
+            to_map(&Shared {
+                name: s.name(),
+                kind: s.kind().as_str(),
+                exported: s.exported(),
+                repository: s.file().repository().name(),
+            })
         })
         .collect();
     let header = hoist(&mut shared, &["name", "kind", "exported", "repository"]);
+    let name_hoisted = header.contains_key("name");
+    let detailed = format == ResponseFormat::Detailed;
     let rows: Vec<Map<String, Value>> = page
         .iter()
-        .zip(shared)
+        .zip(&shared)
         .map(|((key, s), rest)| {
             let span = s.span();
-            let mut row = Map::new();
-            let at = match rest.get("repository") {
-                Some(repository) => format!(
-                    "{}:{}:{}",
-                    repository.as_str().unwrap_or(""),
-                    s.file().path(),
-                    span.start_line
-                ),
+            let at = match rest.get("repository").and_then(Value::as_str) {
+                Some(repository) => {
+                    format!("{repository}:{}:{}", s.file().path(), span.start_line)
+                }
                 None => format!("{}:{}", s.file().path(), span.start_line),
             };
-            row.insert("at".into(), json!(at));
-            if span.end_line != span.start_line {
-                row.insert("end".into(), json!(span.end_line));
-            }
             let (name, qualified) = (s.name(), s.qualified_name());
-            let name_hoisted = header.contains_key("name");
-            if qualified == name {
-                if !name_hoisted {
-                    row.insert("name".into(), json!(name));
-                }
-            } else {
-                if !name_hoisted && !qualified.ends_with(name) {
-                    row.insert("name".into(), json!(name));
-                }
-                row.insert("qn".into(), json!(qualified));
-            }
-            for column in ["kind", "exported"] {
-                if let Some(value) = rest.get(column) {
-                    row.insert(column.into(), value.clone());
-                }
-            }
-            if callable(s.kind().as_str()) && !s.signature().is_empty() {
-                row.insert("sig".into(), json!(s.signature()));
-            }
-            if format == ResponseFormat::Detailed {
-                row.insert("stable_key".into(), json!(key));
-                row.insert("canonical_identity".into(), json!(canonical_identity(s)));
-            }
-            row
+            // The name is spelled when it is not hoisted and the qualified name does not
+            // already end with it.
+            let spelled = !name_hoisted && (qualified == name || !qualified.ends_with(name));
+            to_map(&CompactRow {
+                at,
+                end: (span.end_line != span.start_line).then_some(span.end_line),
+                name: spelled.then_some(name),
+                qn: (qualified != name).then_some(qualified),
+                kind: rest.get("kind"),
+                exported: rest.get("exported"),
+                sig: (callable(s.kind().as_str()) && !s.signature().is_empty())
+                    .then(|| s.signature()),
+                stable_key: detailed.then_some(key.as_str()),
+                canonical_identity: detailed.then(|| canonical_identity(s)),
+            })
         })
         .collect();
     flat_or_grouped(header, rows, "symbols", &["kind", "exported"], &[])
