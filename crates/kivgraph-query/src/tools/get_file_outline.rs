@@ -5,12 +5,12 @@ use std::collections::BTreeSet;
 use kivgraph_facts::SymbolKind;
 use kivgraph_snapshot::{FileView, SymbolView};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::args::{Limit, PageArgs, PageLimits, ResponseFormat, View, relative_path, trimmed};
 use crate::cursor::QueryIdentity;
-use crate::envelope::{Coverage, Page, smaller_of};
+use crate::envelope::{Coverage, Page, smaller_of, to_map, to_value};
 use crate::error::{ErrorCode, QueryError};
 use crate::published::{Published, canonical_identity};
 use crate::scopes::{Hidden, completeness, invisible_scopes};
@@ -178,6 +178,40 @@ fn by_file<'a, T>(rows: impl IntoIterator<Item = (&'a str, T)>) -> Vec<(&'a str,
     files
 }
 
+/// A declaration as the full view writes it.
+#[derive(Serialize)]
+struct FullRow<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    qualified_name: Option<&'a str>,
+    kind: &'static str,
+    signature: &'a str,
+    exported: bool,
+    start_line: u32,
+    end_line: u32,
+    /// Detailed only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stable_key: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    canonical_identity: Option<String>,
+}
+
+/// One file's rows.
+#[derive(Serialize)]
+struct FileRows<'a, T> {
+    path: &'a str,
+    symbols: Vec<T>,
+}
+
+#[derive(Serialize)]
+struct FullOutline<'a> {
+    repository: &'a str,
+    path: &'a str,
+    packages: &'a BTreeSet<&'a str>,
+    languages: BTreeSet<&'static str>,
+    files: Vec<FileRows<'a, FullRow<'a>>>,
+}
+
 fn full(
     repository: &str,
     path: &str,
@@ -185,37 +219,77 @@ fn full(
     page: &[&(String, SymbolView)],
     format: ResponseFormat,
 ) -> Value {
-    let languages: BTreeSet<&str> = page.iter().map(|(_, s)| s.language().as_str()).collect();
-    let files: Vec<Value> = by_file(page.iter().map(|(key, s)| {
+    let detailed = format == ResponseFormat::Detailed;
+    let files = by_file(page.iter().map(|(key, s)| {
         let span = s.span();
-        let mut row = Map::new();
-        row.insert("name".into(), json!(s.name()));
-        if s.qualified_name() != s.name() {
-            row.insert("qualified_name".into(), json!(s.qualified_name()));
-        }
-        row.insert("kind".into(), json!(s.kind().as_str()));
-        row.insert("signature".into(), json!(s.signature()));
-        row.insert("exported".into(), json!(s.exported()));
-        row.insert("start_line".into(), json!(span.start_line));
-        row.insert("end_line".into(), json!(span.end_line));
-        if format == ResponseFormat::Detailed {
-            row.insert("stable_key".into(), json!(key));
-            row.insert("canonical_identity".into(), json!(canonical_identity(s)));
-        }
-        (s.file().path(), Value::Object(row))
+        let row = FullRow {
+            name: s.name(),
+            qualified_name: (s.qualified_name() != s.name()).then(|| s.qualified_name()),
+            kind: s.kind().as_str(),
+            signature: s.signature(),
+            exported: s.exported(),
+            start_line: span.start_line,
+            end_line: span.end_line,
+            stable_key: detailed.then_some(key.as_str()),
+            canonical_identity: detailed.then(|| canonical_identity(s)),
+        };
+        (s.file().path(), row)
     }))
     .into_iter()
-    .map(|(file, symbols)| json!({"path": file, "symbols": symbols}))
+    .map(|(path, symbols)| FileRows { path, symbols })
     .collect();
-    json!({"repository": repository, "path": path, "packages": packages, "languages": languages, "files": files})
+    to_value(&FullOutline {
+        repository,
+        path,
+        packages,
+        languages: page.iter().map(|(_, s)| s.language().as_str()).collect(),
+        files,
+    })
+}
+
+/// How many declarations each file of the page holds.
+#[derive(Serialize)]
+struct FileCount<'a> {
+    file: &'a str,
+    declarations: usize,
+}
+
+#[derive(Serialize)]
+struct FilesOutline<'a> {
+    repository: &'a str,
+    path: &'a str,
+    files: Vec<FileCount<'a>>,
 }
 
 fn files_view(repository: &str, path: &str, page: &[&(String, SymbolView)]) -> Value {
-    let files: Vec<Value> = by_file(page.iter().map(|(_, s)| (s.file().path(), ())))
+    let files = by_file(page.iter().map(|(_, s)| (s.file().path(), ())))
         .into_iter()
-        .map(|(file, rows)| json!({"file": file, "declarations": rows.len()}))
+        .map(|(file, rows)| FileCount {
+            file,
+            declarations: rows.len(),
+        })
         .collect();
-    json!({"repository": repository, "path": path, "files": files})
+    to_value(&FilesOutline {
+        repository,
+        path,
+        files,
+    })
+}
+
+/// What the compact view states once for the whole page.
+#[derive(Serialize)]
+struct CompactHeader<'a> {
+    repository: &'a str,
+    path: &'a str,
+    /// The one package, or all of them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    package: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    packages: Option<Vec<&'a str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kind: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    exported: Option<bool>,
 }
 
 fn compact(
@@ -225,67 +299,66 @@ fn compact(
     page: &[&(String, SymbolView)],
     format: ResponseFormat,
 ) -> Value {
-    let mut header = Map::new();
-    header.insert("repository".into(), json!(repository));
-    header.insert("path".into(), json!(path));
-    match packages.iter().collect::<Vec<_>>().as_slice() {
-        [one] => header.insert("package".into(), json!(one)),
-        many => header.insert("packages".into(), json!(many)),
-    };
     let kinds: BTreeSet<&str> = page.iter().map(|(_, s)| s.kind().as_str()).collect();
     let visibilities: BTreeSet<bool> = page.iter().map(|(_, s)| s.exported()).collect();
     let kind_hoisted = kinds.len() == 1;
     let exported_hoisted = visibilities.len() == 1;
-    if kind_hoisted && let Some(kind) = kinds.first() {
-        header.insert("kind".into(), json!(kind));
-    }
-    if exported_hoisted && let Some(exported) = visibilities.first() {
-        header.insert("exported".into(), json!(exported));
-    }
+    let (package, packages) = match packages.iter().copied().collect::<Vec<_>>().as_slice() {
+        [one] => (Some(*one), None),
+        many => (None, Some(many.to_vec())),
+    };
+    let header = to_map(&CompactHeader {
+        repository,
+        path,
+        package,
+        packages,
+        kind: kinds.first().copied().filter(|_| kind_hoisted),
+        exported: visibilities.first().copied().filter(|_| exported_hoisted),
+    });
     // A label, or an array when the row carries columns the header could not state: kind,
     // visibility, then under `detailed` the signature and the key.
-    let entry = |(key, s): &(String, SymbolView), with_kind: bool, with_exported: bool| -> Value {
-        let mut tail: Vec<Value> = Vec::new();
+    let entry = |(key, s): &(String, SymbolView), with_kind: bool, with_exported: bool| {
+        let mut tail: Vec<String> = Vec::new();
         if with_kind {
-            tail.push(json!(s.kind().as_str()));
+            tail.push(s.kind().as_str().to_string());
         }
         if with_exported {
-            tail.push(json!(if s.exported() {
+            let visibility = if s.exported() {
                 "exported"
             } else {
                 "unexported"
-            }));
+            };
+            tail.push(visibility.to_string());
         }
         if format == ResponseFormat::Detailed {
-            tail.push(json!(s.signature()));
-            tail.push(json!(key));
-            tail.push(json!(canonical_identity(s)));
+            tail.push(s.signature().to_string());
+            tail.push(key.clone());
+            tail.push(canonical_identity(s));
         }
         if tail.is_empty() {
-            json!(label(s))
+            Entry::Label(label(s))
         } else {
-            let mut array = vec![json!(label(s))];
-            array.extend(tail);
-            Value::Array(array)
+            tail.insert(0, label(s));
+            Entry::Columns(tail)
         }
     };
-    let file_groups =
-        |rows: &[&&(String, SymbolView)], with_kind: bool, with_exported: bool| -> Value {
-            Value::Array(
-                by_file(
-                    rows.iter()
-                        .map(|r| (r.1.file().path(), entry(r, with_kind, with_exported))),
-                )
-                .into_iter()
-                .map(|(file, at)| json!({"file": file, "at": at}))
-                .collect(),
-            )
-        };
-    let rows: Vec<&&(String, SymbolView)> = page.iter().collect();
+    let file_groups = |rows: &[&&Row], with_kind: bool, with_exported: bool| -> Vec<FileAt> {
+        by_file(
+            rows.iter()
+                .map(|r| (r.1.file().path(), entry(r, with_kind, with_exported))),
+        )
+        .into_iter()
+        .map(|(file, at)| FileAt {
+            file: file.to_string(),
+            at,
+        })
+        .collect()
+    };
+    let rows: Vec<&&Row> = page.iter().collect();
     let mut flat = header.clone();
     flat.insert(
         "files".into(),
-        file_groups(&rows, !kind_hoisted, !exported_hoisted),
+        to_value(&file_groups(&rows, !kind_hoisted, !exported_hoisted)),
     );
     let flat = Value::Object(flat);
     if kind_hoisted && exported_hoisted {
@@ -303,16 +376,78 @@ fn compact(
     let groups: Vec<Value> = groups
         .into_iter()
         .map(|((kind, exported), members)| {
-            let mut group = Map::new();
-            if !kind_hoisted {
-                group.insert("kind".into(), json!(kind));
-            }
-            if !exported_hoisted {
-                group.insert("exported".into(), json!(exported));
-            }
-            group.insert("files".into(), file_groups(&members, false, false));
-            Value::Object(group)
+            to_value(&KindGroup {
+                kind: (!kind_hoisted).then_some(kind),
+                exported: (!exported_hoisted).then_some(exported),
+                files: file_groups(&members, false, false),
+            })
         })
         .collect();
     smaller_of(header, groups, flat)
+}
+
+/// A row of the compact view: its label, or the label and the columns the header could not
+/// state.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Entry {
+    Label(String),
+    Columns(Vec<String>),
+}
+
+/// One file's rows in the compact view.
+#[derive(Serialize)]
+struct FileAt {
+    file: String,
+    at: Vec<Entry>,
+}
+
+/// The rows sharing a (kind, visibility) pair the header could not state.
+#[derive(Serialize)]
+struct KindGroup<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kind: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    exported: Option<bool>,
+    files: Vec<FileAt>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{facts, published, rendered};
+
+    fn outline(published: &Published, arguments: serde_json::Value) -> serde_json::Value {
+        let args: FileOutlineArgs = serde_json::from_value(arguments).unwrap();
+        rendered(
+            published,
+            get_file_outline(published, &args, &PageLimits::default()),
+        )
+    }
+
+    #[test]
+    fn every_view_of_a_file_s_declarations() {
+        let published = published(&facts());
+        let at = |view: &str, format: &str| {
+            outline(
+                &published,
+                serde_json::json!({"repository": "core", "path": "parse.go",
+                    "view": view, "response_format": format}),
+            )
+            .to_string()
+        };
+        assert_eq!(
+            at("compact", "concise"),
+            r#"{"snapshot_id":1,"total":2,"returned":2,"results":{"repository":"core","path":"parse.go","package":"example.com/core example.com/core","exported":true,"files":[{"file":"parse.go","at":[["Parse@3-5","func"],["Config@8-10","type"]]}]}}"#
+        );
+        assert_eq!(
+            at("files", "concise"),
+            r#"{"snapshot_id":1,"total":2,"returned":2,"results":{"repository":"core","path":"parse.go","files":[{"file":"parse.go","declarations":2}]}}"#
+        );
+        let full = at("full", "concise");
+        assert!(
+            full.contains(r#""results":{"repository":"core","path":"parse.go","packages":["example.com/core example.com/core"],"languages":["go"],"files":[{"path":"parse.go","symbols":[{"name":"Parse","kind":"func","signature":"func Parse()","exported":true,"start_line":3,"end_line":5}"#),
+            "{full}"
+        );
+    }
 }
