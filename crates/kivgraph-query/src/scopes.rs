@@ -4,8 +4,10 @@
 use kivgraph_facts::{EdgeKind, Language, Reason};
 use kivgraph_snapshot::{FileView, SymbolView, UnresolvedView};
 use rustc_hash::FxHashSet;
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
+use crate::envelope::to_value;
 use crate::published::Published;
 use crate::reach::Reach;
 
@@ -219,63 +221,156 @@ pub fn completeness(published: &Published, name: Option<&str>, scopes: Vec<Scope
     )
 }
 
+/// The `completeness` block, as it is written: absent lists and counts are left out.
+#[derive(Serialize)]
+struct Completeness<'a> {
+    verdict: &'static str,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    invisible_scopes: Vec<ScopeEntry<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    more_invisible_scopes: Option<usize>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    blind_spots: Vec<BlindSpot<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    more_blind_spots: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unbound_uses: Option<UnboundUses>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    not_followed: Option<&'a str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    unextracted_relations: Vec<Unextracted<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fallback: Option<Fallback>,
+}
+
+/// A scope the pass could not read.
+#[derive(Serialize)]
+struct ScopeEntry<'a> {
+    reason: &'a str,
+    repository: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    path: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    requested_package: Option<&'a str>,
+    detail: &'a str,
+}
+
+/// A failure that asked for the name.
+#[derive(Serialize)]
+struct BlindSpot<'a> {
+    reason: &'a str,
+    repository: &'a str,
+    path: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<u32>,
+    requested_symbol: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    requested_package: Option<&'a str>,
+    detail: &'a str,
+}
+
+#[derive(Serialize)]
+struct UnboundUses {
+    files: usize,
+    occurrences: u32,
+}
+
+/// Relations a language's pass did not extract.
+#[derive(Serialize)]
+struct Unextracted<'a> {
+    language: &'a str,
+    relations: &'a [String],
+}
+
+/// What to grep, and where.
+#[derive(Serialize)]
+struct Fallback {
+    pattern: String,
+    paths: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    more_paths: Option<usize>,
+}
+
+/// Beyond the first `MAX_LISTED`, how many more there are.
+fn more(len: usize) -> Option<usize> {
+    (len > MAX_LISTED).then(|| len - MAX_LISTED)
+}
+
 /// [`completeness`] for an answer bounded by failures and unexplained spellings too.
 pub fn bounded(published: &Published, name: Option<&str>, bounds: &Bounds) -> Value {
     if bounds.is_complete() {
-        return json!({"verdict": "COMPLETE"});
+        return to_value(&Completeness {
+            verdict: "COMPLETE",
+            ..Completeness::lower_bound()
+        });
     }
-    let mut block = Map::new();
-    block.insert("verdict".into(), json!("LOWER_BOUND"));
-    if !bounds.scopes.is_empty() {
-        let listed = bounds
+    let block = Completeness {
+        invisible_scopes: bounds
             .scopes
             .iter()
             .take(MAX_LISTED)
-            .map(scope_entry)
-            .collect();
-        block.insert("invisible_scopes".into(), Value::Array(listed));
-        if bounds.scopes.len() > MAX_LISTED {
-            block.insert(
-                "more_invisible_scopes".into(),
-                json!(bounds.scopes.len() - MAX_LISTED),
-            );
-        }
-    }
-    if !bounds.blind_spots.is_empty() {
-        let listed = bounds
+            .map(|scope| ScopeEntry {
+                reason: &scope.reason,
+                repository: &scope.repository,
+                path: scope.path.as_deref(),
+                requested_package: scope.requested_package.as_deref(),
+                detail: &scope.detail,
+            })
+            .collect(),
+        more_invisible_scopes: more(bounds.scopes.len()),
+        blind_spots: bounds
             .blind_spots
             .iter()
             .take(MAX_LISTED)
-            .map(blind_spot_entry)
-            .collect();
-        block.insert("blind_spots".into(), Value::Array(listed));
-        if bounds.blind_spots.len() > MAX_LISTED {
-            block.insert(
-                "more_blind_spots".into(),
-                json!(bounds.blind_spots.len() - MAX_LISTED),
-            );
-        }
-    }
-    if !bounds.unbound.is_empty() {
-        let occurrences: u32 = bounds.unbound.iter().map(|(_, n)| n).sum();
-        block.insert(
-            "unbound_uses".into(),
-            json!({"files": bounds.unbound.len(), "occurrences": occurrences}),
-        );
-    }
-    if let Some(reason) = &bounds.not_followed {
-        block.insert("not_followed".into(), json!(reason));
-    }
-    if !bounds.unextracted.is_empty() {
-        let entries: Vec<Value> = bounds
+            .map(|spot| BlindSpot {
+                reason: spot.reason(),
+                repository: spot.repository().map_or("", |r| r.name()),
+                path: spot.file_path().unwrap_or(""),
+                line: spot.lines().map(|(line, _)| line),
+                requested_symbol: spot.requested_symbol().unwrap_or(""),
+                requested_package: spot.requested_package(),
+                detail: spot.detail(),
+            })
+            .collect(),
+        more_blind_spots: more(bounds.blind_spots.len()),
+        unbound_uses: (!bounds.unbound.is_empty()).then(|| UnboundUses {
+            files: bounds.unbound.len(),
+            occurrences: bounds.unbound.iter().map(|(_, n)| n).sum(),
+        }),
+        not_followed: bounds.not_followed.as_deref(),
+        unextracted_relations: bounds
             .unextracted
             .iter()
-            .map(|(language, relations)| json!({"language": language, "relations": relations}))
-            .collect();
-        block.insert("unextracted_relations".into(), Value::Array(entries));
+            .map(|(language, relations)| Unextracted {
+                language,
+                relations,
+            })
+            .collect(),
+        fallback: name.and_then(|name| fallback(published, name, bounds)),
+        ..Completeness::lower_bound()
+    };
+    to_value(&block)
+}
+
+impl Completeness<'_> {
+    fn lower_bound() -> Self {
+        Completeness {
+            verdict: "LOWER_BOUND",
+            invisible_scopes: Vec::new(),
+            more_invisible_scopes: None,
+            blind_spots: Vec::new(),
+            more_blind_spots: None,
+            unbound_uses: None,
+            not_followed: None,
+            unextracted_relations: Vec::new(),
+            fallback: None,
+        }
     }
-    // The files to grep: unread files, then the sites of failures, then the files whose
-    // spelling of the name is unexplained; each once, only the listed ones spelled out.
+}
+
+/// The files to grep for `name`: unread files, then the sites of failures, then the files
+/// whose spelling of the name is unexplained; each once, only the listed ones spelled out.
+fn fallback(published: &Published, name: &str, bounds: &Bounds) -> Option<Fallback> {
     let places = bounds
         .scopes
         .iter()
@@ -302,57 +397,11 @@ pub fn bounded(published: &Published, name: Option<&str>, bounds: &Bounds) -> Va
             paths.push(absolute);
         }
     }
-    if let Some(name) = name
-        && !paths.is_empty()
-    {
-        let mut fallback = Map::new();
-        fallback.insert(
-            "pattern".into(),
-            json!(format!("\\b{}\\b", escape_regex(name))),
-        );
-        fallback.insert("paths".into(), json!(paths));
-        if seen.len() > MAX_LISTED {
-            fallback.insert("more_paths".into(), json!(seen.len() - MAX_LISTED));
-        }
-        block.insert("fallback".into(), Value::Object(fallback));
-    }
-    Value::Object(block)
-}
-
-fn scope_entry(scope: &Scope) -> Value {
-    let mut entry = Map::new();
-    entry.insert("reason".into(), json!(scope.reason));
-    entry.insert("repository".into(), json!(scope.repository));
-    if let Some(path) = &scope.path {
-        entry.insert("path".into(), json!(path));
-    }
-    if let Some(package) = &scope.requested_package {
-        entry.insert("requested_package".into(), json!(package));
-    }
-    entry.insert("detail".into(), json!(scope.detail));
-    Value::Object(entry)
-}
-
-fn blind_spot_entry(spot: &UnresolvedView) -> Value {
-    let mut entry = Map::new();
-    entry.insert("reason".into(), json!(spot.reason()));
-    entry.insert(
-        "repository".into(),
-        json!(spot.repository().map_or("", |r| r.name())),
-    );
-    entry.insert("path".into(), json!(spot.file_path().unwrap_or("")));
-    if let Some((line, _)) = spot.lines() {
-        entry.insert("line".into(), json!(line));
-    }
-    entry.insert(
-        "requested_symbol".into(),
-        json!(spot.requested_symbol().unwrap_or("")),
-    );
-    if let Some(package) = spot.requested_package() {
-        entry.insert("requested_package".into(), json!(package));
-    }
-    entry.insert("detail".into(), json!(spot.detail()));
-    Value::Object(entry)
+    (!paths.is_empty()).then(|| Fallback {
+        pattern: format!("\\b{}\\b", escape_regex(name)),
+        paths,
+        more_paths: more(seen.len()),
+    })
 }
 
 fn escape_regex(text: &str) -> String {

@@ -517,4 +517,31 @@ mod tests {
             "INVALID_ARGUMENT: direction \"up\" is not one of incoming, outgoing"
         );
     }
+
+    #[test]
+    fn a_failure_that_asked_for_the_name_is_a_blind_spot_of_the_answer() {
+        let mut facts = facts();
+        facts.unresolved.push(kivgraph_facts::UnresolvedReference {
+            repository: "app".into(),
+            language: kivgraph_facts::Language::Go,
+            reason: kivgraph_facts::Reason::ReceiverTypeUnknown,
+            file_path: Some("main.go".into()),
+            span: Some(kivgraph_facts::LineSpan {
+                start_line: 9,
+                end_line: 9,
+                start_byte: 90,
+                end_byte: 99,
+            }),
+            requested_symbol: Some("cfg.Config".into()),
+            requested_package: None,
+            detail: "the receiver's type is unknown".into(),
+        });
+        facts.canonicalize();
+        let published = published(&facts);
+        let answer = references(&published, serde_json::json!({"name": "Config"}));
+        assert_eq!(
+            answer["completeness"].to_string(),
+            r#"{"verdict":"LOWER_BOUND","blind_spots":[{"reason":"RECEIVER_TYPE_UNKNOWN","repository":"app","path":"main.go","line":9,"requested_symbol":"cfg.Config","detail":"the receiver's type is unknown"}],"fallback":{"pattern":"\\bConfig\\b","paths":["/src/app/main.go"]}}"#
+        );
+    }
 }
