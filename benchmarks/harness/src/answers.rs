@@ -84,7 +84,8 @@ fn without_age(text: String) -> String {
 }
 
 /// The calls every tool makes over a question's subject (its repository, path and
-/// qualified name), each in its fullest view where it has one.
+/// qualified name), in each view and format it has, so a refactor of how answers are written
+/// is compared on every shape.
 fn subject_calls(question: &Question) -> Vec<(&'static str, Value)> {
     let arguments = &question.arguments;
     let text = |key: &str| arguments[key].as_str().map(str::to_string);
@@ -121,9 +122,39 @@ fn subject_calls(question: &Question) -> Vec<(&'static str, Value)> {
             json!({"repository": repository, "path": path, "view": "full"}),
         ),
         ("find_references", with(json!({"view": "full"}))),
+        ("find_references", selector.clone()),
+        (
+            "find_references",
+            with(json!({"view": "full", "response_format": "detailed", "direction": "outgoing"})),
+        ),
+        ("find_references", with(json!({"view": "files"}))),
         ("find_cross_repo_consumers", selector.clone()),
+        (
+            "find_cross_repo_consumers",
+            with(json!({"view": "full", "response_format": "detailed"})),
+        ),
         ("trace_dependencies", selector.clone()),
+        (
+            "trace_dependencies",
+            with(json!({"view": "full", "response_format": "detailed"})),
+        ),
         ("get_blast_radius", selector.clone()),
+        (
+            "get_blast_radius",
+            with(json!({"view": "full", "response_format": "detailed"})),
+        ),
+        (
+            "find_symbol",
+            json!({"name": question.name, "view": "full", "response_format": "detailed"}),
+        ),
+        (
+            "get_file_outline",
+            json!({"repository": repository, "path": path, "view": "files"}),
+        ),
+        (
+            "find_by_intent",
+            json!({"intent": format!("where is {} used", question.name), "view": "full", "response_format": "detailed"}),
+        ),
         (
             "module_report",
             json!({"repository": repository, "file": path}),

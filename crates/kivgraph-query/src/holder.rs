@@ -2,7 +2,7 @@
 
 use kivgraph_facts::Language;
 use kivgraph_snapshot::{FileView, NodeRef, SymbolView};
-use serde_json::{Map, Value, json};
+use serde::Serialize;
 
 use crate::args::ResponseFormat;
 use crate::labelled::label;
@@ -71,33 +71,51 @@ impl<'a> Holder<'a> {
     }
 
     /// The full view's fields for this declaration.
-    pub(crate) fn full_fields(&self, format: ResponseFormat) -> Map<String, Value> {
+    pub(crate) fn full_fields(&self, format: ResponseFormat) -> HolderFields<'a> {
         let (start, end) = self.lines();
         let file = self.file();
-        let mut row = Map::new();
-        row.insert("name".into(), json!(self.name()));
-        row.insert("qualified_name".into(), json!(self.qualified_name()));
-        row.insert("kind".into(), json!(self.kind()));
-        row.insert("repository".into(), json!(self.repository()));
-        row.insert("file_path".into(), json!(file.path()));
-        if crate::test_files::is_test_file(file.path()) {
-            row.insert("test".into(), json!(true));
+        let detailed = format == ResponseFormat::Detailed;
+        HolderFields {
+            name: self.name(),
+            qualified_name: self.qualified_name(),
+            kind: self.kind(),
+            repository: self.repository(),
+            file_path: file.path(),
+            test: crate::test_files::is_test_file(file.path()),
+            start_line: start,
+            end_line: end,
+            language: file.language().as_str(),
+            stable_key: match self {
+                Holder::Symbol(s) if detailed => Some(s.key().to_string()),
+                _ => None,
+            },
+            file_key: detailed.then(|| file.key().to_string()),
+            repository_key: detailed.then(|| file.repository().key().to_string()),
         }
-        row.insert("start_line".into(), json!(start));
-        row.insert("end_line".into(), json!(end));
-        row.insert("language".into(), json!(file.language().as_str()));
-        if format == ResponseFormat::Detailed {
-            if let Holder::Symbol(s) = self {
-                row.insert("stable_key".into(), json!(s.key().to_string()));
-            }
-            row.insert("file_key".into(), json!(file.key().to_string()));
-            row.insert(
-                "repository_key".into(),
-                json!(file.repository().key().to_string()),
-            );
-        }
-        row
     }
+}
+
+/// A declaration at the end of a relation, as full views write it.
+#[derive(Serialize)]
+pub(crate) struct HolderFields<'a> {
+    name: &'a str,
+    qualified_name: &'a str,
+    kind: &'a str,
+    repository: &'a str,
+    file_path: &'a str,
+    /// Set only for a test file.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    test: bool,
+    start_line: u32,
+    end_line: u32,
+    language: &'static str,
+    /// Detailed only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stable_key: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file_key: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    repository_key: Option<String>,
 }
 
 /// The subject as the compact view states it once: `repository:path:line`.

@@ -13,7 +13,7 @@ use rustc_hash::FxHashSet;
 use crate::args::language;
 use crate::args::{Limit, PageArgs, PageLimits, ResponseFormat, View, trimmed};
 use crate::cursor::QueryIdentity;
-use crate::envelope::{Coverage, Page, flat_or_grouped, hoist_agreed};
+use crate::envelope::{Coverage, Page, flat_or_grouped, hoist_agreed, to_map};
 use crate::error::QueryError;
 use crate::holder::{Holder, bound_under_other_names};
 use crate::packages::package_and_module;
@@ -202,7 +202,7 @@ impl<'a> Consumer<'a> {
                 Self::edge_columns(edge, &mut row);
                 row.insert("evidence_kind".into(), json!(evidence_kind(edge)));
                 row.insert("package_name".into(), json!(package_of(holder)));
-                row.extend(holder.full_fields(format));
+                row.extend(to_map(&holder.full_fields(format)));
             }
             Consumer::Dependency { package, edge, why } => {
                 Self::edge_columns(edge, &mut row);

@@ -2,7 +2,7 @@
 //! snapshot's adjacency, with a completeness verdict charged with the naming question.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use kivgraph_facts::{Confidence, EdgeKind, SymbolKind};
@@ -13,9 +13,9 @@ use crate::args::{
     language, relative_path, trimmed,
 };
 use crate::cursor::QueryIdentity;
-use crate::envelope::{Coverage, Page, ordered_page};
+use crate::envelope::{Coverage, Page, ordered_page, to_value};
 use crate::error::QueryError;
-use crate::holder::{Holder, bound_under_other_names, subject_triple};
+use crate::holder::{Holder, HolderFields, bound_under_other_names, subject_triple};
 use crate::labelled::{LabelledRow, compact_rows, file_counts};
 use crate::published::Published;
 use crate::scopes::{Bounds, Hidden, blind_spots, bounded, invisible_scopes, unbound_mentions};
@@ -365,30 +365,24 @@ pub fn find_references(
     };
     let results = match view {
         View::Full => {
-            let references: Vec<Value> = page
+            let references: Vec<FullRow> = page
                 .iter()
-                .map(|row| {
-                    let mut fields = row.holder.full_fields(format);
-                    fields.insert("edge_kind".into(), json!(row.edge.kind().as_str()));
-                    fields.insert("confidence".into(), json!(row.edge.confidence().as_str()));
-                    fields.insert("provenance".into(), json!(row.edge.provenance().as_str()));
-                    if let Some(via) = row.via {
-                        fields.insert("via".into(), json!(via.qualified_name()));
-                    }
-                    if format == ResponseFormat::Detailed {
-                        fields.insert(
-                            "evidence_kind".into(),
-                            json!(if row.edge.evidence().is_some() {
-                                "OBSERVED_IN_FILE"
-                            } else {
-                                "NONE"
-                            }),
-                        );
-                    }
-                    Value::Object(fields)
+                .map(|row| FullRow {
+                    holder: row.holder.full_fields(format),
+                    edge_kind: row.edge.kind().as_str(),
+                    confidence: row.edge.confidence().as_str(),
+                    provenance: row.edge.provenance().as_str(),
+                    via: row.via.map(|via| via.qualified_name()),
+                    evidence_kind: (format == ResponseFormat::Detailed).then(|| {
+                        if row.edge.evidence().is_some() {
+                            "OBSERVED_IN_FILE"
+                        } else {
+                            "NONE"
+                        }
+                    }),
                 })
                 .collect();
-            results.insert("references".into(), Value::Array(references));
+            results.insert("references".into(), to_value(&references));
             Value::Object(results)
         }
         View::Files => {
@@ -443,6 +437,22 @@ fn guidance(
             "showing {returned} of {total}; narrow with edge_kinds, confidence, repo or language, or pass the cursor for the next page"
         )
     })
+}
+
+/// A reference as the full view writes it: the declaration at the other end, then the
+/// relation.
+#[derive(Serialize)]
+struct FullRow<'a> {
+    #[serde(flatten)]
+    holder: HolderFields<'a>,
+    edge_kind: &'static str,
+    confidence: &'static str,
+    provenance: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    via: Option<&'a str>,
+    /// Detailed only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    evidence_kind: Option<&'static str>,
 }
 
 #[cfg(test)]

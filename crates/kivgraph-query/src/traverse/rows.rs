@@ -2,6 +2,7 @@
 //! rows, the guidance when it was bounded, and the failures the reached symbols made.
 
 use rustc_hash::{FxHashMap, FxHashSet};
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use kivgraph_facts::Confidence;
@@ -11,9 +12,9 @@ use super::args::Common;
 use super::walk::{Node, Step, Walk};
 use crate::args::{Limit, ResponseFormat, View};
 use crate::cursor::QueryIdentity;
-use crate::envelope::{Coverage, Page};
+use crate::envelope::{Coverage, Page, to_value};
 use crate::error::QueryError;
-use crate::holder::Holder;
+use crate::holder::{Holder, HolderFields};
 use crate::labelled::{LabelledRow, compact_rows};
 use crate::published::Published;
 use crate::scopes::{Bounds, bounded};
@@ -84,25 +85,37 @@ fn numeric_hop_depth(mut results: Value) -> Value {
     results
 }
 
-fn full_row(step: &Step, format: ResponseFormat) -> Value {
-    let mut row = step.holder.full_fields(format);
-    row.insert("depth".into(), json!(step.depth));
-    row.insert("reached_from".into(), json!(step.from.qualified_name()));
-    row.insert("via_kind".into(), json!(step.via.kind().as_str()));
-    row.insert(
-        "via_confidence".into(),
-        json!(step.via.confidence().as_str()),
-    );
-    row.insert(
-        "via_provenance".into(),
-        json!(step.via.provenance().as_str()),
-    );
-    if format == ResponseFormat::Detailed
-        && let Holder::Symbol(from) = step.from
-    {
-        row.insert("reached_from_key".into(), json!(from.key().to_string()));
+/// A reached declaration as the full view writes it: the declaration, then how the walk
+/// reached it.
+#[derive(Serialize)]
+struct FullRow<'a> {
+    #[serde(flatten)]
+    holder: HolderFields<'a>,
+    depth: usize,
+    reached_from: &'a str,
+    via_kind: &'static str,
+    via_confidence: &'static str,
+    via_provenance: &'static str,
+    /// Detailed only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reached_from_key: Option<String>,
+}
+
+fn full_row<'a>(step: &Step<'a>, format: ResponseFormat) -> FullRow<'a> {
+    FullRow {
+        holder: step.holder.full_fields(format),
+        depth: step.depth,
+        reached_from: step.from.qualified_name(),
+        via_kind: step.via.kind().as_str(),
+        via_confidence: step.via.confidence().as_str(),
+        via_provenance: step.via.provenance().as_str(),
+        reached_from_key: match step.from {
+            Holder::Symbol(from) if format == ResponseFormat::Detailed => {
+                Some(from.key().to_string())
+            }
+            _ => None,
+        },
     }
-    Value::Object(row)
 }
 
 fn coverage(rows: &[&Step], unresolved_related: usize) -> Coverage {
@@ -163,8 +176,8 @@ pub(crate) fn traversal_page(
     let root = common.root;
     let results = match common.view {
         View::Full => {
-            let nodes = page.iter().map(|s| full_row(s, common.format)).collect();
-            place_full_rows(&mut header, Value::Array(nodes));
+            let nodes: Vec<FullRow> = page.iter().map(|s| full_row(s, common.format)).collect();
+            place_full_rows(&mut header, to_value(&nodes));
             Value::Object(header)
         }
         _ => {
