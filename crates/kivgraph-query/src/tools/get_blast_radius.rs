@@ -5,14 +5,14 @@ use std::collections::BTreeSet;
 use std::time::Instant;
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use serde_json::{Map, Value, json};
+use serde::Serialize;
 
 use kivgraph_facts::{Confidence, EdgeKind, Language};
 use kivgraph_snapshot::{SymbolView, UnresolvedView};
 
 use crate::args::{PageLimits, View};
 use crate::cursor::QueryIdentity;
-use crate::envelope::Page;
+use crate::envelope::{Page, to_map};
 use crate::error::QueryError;
 use crate::holder::{Holder, bound_under_other_names, subject_triple};
 use crate::packages::package_and_module;
@@ -21,7 +21,7 @@ use crate::scopes::{
     Bounds, Hidden, UnboundFile, blind_spots, invisible_scopes, unbound_mentions,
     unextracted_relations,
 };
-use crate::traverse::args::{BlastRadiusArgs, KindFilter, common, kinds_identity};
+use crate::traverse::args::{BlastRadiusArgs, KindFilter, KindsEcho, common, kinds_identity};
 use crate::traverse::rows::{page_of, traversal_page};
 use crate::traverse::walk::{
     Direction, Node, Step, Walk, WalkBounds, derived, expanded_languages, walk,
@@ -83,27 +83,20 @@ pub fn get_blast_radius(
     let axes = Axes::of(published, &walk, &rows, &common.kinds, common.confidence);
     let deepest = rows.iter().map(|s| s.depth).max().unwrap_or(0);
     let full = common.view == View::Full;
-    let mut results = Map::new();
-    if full {
-        results.insert("root_key".into(), json!(root_key));
-        results.insert(
-            "root_repository".into(),
-            json!(root.file().repository().name()),
-        );
-    } else {
-        results.insert("root".into(), json!(subject_triple(&root)));
-    }
-    results.insert("depth".into(), json!(common.depth));
-    results.insert("max_nodes".into(), json!(common.max_nodes));
-    filter.echo(&mut results);
-    results.insert("affected".into(), json!(rows.len()));
-    results.insert("deepest_depth".into(), json!(deepest));
-    if full || walk.truncated {
-        results.insert("traversal_truncated".into(), json!(walk.truncated));
-    }
-    if !full {
-        axes.compact(&mut results, root.file().repository().name());
-    }
+    let root_triple = subject_triple(&root);
+    let header = BlastHeader {
+        root_key: full.then_some(root_key.as_str()),
+        root_repository: full.then(|| root.file().repository().name()),
+        root: (!full).then_some(root_triple.as_str()),
+        depth: common.depth,
+        max_nodes: common.max_nodes,
+        kinds: filter.echo(),
+        affected: rows.len(),
+        deepest_depth: deepest,
+        traversal_truncated: (full || walk.truncated).then_some(walk.truncated),
+        axes: (!full).then(|| axes.compact(root.file().repository().name())),
+    };
+    let results = to_map(&header);
     Ok(traversal_page(
         published,
         &common,
@@ -113,7 +106,7 @@ pub fn get_blast_radius(
         results,
         |results, symbols| {
             results.insert("symbols".into(), symbols);
-            axes.full(results);
+            results.extend(to_map(&axes.full()));
         },
     ))
 }
@@ -247,89 +240,144 @@ impl Axes {
         }
     }
 
-    fn compact(&self, results: &mut Map<String, Value>, home: &str) {
-        if !self.by_depth.is_empty() {
-            let by_depth: Map<String, Value> = self
+    fn compact(&self, home: &str) -> CompactAxes<'_> {
+        let only_home = self.by_repository.len() == 1 && self.by_repository[0].0 == home;
+        CompactAxes {
+            by_depth: self
                 .by_depth
                 .iter()
-                .map(|(depth, count)| (depth.to_string(), json!(count)))
-                .collect();
-            results.insert("by_depth".into(), Value::Object(by_depth));
-        }
-        if !self.by_kind.is_empty() {
-            let by_kind: Map<String, Value> = self
+                .map(|(depth, count)| (depth.to_string(), *count))
+                .collect(),
+            by_kind: self
                 .by_kind
                 .iter()
-                .map(|(kind, count)| ((*kind).to_string(), json!(count)))
-                .collect();
-            results.insert("by_kind".into(), Value::Object(by_kind));
-        }
-        if !self.by_repository.is_empty() {
-            let by_repository: Map<String, Value> = self
-                .by_repository
-                .iter()
-                .map(|(repository, count)| (repository.clone(), json!(count)))
-                .collect();
-            results.insert("by_repository".into(), Value::Object(by_repository));
-        }
-        if !self.by_package.is_empty() {
-            let only_home = self.by_repository.len() == 1 && self.by_repository[0].0 == home;
-            let packages: Vec<Value> = self
+                .map(|(kind, count)| ((*kind).to_string(), *count))
+                .collect(),
+            by_repository: self.by_repository.clone(),
+            by_package: self
                 .by_package
                 .iter()
-                .map(|(name, repository, _, count)| {
-                    if only_home || repository == home {
-                        json!({"package": name, "count": count})
-                    } else {
-                        json!({"package": name, "repository": repository, "count": count})
-                    }
+                .map(|(name, repository, _, count)| PackageCount {
+                    package: name,
+                    repository: (!only_home && repository != home).then_some(repository.as_str()),
+                    count: *count,
                 })
-                .collect();
-            results.insert("by_package".into(), Value::Array(packages));
+                .collect(),
         }
     }
 
-    fn full(&self, results: &mut Map<String, Value>) {
-        results.insert(
-            "by_repository".into(),
-            json!(
-                self.by_repository
-                    .iter()
-                    .map(|(key, count)| json!({"key": key, "count": count}))
-                    .collect::<Vec<_>>()
-            ),
-        );
-        results.insert(
-            "by_depth".into(),
-            json!(
-                self.by_depth
-                    .iter()
-                    .map(|(depth, count)| json!({"depth": depth, "count": count}))
-                    .collect::<Vec<_>>()
-            ),
-        );
-        results.insert(
-            "by_kind".into(),
-            json!(
-                self.by_kind
-                    .iter()
-                    .map(|(key, count)| json!({"key": key, "count": count}))
-                    .collect::<Vec<_>>()
-            ),
-        );
-        results.insert(
-            "by_package".into(),
-            json!(
-                self.by_package
-                    .iter()
-                    .map(|(name, repository, language, count)| json!({
-                        "package_key": format!("package:{language}:{repository}:{name}"),
-                        "package_name": name,
-                        "repository": repository,
-                        "count": count,
-                    }))
-                    .collect::<Vec<_>>()
-            ),
-        );
+    fn full(&self) -> FullAxes<'_> {
+        FullAxes {
+            by_repository: self
+                .by_repository
+                .iter()
+                .map(|(key, count)| KeyCount { key, count: *count })
+                .collect(),
+            by_depth: self
+                .by_depth
+                .iter()
+                .map(|(depth, count)| DepthCount {
+                    depth: *depth,
+                    count: *count,
+                })
+                .collect(),
+            by_kind: self
+                .by_kind
+                .iter()
+                .map(|(key, count)| KeyCount { key, count: *count })
+                .collect(),
+            by_package: self
+                .by_package
+                .iter()
+                .map(|(name, repository, language, count)| PackageRow {
+                    package_key: format!("package:{language}:{repository}:{name}"),
+                    package_name: name,
+                    repository,
+                    count: *count,
+                })
+                .collect(),
+        }
     }
+}
+
+/// What the blast radius states before its rows.
+#[derive(Serialize)]
+struct BlastHeader<'a> {
+    /// Full view: the root by key and repository; compact: as `repository:path:line`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    root_key: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    root_repository: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    root: Option<&'a str>,
+    depth: usize,
+    max_nodes: usize,
+    #[serde(flatten)]
+    kinds: KindsEcho<'a>,
+    affected: usize,
+    deepest_depth: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    traversal_truncated: Option<bool>,
+    /// Compact view only: the full view states them after its rows.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    axes: Option<CompactAxes<'a>>,
+}
+
+/// The four axes as the compact view states them: counts by depth, relation and repository
+/// as objects, packages as a list naming a repository only when it is not the root's.
+#[derive(Serialize)]
+struct CompactAxes<'a> {
+    #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "as_object")]
+    by_depth: Vec<(String, usize)>,
+    #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "as_object")]
+    by_kind: Vec<(String, usize)>,
+    #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "as_object")]
+    by_repository: Vec<(String, usize)>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    by_package: Vec<PackageCount<'a>>,
+}
+
+#[derive(Serialize)]
+struct PackageCount<'a> {
+    package: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    repository: Option<&'a str>,
+    count: usize,
+}
+
+/// The four axes as the full view states them, after its rows.
+#[derive(Serialize)]
+struct FullAxes<'a> {
+    by_repository: Vec<KeyCount<'a>>,
+    by_depth: Vec<DepthCount>,
+    by_kind: Vec<KeyCount<'a>>,
+    by_package: Vec<PackageRow<'a>>,
+}
+
+#[derive(Serialize)]
+struct KeyCount<'a> {
+    key: &'a str,
+    count: usize,
+}
+
+#[derive(Serialize)]
+struct DepthCount {
+    depth: usize,
+    count: usize,
+}
+
+#[derive(Serialize)]
+struct PackageRow<'a> {
+    package_key: String,
+    package_name: &'a str,
+    repository: &'a str,
+    count: usize,
+}
+
+/// Pairs in order as one JSON object.
+fn as_object<S: serde::Serializer>(
+    pairs: &[(String, usize)],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_map(pairs.iter().map(|(key, count)| (key, count)))
 }

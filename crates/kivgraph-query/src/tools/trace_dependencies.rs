@@ -2,12 +2,11 @@
 
 use std::time::Instant;
 
-use serde_json::{Map, json};
+use serde::Serialize;
 
-use crate::args::language;
-use crate::args::{PageLimits, View, trimmed};
+use crate::args::{PageLimits, View, language, trimmed};
 use crate::cursor::QueryIdentity;
-use crate::envelope::Page;
+use crate::envelope::{Page, to_map};
 use crate::error::QueryError;
 use crate::published::Published;
 use crate::scopes::{Bounds, Hidden, invisible_scopes, unextracted_relations};
@@ -92,19 +91,16 @@ pub fn trace_dependencies(
         ),
     };
     let deepest = rows.iter().map(|s| s.depth).max().unwrap_or(0);
-    let mut results = Map::new();
-    results.insert("root_key".into(), json!(root_key));
-    results.insert(
-        "root_repository".into(),
-        json!(root.file().repository().name()),
-    );
-    results.insert("depth".into(), json!(common.depth));
-    results.insert("max_nodes".into(), json!(common.max_nodes));
-    results.insert("reached".into(), json!(walk.steps.len()));
-    results.insert("deepest_depth".into(), json!(deepest));
-    if common.view == View::Full || walk.truncated {
-        results.insert("traversal_truncated".into(), json!(walk.truncated));
-    }
+    let results = to_map(&TraceHeader {
+        root_key: &root_key,
+        root_repository: root.file().repository().name(),
+        depth: common.depth,
+        max_nodes: common.max_nodes,
+        reached: walk.steps.len(),
+        deepest_depth: deepest,
+        traversal_truncated: (common.view == View::Full || walk.truncated)
+            .then_some(walk.truncated),
+    });
     Ok(traversal_page(
         published,
         &common,
@@ -116,4 +112,17 @@ pub fn trace_dependencies(
             results.insert("nodes".into(), nodes);
         },
     ))
+}
+
+/// What the trace states before its rows.
+#[derive(Serialize)]
+struct TraceHeader<'a> {
+    root_key: &'a str,
+    root_repository: &'a str,
+    depth: usize,
+    max_nodes: usize,
+    reached: usize,
+    deepest_depth: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    traversal_truncated: Option<bool>,
 }

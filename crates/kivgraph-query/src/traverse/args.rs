@@ -4,14 +4,14 @@
 use std::collections::BTreeSet;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
 
 use kivgraph_facts::{Confidence, EdgeKind};
 use kivgraph_snapshot::SymbolView;
 
-use crate::args::{Limit, PageArgs, PageLimits, ResponseFormat, View, trimmed};
-use crate::args::{confidence, edge_kinds};
+use crate::args::{
+    Limit, PageArgs, PageLimits, ResponseFormat, View, confidence, edge_kinds, trimmed,
+};
 use crate::error::QueryError;
 use crate::published::Published;
 use crate::selector::SelectorArgs;
@@ -251,21 +251,35 @@ impl KindFilter {
     }
 
     /// Exactly one of `kinds_default_excluded` or `kinds`, so a count always says its filter.
-    pub(crate) fn echo(&self, results: &mut Map<String, Value>) {
+    pub(crate) fn echo(&self) -> KindsEcho<'_> {
         match self {
             KindFilter::Default => {
                 let mut excluded = BLAST_DEFAULT_EXCLUDED.to_vec();
                 excluded.sort();
-                results.insert("kinds_default_excluded".into(), json!(excluded));
+                KindsEcho {
+                    kinds_default_excluded: Some(excluded),
+                    kinds: None,
+                }
             }
-            KindFilter::Only(kinds) => {
-                results.insert("kinds".into(), json!(kinds));
-            }
-            KindFilter::Every => {
-                results.insert("kinds".into(), json!(["*"]));
-            }
+            KindFilter::Only(kinds) => KindsEcho {
+                kinds_default_excluded: None,
+                kinds: Some(kinds.iter().map(String::as_str).collect()),
+            },
+            KindFilter::Every => KindsEcho {
+                kinds_default_excluded: None,
+                kinds: Some(vec!["*"]),
+            },
         }
     }
+}
+
+/// The kind filter as an answer states it.
+#[derive(Serialize)]
+pub(crate) struct KindsEcho<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kinds_default_excluded: Option<Vec<&'static str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kinds: Option<Vec<&'a str>>,
 }
 
 #[cfg(test)]

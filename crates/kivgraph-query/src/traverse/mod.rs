@@ -10,3 +10,6 @@ pub(crate) mod rows;
 pub(crate) mod walk;
 
 pub use args::{BlastRadiusArgs, TraceDependenciesArgs, WalkArgs};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,63 @@
+//! Both walks over a generation built in memory, in each view.
+
+use crate::args::PageLimits;
+use crate::testing::{facts, published, rendered};
+use crate::{BlastRadiusArgs, TraceDependenciesArgs, get_blast_radius, trace_dependencies};
+
+fn answer<A: serde::de::DeserializeOwned>(
+    arguments: serde_json::Value,
+    run: impl Fn(&crate::Published, &A) -> Result<(crate::Page, crate::View), crate::QueryError>,
+) -> String {
+    let published = published(&facts());
+    let args: A = serde_json::from_value(arguments).unwrap();
+    let mut answer = rendered(&published, run(&published, &args));
+    // The age of the generation moves with the clock.
+    answer.as_object_mut().unwrap().remove("snapshot_age_ms");
+    answer.to_string()
+}
+
+fn trace(arguments: serde_json::Value) -> String {
+    answer(arguments, |p, a: &TraceDependenciesArgs| {
+        trace_dependencies(p, a, &PageLimits::default(), None)
+    })
+}
+
+fn blast(arguments: serde_json::Value) -> String {
+    answer(arguments, |p, a: &BlastRadiusArgs| {
+        get_blast_radius(p, a, &PageLimits::default(), None)
+    })
+}
+
+#[test]
+fn the_trace_reaches_the_callee_in_another_repository() {
+    let compact = trace(serde_json::json!({"qualified_name": "main", "repository": "app"}));
+    assert_eq!(
+        compact,
+        r#"{"snapshot_id":1,"total":1,"returned":1,"coverage":{"exact":1,"unresolved_related":1},"completeness":{"verdict":"LOWER_BOUND","blind_spots":[{"reason":"NAME_NOT_RESOLVED","repository":"app","path":"main.go","line":7,"requested_symbol":"Missing","detail":"no declaration of Missing"}],"unextracted_relations":[{"language":"go","relations":["ASSIGNS_FUNCTION","CALLS_DIRECT","EMBEDS","EXPORTS","EXTENDS","IMPLEMENTS","IMPORTS_SYMBOL","OVERRIDES","PASSES_AS_CALLBACK","REEXPORTS","REFERENCES","RETURNS_FUNCTION","TYPE_USES"]}],"fallback":{"pattern":"\\bmain\\b","paths":["/src/app/main.go"]}},"results":{"root_key":"PLQRRU533IN7RS2L2M65C72CR5B4LDRUHP4WSJ7HNCRTFWHLGYSQ","root_repository":"app","depth":3,"max_nodes":5000,"reached":1,"deepest_depth":1,"repository":"core","kind":"func","hop_depth":1,"reached_from":"main","via_kind":"CALLS_DIRECT","via_confidence":"EXACT_TYPECHECKED","via_provenance":"GO_TYPES_USE","files":[{"file":"parse.go","at":["Parse@3-5"]}]}}"#
+    );
+    let full = trace(
+        serde_json::json!({"qualified_name": "main", "repository": "app",
+        "view": "full", "response_format": "detailed"}),
+    );
+    assert_eq!(
+        full,
+        r#"{"snapshot_id":1,"results":{"root_key":"PLQRRU533IN7RS2L2M65C72CR5B4LDRUHP4WSJ7HNCRTFWHLGYSQ","root_repository":"app","depth":3,"max_nodes":5000,"reached":1,"deepest_depth":1,"traversal_truncated":false,"nodes":[{"name":"Parse","qualified_name":"Parse","kind":"func","repository":"core","file_path":"parse.go","start_line":3,"end_line":5,"language":"go","stable_key":"E3YMC2WEY5YR4QW5U36KZH2HJLIS4OZG3EVPR2ZGWEFDF45UV6UA","file_key":"567WNLHPA7K4FFMZHTH3XJUYXLSLKEOBPNEFDPBPDYPJ3UG2FZYQ","repository_key":"ENDAE4NZ5JII2HDNQ2S2IWQALFGRPSLLA6K5JUAODQO5LUHZZ6VA","depth":1,"reached_from":"main","via_kind":"CALLS_DIRECT","via_confidence":"EXACT_TYPECHECKED","via_provenance":"GO_TYPES_USE","reached_from_key":"PLQRRU533IN7RS2L2M65C72CR5B4LDRUHP4WSJ7HNCRTFWHLGYSQ"}]},"total":1,"returned":1,"truncated":false,"next_cursor":null,"coverage":{"exact":1,"candidate":0,"unresolved_related":1,"package_level":0},"completeness":{"verdict":"LOWER_BOUND","blind_spots":[{"reason":"NAME_NOT_RESOLVED","repository":"app","path":"main.go","line":7,"requested_symbol":"Missing","detail":"no declaration of Missing"}],"unextracted_relations":[{"language":"go","relations":["ASSIGNS_FUNCTION","CALLS_DIRECT","EMBEDS","EXPORTS","EXTENDS","IMPLEMENTS","IMPORTS_SYMBOL","OVERRIDES","PASSES_AS_CALLBACK","REEXPORTS","REFERENCES","RETURNS_FUNCTION","TYPE_USES"]}],"fallback":{"pattern":"\\bmain\\b","paths":["/src/app/main.go"]}}}"#
+    );
+}
+
+#[test]
+fn the_blast_radius_reaches_the_caller_in_another_repository() {
+    let compact = blast(serde_json::json!({"qualified_name": "Parse", "repository": "core"}));
+    assert_eq!(
+        compact,
+        r#"{"snapshot_id":1,"total":1,"returned":1,"coverage":{"exact":1},"completeness":{"verdict":"LOWER_BOUND","unextracted_relations":[{"language":"go","relations":["ASSIGNS_FUNCTION","CALLS_DIRECT","EMBEDS","EXPORTS","EXTENDS","IMPLEMENTS","IMPORTS_SYMBOL","OVERRIDES","PASSES_AS_CALLBACK","REEXPORTS","REFERENCES","RETURNS_FUNCTION","TYPE_USES"]}]},"results":{"root":"core:parse.go:3","depth":3,"max_nodes":5000,"kinds_default_excluded":["field","variable"],"affected":1,"deepest_depth":1,"by_depth":{"1":1},"by_kind":{"CALLS_DIRECT":1},"by_repository":{"app":1},"by_package":[{"package":"example.com/app","repository":"app","count":1}],"repository":"app","kind":"func","hop_depth":1,"reached_from":"Parse","via_kind":"CALLS_DIRECT","via_confidence":"EXACT_TYPECHECKED","via_provenance":"GO_TYPES_USE","files":[{"file":"main.go","at":["main@5-7"]}]}}"#
+    );
+    let full = blast(
+        serde_json::json!({"qualified_name": "Parse", "repository": "core",
+        "view": "full", "response_format": "detailed", "kinds": ["*"]}),
+    );
+    assert_eq!(
+        full,
+        r#"{"snapshot_id":1,"results":{"root_key":"E3YMC2WEY5YR4QW5U36KZH2HJLIS4OZG3EVPR2ZGWEFDF45UV6UA","root_repository":"core","depth":3,"max_nodes":5000,"kinds":["*"],"affected":1,"deepest_depth":1,"traversal_truncated":false,"symbols":[{"name":"main","qualified_name":"main","kind":"func","repository":"app","file_path":"main.go","start_line":5,"end_line":7,"language":"go","stable_key":"PLQRRU533IN7RS2L2M65C72CR5B4LDRUHP4WSJ7HNCRTFWHLGYSQ","file_key":"XYYIJO5J3BDER6SKQEAPJG7HJQ3OKDK6J52MWMBT2G65KKMCHNWA","repository_key":"QQDSVWLLYA6RV7PAVTTYBKGMFCBHD3PXR732SYUWC73D35BFTYPA","depth":1,"reached_from":"Parse","via_kind":"CALLS_DIRECT","via_confidence":"EXACT_TYPECHECKED","via_provenance":"GO_TYPES_USE","reached_from_key":"E3YMC2WEY5YR4QW5U36KZH2HJLIS4OZG3EVPR2ZGWEFDF45UV6UA"}],"by_repository":[{"key":"app","count":1}],"by_depth":[{"depth":1,"count":1}],"by_kind":[{"key":"CALLS_DIRECT","count":1}],"by_package":[{"package_key":"package:go:app:example.com/app","package_name":"example.com/app","repository":"app","count":1}]},"total":1,"returned":1,"truncated":false,"next_cursor":null,"coverage":{"exact":1,"candidate":0,"unresolved_related":0,"package_level":0},"completeness":{"verdict":"LOWER_BOUND","unextracted_relations":[{"language":"go","relations":["ASSIGNS_FUNCTION","CALLS_DIRECT","EMBEDS","EXPORTS","EXTENDS","IMPLEMENTS","IMPORTS_SYMBOL","OVERRIDES","PASSES_AS_CALLBACK","REEXPORTS","REFERENCES","RETURNS_FUNCTION","TYPE_USES"]}]}}"#
+    );
+}
