@@ -3,7 +3,7 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use kivgraph_facts::{Confidence, EdgeKind, SymbolKind};
 use kivgraph_snapshot::{EdgeView, NodeRef, SymbolView};
@@ -13,7 +13,7 @@ use crate::args::{
     language, relative_path, trimmed,
 };
 use crate::cursor::QueryIdentity;
-use crate::envelope::{Coverage, Page, ordered_page, to_value};
+use crate::envelope::{Coverage, Page, ordered_page, to_map, to_value};
 use crate::error::QueryError;
 use crate::holder::{Holder, HolderFields, bound_under_other_names, subject_triple};
 use crate::labelled::{LabelledRow, compact_rows, file_counts};
@@ -102,16 +102,64 @@ pub(crate) fn subject<'a>(
     resolve_name(published, name, repository, path)
 }
 
-pub(crate) fn subject_fields(subject: &SymbolView) -> Value {
-    json!({
-        "stable_key": subject.key().to_string(),
-        "name": subject.name(),
-        "qualified_name": subject.qualified_name(),
-        "kind": subject.kind().as_str(),
-        "repository": subject.file().repository().name(),
-        "file_path": subject.file().path(),
-        "start_line": subject.span().start_line,
-    })
+/// The subject as the full view states it.
+#[derive(Serialize)]
+struct SubjectFields<'a> {
+    stable_key: String,
+    name: &'a str,
+    qualified_name: &'a str,
+    kind: &'static str,
+    repository: &'a str,
+    file_path: &'a str,
+    start_line: u32,
+}
+
+/// The subject: its fields in the full view, `repository:path:line` in the others.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Subject<'a> {
+    Fields(SubjectFields<'a>),
+    Triple(String),
+}
+
+impl<'a> Subject<'a> {
+    fn of(subject: &SymbolView<'a>, view: View) -> Self {
+        match view {
+            View::Full => Subject::Fields(SubjectFields {
+                stable_key: subject.key().to_string(),
+                name: subject.name(),
+                qualified_name: subject.qualified_name(),
+                kind: subject.kind().as_str(),
+                repository: subject.file().repository().name(),
+                file_path: subject.file().path(),
+                start_line: subject.span().start_line,
+            }),
+            _ => Subject::Triple(subject_triple(subject)),
+        }
+    }
+}
+
+/// One, or a list when there are several.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum OneOrMany<T> {
+    One(T),
+    Many(Vec<T>),
+}
+
+/// What a reference answer states before its rows.
+#[derive(Serialize)]
+struct ReferencesHeader<'a> {
+    subject: Subject<'a>,
+    /// Compact views: the subject's qualified name beside its place.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    qn: Option<&'a str>,
+    direction: &'static str,
+    /// The interface methods a call through them reaches this one by.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dispatch_through: Option<OneOrMany<Subject<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    edge_kinds_default_excluded: Option<[&'static str; 2]>,
 }
 
 /// What bounds a reference answer about `subject`: failures anywhere that asked for its name,
@@ -312,39 +360,25 @@ pub fn find_references(
     let guidance = guidance(direction, total, returned, floor);
     let completeness = bounded(published, Some(subject.name()), &bounds);
 
-    let mut results = Map::new();
-    match view {
-        View::Full => {
-            results.insert("subject".into(), subject_fields(&subject));
-        }
-        _ => {
-            results.insert("subject".into(), json!(subject_triple(&subject)));
-            results.insert("qn".into(), json!(subject.qualified_name()));
-        }
-    }
-    results.insert("direction".into(), json!(direction.as_str()));
-    if bridged {
-        let through: Vec<Value> = sole
-            .iter()
-            .map(|d| match view {
-                View::Full => subject_fields(&d.interface_method),
-                _ => json!(subject_triple(&d.interface_method)),
-            })
-            .collect();
-        results.insert(
-            "dispatch_through".into(),
-            match <[Value; 1]>::try_from(through) {
-                Ok([one]) => one,
-                Err(several) => Value::Array(several),
-            },
-        );
-    }
-    if default_excluded {
-        results.insert(
-            "edge_kinds_default_excluded".into(),
-            json!(DEFAULT_EXCLUDED.map(EdgeKind::as_str)),
-        );
-    }
+    let mut through: Vec<Subject> = if bridged {
+        sole.iter()
+            .map(|d| Subject::of(&d.interface_method, view))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut results = to_map(&ReferencesHeader {
+        subject: Subject::of(&subject, view),
+        qn: (view != View::Full).then(|| subject.qualified_name()),
+        direction: direction.as_str(),
+        dispatch_through: match through.len() {
+            0 => None,
+            1 => through.pop().map(OneOrMany::One),
+            _ => Some(OneOrMany::Many(through)),
+        },
+        edge_kinds_default_excluded: default_excluded
+            .then(|| DEFAULT_EXCLUDED.map(EdgeKind::as_str)),
+    });
     let labelled = || -> Vec<LabelledRow> {
         page.iter()
             .map(|row| LabelledRow {

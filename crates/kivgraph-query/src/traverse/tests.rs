@@ -12,7 +12,10 @@ fn answer<A: serde::de::DeserializeOwned>(
     let args: A = serde_json::from_value(arguments).unwrap();
     let mut answer = rendered(&published, run(&published, &args));
     // The age of the generation moves with the clock.
-    answer.as_object_mut().unwrap().remove("snapshot_age_ms");
+    answer
+        .as_object_mut()
+        .unwrap()
+        .shift_remove("snapshot_age_ms");
     answer.to_string()
 }
 
@@ -41,7 +44,7 @@ fn the_trace_reaches_the_callee_in_another_repository() {
     );
     assert_eq!(
         full,
-        r#"{"snapshot_id":1,"results":{"root_key":"PLQRRU533IN7RS2L2M65C72CR5B4LDRUHP4WSJ7HNCRTFWHLGYSQ","root_repository":"app","depth":3,"max_nodes":5000,"reached":1,"deepest_depth":1,"traversal_truncated":false,"nodes":[{"name":"Parse","qualified_name":"Parse","kind":"func","repository":"core","file_path":"parse.go","start_line":3,"end_line":5,"language":"go","stable_key":"E3YMC2WEY5YR4QW5U36KZH2HJLIS4OZG3EVPR2ZGWEFDF45UV6UA","file_key":"567WNLHPA7K4FFMZHTH3XJUYXLSLKEOBPNEFDPBPDYPJ3UG2FZYQ","repository_key":"ENDAE4NZ5JII2HDNQ2S2IWQALFGRPSLLA6K5JUAODQO5LUHZZ6VA","depth":1,"reached_from":"main","via_kind":"CALLS_DIRECT","via_confidence":"EXACT_TYPECHECKED","via_provenance":"GO_TYPES_USE","reached_from_key":"PLQRRU533IN7RS2L2M65C72CR5B4LDRUHP4WSJ7HNCRTFWHLGYSQ"}]},"total":1,"returned":1,"truncated":false,"next_cursor":null,"coverage":{"exact":1,"candidate":0,"unresolved_related":1,"package_level":0},"completeness":{"verdict":"LOWER_BOUND","blind_spots":[{"reason":"NAME_NOT_RESOLVED","repository":"app","path":"main.go","line":7,"requested_symbol":"Missing","detail":"no declaration of Missing"}],"unextracted_relations":[{"language":"go","relations":["ASSIGNS_FUNCTION","CALLS_DIRECT","EMBEDS","EXPORTS","EXTENDS","IMPLEMENTS","IMPORTS_SYMBOL","OVERRIDES","PASSES_AS_CALLBACK","REEXPORTS","REFERENCES","RETURNS_FUNCTION","TYPE_USES"]}],"fallback":{"pattern":"\\bmain\\b","paths":["/src/app/main.go"]}}}"#
+        r#"{"snapshot_id":1,"total":1,"returned":1,"truncated":false,"next_cursor":null,"coverage":{"exact":1,"candidate":0,"unresolved_related":1,"package_level":0},"completeness":{"verdict":"LOWER_BOUND","blind_spots":[{"reason":"NAME_NOT_RESOLVED","repository":"app","path":"main.go","line":7,"requested_symbol":"Missing","detail":"no declaration of Missing"}],"unextracted_relations":[{"language":"go","relations":["ASSIGNS_FUNCTION","CALLS_DIRECT","EMBEDS","EXPORTS","EXTENDS","IMPLEMENTS","IMPORTS_SYMBOL","OVERRIDES","PASSES_AS_CALLBACK","REEXPORTS","REFERENCES","RETURNS_FUNCTION","TYPE_USES"]}],"fallback":{"pattern":"\\bmain\\b","paths":["/src/app/main.go"]}},"results":{"root_key":"PLQRRU533IN7RS2L2M65C72CR5B4LDRUHP4WSJ7HNCRTFWHLGYSQ","root_repository":"app","depth":3,"max_nodes":5000,"reached":1,"deepest_depth":1,"traversal_truncated":false,"nodes":[{"name":"Parse","qualified_name":"Parse","kind":"func","repository":"core","file_path":"parse.go","start_line":3,"end_line":5,"language":"go","stable_key":"E3YMC2WEY5YR4QW5U36KZH2HJLIS4OZG3EVPR2ZGWEFDF45UV6UA","file_key":"567WNLHPA7K4FFMZHTH3XJUYXLSLKEOBPNEFDPBPDYPJ3UG2FZYQ","repository_key":"ENDAE4NZ5JII2HDNQ2S2IWQALFGRPSLLA6K5JUAODQO5LUHZZ6VA","depth":1,"reached_from":"main","via_kind":"CALLS_DIRECT","via_confidence":"EXACT_TYPECHECKED","via_provenance":"GO_TYPES_USE","reached_from_key":"PLQRRU533IN7RS2L2M65C72CR5B4LDRUHP4WSJ7HNCRTFWHLGYSQ"}]}}"#
     );
 }
 
@@ -58,6 +61,40 @@ fn the_blast_radius_reaches_the_caller_in_another_repository() {
     );
     assert_eq!(
         full,
-        r#"{"snapshot_id":1,"results":{"root_key":"E3YMC2WEY5YR4QW5U36KZH2HJLIS4OZG3EVPR2ZGWEFDF45UV6UA","root_repository":"core","depth":3,"max_nodes":5000,"kinds":["*"],"affected":1,"deepest_depth":1,"traversal_truncated":false,"symbols":[{"name":"main","qualified_name":"main","kind":"func","repository":"app","file_path":"main.go","start_line":5,"end_line":7,"language":"go","stable_key":"PLQRRU533IN7RS2L2M65C72CR5B4LDRUHP4WSJ7HNCRTFWHLGYSQ","file_key":"XYYIJO5J3BDER6SKQEAPJG7HJQ3OKDK6J52MWMBT2G65KKMCHNWA","repository_key":"QQDSVWLLYA6RV7PAVTTYBKGMFCBHD3PXR732SYUWC73D35BFTYPA","depth":1,"reached_from":"Parse","via_kind":"CALLS_DIRECT","via_confidence":"EXACT_TYPECHECKED","via_provenance":"GO_TYPES_USE","reached_from_key":"E3YMC2WEY5YR4QW5U36KZH2HJLIS4OZG3EVPR2ZGWEFDF45UV6UA"}],"by_repository":[{"key":"app","count":1}],"by_depth":[{"depth":1,"count":1}],"by_kind":[{"key":"CALLS_DIRECT","count":1}],"by_package":[{"package_key":"package:go:app:example.com/app","package_name":"example.com/app","repository":"app","count":1}]},"total":1,"returned":1,"truncated":false,"next_cursor":null,"coverage":{"exact":1,"candidate":0,"unresolved_related":0,"package_level":0},"completeness":{"verdict":"LOWER_BOUND","unextracted_relations":[{"language":"go","relations":["ASSIGNS_FUNCTION","CALLS_DIRECT","EMBEDS","EXPORTS","EXTENDS","IMPLEMENTS","IMPORTS_SYMBOL","OVERRIDES","PASSES_AS_CALLBACK","REEXPORTS","REFERENCES","RETURNS_FUNCTION","TYPE_USES"]}]}}"#
+        r#"{"snapshot_id":1,"total":1,"returned":1,"truncated":false,"next_cursor":null,"coverage":{"exact":1,"candidate":0,"unresolved_related":0,"package_level":0},"completeness":{"verdict":"LOWER_BOUND","unextracted_relations":[{"language":"go","relations":["ASSIGNS_FUNCTION","CALLS_DIRECT","EMBEDS","EXPORTS","EXTENDS","IMPLEMENTS","IMPORTS_SYMBOL","OVERRIDES","PASSES_AS_CALLBACK","REEXPORTS","REFERENCES","RETURNS_FUNCTION","TYPE_USES"]}]},"results":{"root_key":"E3YMC2WEY5YR4QW5U36KZH2HJLIS4OZG3EVPR2ZGWEFDF45UV6UA","root_repository":"core","depth":3,"max_nodes":5000,"kinds":["*"],"affected":1,"deepest_depth":1,"traversal_truncated":false,"symbols":[{"name":"main","qualified_name":"main","kind":"func","repository":"app","file_path":"main.go","start_line":5,"end_line":7,"language":"go","stable_key":"PLQRRU533IN7RS2L2M65C72CR5B4LDRUHP4WSJ7HNCRTFWHLGYSQ","file_key":"XYYIJO5J3BDER6SKQEAPJG7HJQ3OKDK6J52MWMBT2G65KKMCHNWA","repository_key":"QQDSVWLLYA6RV7PAVTTYBKGMFCBHD3PXR732SYUWC73D35BFTYPA","depth":1,"reached_from":"Parse","via_kind":"CALLS_DIRECT","via_confidence":"EXACT_TYPECHECKED","via_provenance":"GO_TYPES_USE","reached_from_key":"E3YMC2WEY5YR4QW5U36KZH2HJLIS4OZG3EVPR2ZGWEFDF45UV6UA"}],"by_repository":[{"key":"app","count":1}],"by_depth":[{"depth":1,"count":1}],"by_kind":[{"key":"CALLS_DIRECT","count":1}],"by_package":[{"package_key":"package:go:app:example.com/app","package_name":"example.com/app","repository":"app","count":1}]}}"#
+    );
+}
+
+#[test]
+fn a_reference_answer_in_its_full_and_files_views() {
+    let published = published(&facts());
+    let run = |arguments: serde_json::Value| {
+        let args: crate::FindReferencesArgs = serde_json::from_value(arguments).unwrap();
+        let mut answer = rendered(
+            &published,
+            crate::find_references(&published, &args, &PageLimits::default()),
+        );
+        answer
+            .as_object_mut()
+            .unwrap()
+            .shift_remove("snapshot_age_ms");
+        answer.to_string()
+    };
+    let full =
+        run(serde_json::json!({"name": "Parse", "view": "full", "response_format": "detailed"}));
+    assert_eq!(
+        full,
+        r#"{"snapshot_id":1,"total":1,"returned":1,"truncated":false,"next_cursor":null,"coverage":{"exact":1,"candidate":0,"unresolved_related":0,"package_level":0},"completeness":{"verdict":"COMPLETE"},"results":{"subject":{"stable_key":"E3YMC2WEY5YR4QW5U36KZH2HJLIS4OZG3EVPR2ZGWEFDF45UV6UA","name":"Parse","qualified_name":"Parse","kind":"func","repository":"core","file_path":"parse.go","start_line":3},"direction":"incoming","edge_kinds_default_excluded":["EXPORTS","REEXPORTS"],"references":[{"name":"main","qualified_name":"main","kind":"func","repository":"app","file_path":"main.go","start_line":5,"end_line":7,"language":"go","stable_key":"PLQRRU533IN7RS2L2M65C72CR5B4LDRUHP4WSJ7HNCRTFWHLGYSQ","file_key":"XYYIJO5J3BDER6SKQEAPJG7HJQ3OKDK6J52MWMBT2G65KKMCHNWA","repository_key":"QQDSVWLLYA6RV7PAVTTYBKGMFCBHD3PXR732SYUWC73D35BFTYPA","edge_kind":"CALLS_DIRECT","confidence":"EXACT_TYPECHECKED","provenance":"GO_TYPES_USE","evidence_kind":"OBSERVED_IN_FILE"}]}}"#
+    );
+    let files = run(serde_json::json!({"name": "Parse", "view": "files"}));
+    assert_eq!(
+        files,
+        r#"{"snapshot_id":1,"total":1,"returned":1,"coverage":{"exact":1},"completeness":{"verdict":"COMPLETE"},"results":{"subject":"core:parse.go:3","qn":"Parse","direction":"incoming","edge_kinds_default_excluded":["EXPORTS","REEXPORTS"],"files":[{"file":"app/main.go","count":1}]}}"#
+    );
+    let outgoing =
+        run(serde_json::json!({"name": "main", "direction": "outgoing", "view": "full"}));
+    assert_eq!(
+        outgoing,
+        r#"{"snapshot_id":1,"total":1,"returned":1,"truncated":false,"next_cursor":null,"coverage":{"exact":1,"candidate":0,"unresolved_related":0,"package_level":0},"completeness":{"verdict":"COMPLETE"},"results":{"subject":{"stable_key":"PLQRRU533IN7RS2L2M65C72CR5B4LDRUHP4WSJ7HNCRTFWHLGYSQ","name":"main","qualified_name":"main","kind":"func","repository":"app","file_path":"main.go","start_line":5},"direction":"outgoing","edge_kinds_default_excluded":["EXPORTS","REEXPORTS"],"references":[{"name":"Parse","qualified_name":"Parse","kind":"func","repository":"core","file_path":"parse.go","start_line":3,"end_line":5,"language":"go","edge_kind":"CALLS_DIRECT","confidence":"EXACT_TYPECHECKED","provenance":"GO_TYPES_USE"}]}}"#
     );
 }
