@@ -8,12 +8,12 @@ use kivgraph_facts::EdgeKind;
 use kivgraph_snapshot::{NodeRef, TERM_IN_NAME, terms};
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use crate::args::{PageArgs, ResponseFormat, View, trimmed};
 use crate::cursor::QueryIdentity;
-use crate::envelope::{Coverage, Page, hoist};
+use crate::envelope::{Coverage, Page, hoist, to_map, to_value};
 use crate::error::QueryError;
 use crate::published::Published;
 
@@ -283,8 +283,7 @@ pub fn find_by_intent(
     } else {
         None
     };
-    let unmatched_value = json!(unmatched);
-    let (total, rows_value, returned, next) = if view == View::Files {
+    let (total, rows, returned, next) = if view == View::Files {
         // Files ranked by the sum of their three best candidates (a file that answers the
         // question usually declares several of its terms); `limit` and `total` count files.
         let mut by_file: HashMap<usize, (usize, Vec<f64>, usize)> = HashMap::new();
@@ -319,20 +318,22 @@ pub fn find_by_intent(
             .into_iter()
             .map(|(file, _, _, count)| (file, count))
             .collect();
-        let page: Vec<Value> = files
+        let page: Vec<FileRow> = files
             .iter()
             .skip(offset)
             .take(limit)
             .filter_map(|(file, count)| {
-                snapshot.file(*file).map(
-                    |f| json!({"file": f.path(), "repo": f.repository().name(), "symbols": count}),
-                )
+                snapshot.file(*file).map(|f| FileRow {
+                    file: f.path(),
+                    repo: f.repository().name(),
+                    symbols: *count,
+                })
             })
             .collect();
         let returned = page.len();
         (
             files.len(),
-            json!({"files": page}),
+            to_map(&Files { files: page }),
             returned,
             offset + returned < files.len(),
         )
@@ -343,41 +344,32 @@ pub fn find_by_intent(
             .filter_map(|(position, _, count, key)| {
                 let symbol = snapshot.symbol(*position as usize)?;
                 let span = symbol.span();
-                let mut row = Map::new();
-                row.insert("qualified_name".into(), json!(symbol.qualified_name()));
-                row.insert("kind".into(), json!(symbol.kind().as_str()));
-                row.insert(
-                    "repository".into(),
-                    json!(symbol.file().repository().name()),
-                );
-                row.insert("file_path".into(), json!(symbol.file().path()));
-                row.insert("start_line".into(), json!(span.start_line));
-                row.insert("end_line".into(), json!(span.end_line));
-                row.insert("terms".into(), json!(count));
-                let by = if through_calls.contains(position) {
-                    "lexical+calls"
-                } else {
-                    "lexical"
-                };
-                row.insert("match".into(), json!(by));
-                if view == View::Full && format == ResponseFormat::Detailed {
-                    row.insert("stable_key".into(), json!(key));
-                }
-                Some(row)
+                Some(to_map(&SymbolRow {
+                    qualified_name: symbol.qualified_name(),
+                    kind: symbol.kind().as_str(),
+                    repository: symbol.file().repository().name(),
+                    file_path: symbol.file().path(),
+                    start_line: span.start_line,
+                    end_line: span.end_line,
+                    terms: *count,
+                    by: if through_calls.contains(position) {
+                        "lexical+calls"
+                    } else {
+                        "lexical"
+                    },
+                    stable_key: (view == View::Full && format == ResponseFormat::Detailed)
+                        .then_some(key.as_str()),
+                }))
             })
             .collect();
         let returned = rows.len();
-        let results = if view == View::Compact {
-            let header = hoist(&mut rows, &["kind", "repository", "match"]);
-            let mut results = header;
-            results.insert(
-                "symbols".into(),
-                Value::Array(rows.into_iter().map(Value::Object).collect()),
-            );
-            Value::Object(results)
+        // The compact view states once what every row agrees on.
+        let mut results = if view == View::Compact {
+            hoist(&mut rows, &["kind", "repository", "match"])
         } else {
-            json!({"symbols": rows})
+            Map::new()
         };
+        results.insert("symbols".into(), to_value(&rows));
         (
             ranked.len(),
             results,
@@ -385,16 +377,6 @@ pub fn find_by_intent(
             offset + returned < ranked.len(),
         )
     };
-    let mut results = match rows_value {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    };
-    if !unmatched.is_empty() {
-        let mut with_terms = Map::new();
-        with_terms.insert("unmatched_terms".into(), unmatched_value);
-        with_terms.extend(results);
-        results = with_terms;
-    }
     let next_cursor = next.then(|| identity.cursor(published.snapshot_id(), offset + returned));
     let guidance = empty_guidance.or_else(|| {
         next_cursor
@@ -408,9 +390,54 @@ pub fn find_by_intent(
         coverage: Coverage::default(),
         guidance,
         completeness: None,
-        results: Value::Object(results),
+        results: to_value(&IntentResults {
+            unmatched_terms: &unmatched,
+            rows,
+        }),
     };
     Ok((page, view))
+}
+
+/// The answer: the terms no name carries first, then the rows.
+#[derive(Serialize)]
+struct IntentResults<'a> {
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    unmatched_terms: &'a [&'a String],
+    #[serde(flatten)]
+    rows: Map<String, Value>,
+}
+
+/// A candidate declaration.
+#[derive(Serialize)]
+struct SymbolRow<'a> {
+    qualified_name: &'a str,
+    kind: &'static str,
+    repository: &'a str,
+    file_path: &'a str,
+    start_line: u32,
+    end_line: u32,
+    /// How many of the question's terms it carries.
+    terms: u32,
+    /// Whether it matched by its own words or through its callees' too.
+    #[serde(rename = "match")]
+    by: &'static str,
+    /// Full view, detailed only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stable_key: Option<&'a str>,
+}
+
+/// The files view: candidate files, ranked.
+#[derive(Serialize)]
+struct Files<'a> {
+    files: Vec<FileRow<'a>>,
+}
+
+#[derive(Serialize)]
+struct FileRow<'a> {
+    file: &'a str,
+    repo: &'a str,
+    /// How many candidates it declares.
+    symbols: usize,
 }
 
 #[cfg(test)]

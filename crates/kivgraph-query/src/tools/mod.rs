@@ -16,3 +16,6 @@ pub(crate) mod list_repositories;
 pub(crate) mod module_report;
 pub(crate) mod read_symbol;
 pub(crate) mod trace_dependencies;
+
+#[cfg(test)]
+mod tests;

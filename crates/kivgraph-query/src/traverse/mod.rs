@@ -10,6 +10,3 @@ pub(crate) mod rows;
 pub(crate) mod walk;
 
 pub use args::{BlastRadiusArgs, TraceDependenciesArgs, WalkArgs};
-
-#[cfg(test)]
-mod tests;

@@ -1,4 +1,5 @@
-//! Both walks over a generation built in memory, in each view.
+//! Tools' answers over a generation built in memory, in each view, pinned byte for byte:
+//! a change to how an answer is written shows here first.
 
 use crate::args::PageLimits;
 use crate::testing::{facts, published, rendered};
@@ -96,5 +97,36 @@ fn a_reference_answer_in_its_full_and_files_views() {
     assert_eq!(
         outgoing,
         r#"{"snapshot_id":1,"total":1,"returned":1,"truncated":false,"next_cursor":null,"coverage":{"exact":1,"candidate":0,"unresolved_related":0,"package_level":0},"completeness":{"verdict":"COMPLETE"},"results":{"subject":{"stable_key":"PLQRRU533IN7RS2L2M65C72CR5B4LDRUHP4WSJ7HNCRTFWHLGYSQ","name":"main","qualified_name":"main","kind":"func","repository":"app","file_path":"main.go","start_line":5},"direction":"outgoing","edge_kinds_default_excluded":["EXPORTS","REEXPORTS"],"references":[{"name":"Parse","qualified_name":"Parse","kind":"func","repository":"core","file_path":"parse.go","start_line":3,"end_line":5,"language":"go","edge_kind":"CALLS_DIRECT","confidence":"EXACT_TYPECHECKED","provenance":"GO_TYPES_USE"}]}}"#
+    );
+}
+
+#[test]
+fn intent_candidates_in_each_view() {
+    let published = published(&facts());
+    let run = |arguments: serde_json::Value| {
+        let args: crate::FindByIntentArgs = serde_json::from_value(arguments).unwrap();
+        let mut answer = rendered(&published, crate::find_by_intent(&published, &args));
+        answer
+            .as_object_mut()
+            .unwrap()
+            .shift_remove("snapshot_age_ms");
+        answer.to_string()
+    };
+    let compact = run(serde_json::json!({"intent": "parse the config"}));
+    assert_eq!(
+        compact,
+        r#"{"snapshot_id":1,"total":2,"returned":2,"results":{"unmatched_terms":["the"],"repository":"core","match":"lexical","symbols":[{"qualified_name":"Config","kind":"type","file_path":"parse.go","start_line":8,"end_line":10,"terms":2},{"qualified_name":"Parse","kind":"func","file_path":"parse.go","start_line":3,"end_line":5,"terms":1}]}}"#
+    );
+    let full = run(
+        serde_json::json!({"intent": "parse the configuration zebra", "view": "full", "response_format": "detailed"}),
+    );
+    assert_eq!(
+        full,
+        r#"{"snapshot_id":1,"total":2,"returned":2,"truncated":false,"next_cursor":null,"coverage":{"exact":0,"candidate":0,"unresolved_related":0,"package_level":0},"results":{"unmatched_terms":["the","configuration","zebra"],"symbols":[{"qualified_name":"Parse","kind":"func","repository":"core","file_path":"parse.go","start_line":3,"end_line":5,"terms":1,"match":"lexical","stable_key":"E3YMC2WEY5YR4QW5U36KZH2HJLIS4OZG3EVPR2ZGWEFDF45UV6UA"},{"qualified_name":"Config","kind":"type","repository":"core","file_path":"parse.go","start_line":8,"end_line":10,"terms":1,"match":"lexical","stable_key":"M45TSQRZLPQCHK7WM4UKSQI423BWNAJ6THKBOASAE4HKKPFVG4XQ"}]}}"#
+    );
+    let files = run(serde_json::json!({"intent": "parse", "view": "files"}));
+    assert_eq!(
+        files,
+        r#"{"snapshot_id":1,"total":1,"returned":1,"results":{"files":[{"file":"parse.go","repo":"core","symbols":2}]}}"#
     );
 }
