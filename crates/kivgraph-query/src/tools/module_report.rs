@@ -8,10 +8,10 @@ use kivgraph_facts::{EdgeKind, Language, SymbolKind};
 use kivgraph_snapshot::FileView;
 use kivgraph_syntax::{Declaration, FileShape, SymbolMetrics};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
 
 use crate::checkout::{Roots, open};
+use crate::envelope::to_value;
 use crate::error::QueryError;
 use crate::holder::Holder;
 use crate::published::Published;
@@ -114,9 +114,21 @@ fn compact_signature(signature: &str) -> String {
 const DEFAULT_REFS_PER_SYMBOL: i64 = 5;
 
 /// The users of one declaration: the first few, and how many there are.
-struct UsedBy {
-    listed: Vec<Value>,
+struct UsedBy<'a> {
+    listed: Vec<UseRow<'a>>,
     total: usize,
+}
+
+/// One use of a declaration: where, by which declaration, how.
+#[derive(Serialize)]
+struct UseRow<'a> {
+    file: &'a str,
+    /// Only when it is another repository than the file's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    repository: Option<&'a str>,
+    symbol: &'a str,
+    line: u32,
+    relation: &'static str,
 }
 
 /// What a reference edge's kind reads as in `usedBy[].relation`.
@@ -140,7 +152,11 @@ fn relation(kind: EdgeKind) -> Option<&'static str> {
 /// Per declaration of `file` (by name and first line), who uses it: each user's
 /// file (with its repository when another), declaration and the line of the use, in
 /// file/line order, the first `cap` listed.
-fn used_by(published: &Published, file: FileView, cap: usize) -> BTreeMap<(String, u32), UsedBy> {
+fn used_by<'a>(
+    published: &'a Published,
+    file: FileView<'a>,
+    cap: usize,
+) -> BTreeMap<(String, u32), UsedBy<'a>> {
     let snapshot = &published.snapshot;
     let home = file.repository().name();
     let mut found = BTreeMap::new();
@@ -171,16 +187,12 @@ fn used_by(published: &Published, file: FileView, cap: usize) -> BTreeMap<(Strin
         let listed = uses
             .iter()
             .take(cap)
-            .map(|(repository, path, line, holder, relation)| {
-                let mut entry = Map::new();
-                entry.insert("file".into(), json!(path));
-                if *repository != home {
-                    entry.insert("repository".into(), json!(repository));
-                }
-                entry.insert("symbol".into(), json!(holder));
-                entry.insert("line".into(), json!(line));
-                entry.insert("relation".into(), json!(relation));
-                Value::Object(entry)
+            .map(|(repository, path, line, holder, relation)| UseRow {
+                file: path,
+                repository: (*repository != home).then_some(*repository),
+                symbol: holder,
+                line: *line,
+                relation,
             })
             .collect();
         // Keyed by name and line: the graph completes a Rust name with its module path.
@@ -255,19 +267,6 @@ pub fn module_report(
         .zip(&shape.metrics)
         .filter(|(d, _)| !is_member(d.kind))
         .collect();
-    let flags = |m: &SymbolMetrics| {
-        let mut flags = Vec::new();
-        if m.is_async {
-            flags.push("async");
-        }
-        if m.fanout >= HIGH_FANOUT {
-            flags.push("high fanout");
-        }
-        if m.complexity >= HIGH_COMPLEXITY {
-            flags.push("high complexity");
-        }
-        flags
-    };
     // Who uses each declaration, from the published graph — only when it holds this exact
     // file, so that lines and names agree with what the report shows.
     let cap = args.max_refs_per_symbol.unwrap_or(DEFAULT_REFS_PER_SYMBOL) as usize;
@@ -366,56 +365,157 @@ pub fn module_report(
         }
         return Ok(out);
     }
-    let entry = |d: &Declaration, m: &SymbolMetrics| {
-        let mut e = Map::new();
-        e.insert("name".into(), json!(d.qualified_name));
-        e.insert("kind".into(), json!(d.kind.as_str()));
-        e.insert("startLine".into(), json!(d.span.start_line));
-        e.insert("endLine".into(), json!(d.span.end_line));
-        e.insert("exported".into(), json!(d.exported));
-        e.insert("signature".into(), json!(d.signature));
-        if let Some(doc) = &d.doc {
-            e.insert("doc".into(), json!(doc));
-        }
-        e.insert("fanout".into(), json!(m.fanout));
-        e.insert("complexity".into(), json!(m.complexity));
-        let f = flags(m);
-        if !f.is_empty() {
-            e.insert("flags".into(), json!(f));
-        }
-        if let Some(uses) = used_by.get(&(d.name.clone(), d.span.start_line)) {
-            e.insert("usedBy".into(), Value::Array(uses.listed.clone()));
-            if uses.total > uses.listed.len() {
-                e.insert("usedByTotal".into(), json!(uses.total));
-            }
-        }
-        Value::Object(e)
-    };
-    let report = json!({
-        "available": true,
-        "staleness": staleness,
-        "repository": file.repository,
-        "path": file.path,
-        "language": file.language.as_str(),
-        "lineCount": lines,
-        "summary": {"imports": shape.imports.len(), "exports": exported_count, "symbols": entries.len()},
-        "imports": {"external": external, "internal": internal},
-        "api": entries.iter().filter(|(d, _)| d.exported).map(|(d, m)| entry(d, m)).collect::<Vec<_>>(),
-        "internal": entries.iter().filter(|(d, _)| !d.exported).map(|(d, m)| entry(d, m)).collect::<Vec<_>>(),
-        "recommendedReads": recommended.iter().map(|(d, m)| json!({
-            "reason": format!(
-                "{}complexity {}{}",
-                match uses_of(d) { 0 => String::new(), n => format!("used by {n}, ") },
-                m.complexity,
-                if d.exported { ", exported" } else { "" }
-            ),
-            "symbol": d.qualified_name, "startLine": d.span.start_line, "endLine": d.span.end_line,
-        })).collect::<Vec<_>>(),
-        "semantic": {
-            "source": if staleness == "fresh" { "published graph" } else { "syntax" },
-            "references": staleness == "fresh",
-            "implementations": staleness == "fresh",
+    let uses = |d: &Declaration| used_by.get(&(d.name.clone(), d.span.start_line));
+    let fresh = staleness == "fresh";
+    let report = Report {
+        available: true,
+        staleness,
+        repository: &file.repository,
+        path: &file.path,
+        language: file.language.as_str(),
+        line_count: lines,
+        summary: Summary {
+            imports: shape.imports.len(),
+            exports: exported_count,
+            symbols: entries.len(),
         },
-    });
-    Ok(report.to_string())
+        imports: Imports { external, internal },
+        api: entries
+            .iter()
+            .filter(|(d, _)| d.exported)
+            .map(|(d, m)| entry(d, m, uses(d)))
+            .collect(),
+        internal: entries
+            .iter()
+            .filter(|(d, _)| !d.exported)
+            .map(|(d, m)| entry(d, m, uses(d)))
+            .collect(),
+        recommended_reads: recommended
+            .iter()
+            .map(|(d, m)| Recommended {
+                reason: format!(
+                    "{}complexity {}{}",
+                    match uses_of(d) {
+                        0 => String::new(),
+                        n => format!("used by {n}, "),
+                    },
+                    m.complexity,
+                    if d.exported { ", exported" } else { "" }
+                ),
+                symbol: &d.qualified_name,
+                start_line: d.span.start_line,
+                end_line: d.span.end_line,
+            })
+            .collect(),
+        semantic: Semantic {
+            source: if fresh { "published graph" } else { "syntax" },
+            references: fresh,
+            implementations: fresh,
+        },
+    };
+    Ok(to_value(&report).to_string())
+}
+
+/// What stands out about a declaration.
+fn flags(m: &SymbolMetrics) -> Vec<&'static str> {
+    let mut flags = Vec::new();
+    if m.is_async {
+        flags.push("async");
+    }
+    if m.fanout >= HIGH_FANOUT {
+        flags.push("high fanout");
+    }
+    if m.complexity >= HIGH_COMPLEXITY {
+        flags.push("high complexity");
+    }
+    flags
+}
+
+/// One declaration's entry, with who uses it when the graph knows.
+fn entry<'s>(d: &'s Declaration, m: &SymbolMetrics, uses: Option<&'s UsedBy<'s>>) -> Entry<'s> {
+    Entry {
+        name: &d.qualified_name,
+        kind: d.kind.as_str(),
+        start_line: d.span.start_line,
+        end_line: d.span.end_line,
+        exported: d.exported,
+        signature: &d.signature,
+        doc: d.doc.as_deref(),
+        fanout: m.fanout,
+        complexity: m.complexity,
+        flags: flags(m),
+        used_by: uses.map(|u| u.listed.as_slice()),
+        used_by_total: uses.filter(|u| u.total > u.listed.len()).map(|u| u.total),
+    }
+}
+
+/// The report, in the field names of the reference system's `module_report`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Report<'a> {
+    available: bool,
+    staleness: &'a str,
+    repository: &'a str,
+    path: &'a str,
+    language: &'static str,
+    line_count: u32,
+    summary: Summary,
+    imports: Imports<'a>,
+    api: Vec<Entry<'a>>,
+    internal: Vec<Entry<'a>>,
+    recommended_reads: Vec<Recommended<'a>>,
+    semantic: Semantic,
+}
+
+#[derive(Serialize)]
+struct Summary {
+    imports: usize,
+    exports: usize,
+    symbols: usize,
+}
+
+#[derive(Serialize)]
+struct Imports<'a> {
+    external: Vec<&'a String>,
+    internal: Vec<&'a String>,
+}
+
+/// One declaration of the file.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Entry<'a> {
+    name: &'a str,
+    kind: &'static str,
+    start_line: u32,
+    end_line: u32,
+    exported: bool,
+    signature: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    doc: Option<&'a str>,
+    fanout: u32,
+    complexity: u32,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    flags: Vec<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    used_by: Option<&'a [UseRow<'a>]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    used_by_total: Option<usize>,
+}
+
+/// A declaration worth reading first, and why.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Recommended<'a> {
+    reason: String,
+    symbol: &'a str,
+    start_line: u32,
+    end_line: u32,
+}
+
+/// Where the report's relations come from.
+#[derive(Serialize)]
+struct Semantic {
+    source: &'static str,
+    references: bool,
+    implementations: bool,
 }

@@ -130,3 +130,29 @@ fn intent_candidates_in_each_view() {
         r#"{"snapshot_id":1,"total":1,"returned":1,"results":{"files":[{"file":"parse.go","repo":"core","symbols":2}]}}"#
     );
 }
+
+#[test]
+fn a_module_report_of_a_file_nobody_indexed() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("parse.go"),
+        "package core\n\nimport \"strings\"\n\n// Parse reads a config.\nfunc Parse(s string) Config {\n\tif s == \"\" {\n\t\treturn Config{}\n\t}\n\treturn Config{Name: strings.TrimSpace(s)}\n}\n\ntype Config struct {\n\tName string\n}\n\nfunc helper() {}\n",
+    )
+    .unwrap();
+    let roots = crate::Roots(vec![("core".into(), dir.path().to_path_buf())]);
+    let run = |arguments: serde_json::Value| {
+        let args: crate::ModuleReportArgs = serde_json::from_value(arguments).unwrap();
+        crate::module_report(None, &roots, &args).unwrap()
+    };
+    let json = run(serde_json::json!({"file": "parse.go", "repository": "core"}));
+    assert_eq!(
+        json,
+        r#"{"available":true,"staleness":"not indexed","repository":"core","path":"parse.go","language":"go","lineCount":17,"summary":{"imports":1,"exports":2,"symbols":3},"imports":{"external":["strings"],"internal":[]},"api":[{"name":"Parse","kind":"func","startLine":6,"endLine":11,"exported":true,"signature":"func Parse(s string) Config","doc":"Parse reads a config.","fanout":1,"complexity":2},{"name":"Config","kind":"type","startLine":13,"endLine":15,"exported":true,"signature":"type Config struct","fanout":0,"complexity":1}],"internal":[{"name":"helper","kind":"func","startLine":17,"endLine":17,"exported":false,"signature":"func helper()","fanout":0,"complexity":1}],"recommendedReads":[{"reason":"complexity 2, exported","symbol":"Parse","startLine":6,"endLine":11},{"reason":"complexity 1","symbol":"helper","startLine":17,"endLine":17}],"semantic":{"source":"syntax","references":false,"implementations":false}}"#
+    );
+    let compact =
+        run(serde_json::json!({"file": "parse.go", "repository": "core", "view": "compact"}));
+    assert_eq!(
+        compact,
+        "parse.go go 17L — 3 symbols, 2 exported | imports: strings\n(not indexed: answered from the file's syntax)\nAPI:\n  6-11 fn Parse(s string) Config  — Parse reads a config.\n  13-15 type Config struct\nINTERNAL:\n  17-17 fn helper()\nREAD FIRST: Parse@6-11 (complexity 2), helper@17-17 (complexity 1)\n"
+    );
+}
