@@ -3,19 +3,18 @@
 //! in separate categories, never summed.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use kivgraph_facts::{Confidence, EdgeKind, Language};
 use kivgraph_snapshot::{EdgeView, NodeRef, PackageView, SymbolView, UnresolvedView};
 use rustc_hash::FxHashSet;
 
-use crate::args::language;
-use crate::args::{Limit, PageArgs, PageLimits, ResponseFormat, View, trimmed};
+use crate::args::{Limit, PageArgs, PageLimits, ResponseFormat, View, language, trimmed};
 use crate::cursor::QueryIdentity;
-use crate::envelope::{Coverage, Page, flat_or_grouped, hoist_agreed, to_map};
+use crate::envelope::{Coverage, Page, flat_or_grouped, hoist_agreed, to_map, to_value};
 use crate::error::QueryError;
-use crate::holder::{Holder, bound_under_other_names};
+use crate::holder::{Holder, HolderFields, bound_under_other_names};
 use crate::packages::package_and_module;
 use crate::published::Published;
 use crate::reach::{Reach, display_package};
@@ -147,93 +146,204 @@ impl<'a> Consumer<'a> {
         }
     }
 
-    fn edge_columns(edge: &EdgeView, row: &mut Map<String, Value>) {
-        row.insert("edge_kind".into(), json!(edge.kind().as_str()));
-        row.insert("confidence".into(), json!(edge.confidence().as_str()));
-        row.insert("provenance".into(), json!(edge.provenance().as_str()));
-    }
-
     fn compact(&self, format: ResponseFormat) -> Map<String, Value> {
-        let mut row = Map::new();
-        row.insert("category".into(), json!(self.category().as_str()));
+        let category = self.category().as_str();
         match self {
             Consumer::Use { holder, edge } => {
-                Self::edge_columns(edge, &mut row);
-                row.insert("repo".into(), json!(holder.repository()));
-                row.insert("pkg".into(), json!(package_of(holder)));
                 let (start, end) = holder.lines();
-                row.insert(
-                    "at".into(),
-                    json!(format!("{}:{start}", holder.file().path())),
-                );
-                if end != start {
-                    row.insert("end_line".into(), json!(end));
-                }
-                row.insert("qualified_name".into(), json!(holder.qualified_name()));
-                if format == ResponseFormat::Detailed
-                    && let Holder::Symbol(symbol) = holder
-                {
-                    row.insert("stable_key".into(), json!(symbol.key().to_string()));
-                }
+                to_map(&CompactUse {
+                    category,
+                    edge: EdgeColumns::of(edge),
+                    repo: holder.repository(),
+                    pkg: package_of(holder),
+                    at: format!("{}:{start}", holder.file().path()),
+                    end_line: (end != start).then_some(end),
+                    qualified_name: holder.qualified_name(),
+                    stable_key: match holder {
+                        Holder::Symbol(symbol) if format == ResponseFormat::Detailed => {
+                            Some(symbol.key().to_string())
+                        }
+                        _ => None,
+                    },
+                })
             }
-            Consumer::Dependency { package, edge, why } => {
-                Self::edge_columns(edge, &mut row);
-                row.insert("repo".into(), json!(package.repository().name()));
-                row.insert("pkg".into(), json!(display_package(package)));
-                row.insert("detail".into(), json!(why));
-            }
-            Consumer::Failure(failure) => {
-                failure_columns(failure, &mut row);
-                row.insert("repo".into(), json!(self.repository()));
-                if let Some(path) = failure.file_path() {
+            Consumer::Dependency { package, edge, why } => to_map(&CompactDependency {
+                category,
+                edge: EdgeColumns::of(edge),
+                repo: package.repository().name(),
+                pkg: display_package(package),
+                detail: why,
+            }),
+            Consumer::Failure(failure) => to_map(&CompactFailure {
+                category,
+                failure: FailureColumns::of(failure),
+                repo: self.repository(),
+                at: failure.file_path().map(|path| {
                     let line = failure.lines().map_or(0, |(start, _)| start);
-                    row.insert("at".into(), json!(format!("{path}:{line}")));
-                }
-            }
+                    format!("{path}:{line}")
+                }),
+            }),
         }
-        row
     }
 
     fn full(&self, format: ResponseFormat) -> Value {
-        let mut row = Map::new();
-        row.insert("category".into(), json!(self.category().as_str()));
+        let category = self.category().as_str();
         match self {
-            Consumer::Use { holder, edge } => {
-                Self::edge_columns(edge, &mut row);
-                row.insert("evidence_kind".into(), json!(evidence_kind(edge)));
-                row.insert("package_name".into(), json!(package_of(holder)));
-                row.extend(to_map(&holder.full_fields(format)));
-            }
+            Consumer::Use { holder, edge } => to_value(&FullUse {
+                category,
+                edge: EdgeColumns::of(edge),
+                evidence_kind: evidence_kind(edge),
+                package_name: package_of(holder),
+                holder: holder.full_fields(format),
+            }),
             Consumer::Dependency { package, edge, why } => {
-                Self::edge_columns(edge, &mut row);
-                row.insert("detail".into(), json!(why));
-                row.insert("evidence_kind".into(), json!(evidence_kind(edge)));
-                row.insert("repository".into(), json!(package.repository().name()));
-                row.insert("package_name".into(), json!(display_package(package)));
-                if let Some(evidence) = edge.evidence()
-                    && let Some(file) = evidence.file()
-                {
-                    row.insert("file_path".into(), json!(file.path()));
-                    row.insert("start_line".into(), json!(evidence.lines().0));
-                }
-                if format == ResponseFormat::Detailed {
-                    row.insert("package_key".into(), json!(package.key().to_string()));
-                }
+                let observed = edge
+                    .evidence()
+                    .and_then(|evidence| Some((evidence.file()?, evidence.lines().0)));
+                to_value(&FullDependency {
+                    category,
+                    edge: EdgeColumns::of(edge),
+                    detail: why,
+                    evidence_kind: evidence_kind(edge),
+                    repository: package.repository().name(),
+                    package_name: display_package(package),
+                    file_path: observed.map(|(file, _)| file.path()),
+                    start_line: observed.map(|(_, line)| line),
+                    package_key: (format == ResponseFormat::Detailed)
+                        .then(|| package.key().to_string()),
+                })
             }
-            Consumer::Failure(failure) => {
-                failure_columns(failure, &mut row);
-                row.insert("repository".into(), json!(self.repository()));
-                row.insert("language".into(), json!(self.language()));
-                if let Some(path) = failure.file_path() {
-                    row.insert("file_path".into(), json!(path));
-                }
-                if let Some((start, _)) = failure.lines() {
-                    row.insert("start_line".into(), json!(start));
-                }
-            }
+            Consumer::Failure(failure) => to_value(&FullFailure {
+                category,
+                failure: FailureColumns::of(failure),
+                repository: self.repository(),
+                language: self.language(),
+                file_path: failure.file_path(),
+                start_line: failure.lines().map(|(start, _)| start),
+            }),
         }
-        Value::Object(row)
     }
+}
+
+/// The relation a consumer is known by.
+#[derive(Serialize)]
+struct EdgeColumns {
+    edge_kind: &'static str,
+    confidence: &'static str,
+    provenance: &'static str,
+}
+
+impl EdgeColumns {
+    fn of(edge: &EdgeView) -> Self {
+        EdgeColumns {
+            edge_kind: edge.kind().as_str(),
+            confidence: edge.confidence().as_str(),
+            provenance: edge.provenance().as_str(),
+        }
+    }
+}
+
+/// Why a failure is one, and what it asked for.
+#[derive(Serialize)]
+struct FailureColumns<'a> {
+    reason: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    requested_package: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    requested_symbol: Option<&'a str>,
+    detail: &'a str,
+}
+
+impl<'a> FailureColumns<'a> {
+    fn of(failure: &UnresolvedView<'a>) -> Self {
+        FailureColumns {
+            reason: failure.reason(),
+            requested_package: failure.requested_package(),
+            requested_symbol: failure.requested_symbol(),
+            detail: failure.detail(),
+        }
+    }
+}
+
+/// A use, as the compact view writes it before hoisting.
+#[derive(Serialize)]
+struct CompactUse<'a> {
+    category: &'static str,
+    #[serde(flatten)]
+    edge: EdgeColumns,
+    repo: &'a str,
+    pkg: String,
+    at: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    end_line: Option<u32>,
+    qualified_name: &'a str,
+    /// Detailed only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stable_key: Option<String>,
+}
+
+/// A package dependency, as the compact view writes it before merging and hoisting.
+#[derive(Serialize)]
+struct CompactDependency<'a> {
+    category: &'static str,
+    #[serde(flatten)]
+    edge: EdgeColumns,
+    repo: &'a str,
+    pkg: String,
+    detail: &'a str,
+}
+
+/// A failure, as the compact view writes it before hoisting.
+#[derive(Serialize)]
+struct CompactFailure<'a> {
+    category: &'static str,
+    #[serde(flatten)]
+    failure: FailureColumns<'a>,
+    repo: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    at: Option<String>,
+}
+
+#[derive(Serialize)]
+struct FullUse<'a> {
+    category: &'static str,
+    #[serde(flatten)]
+    edge: EdgeColumns,
+    evidence_kind: &'static str,
+    package_name: String,
+    #[serde(flatten)]
+    holder: HolderFields<'a>,
+}
+
+#[derive(Serialize)]
+struct FullDependency<'a> {
+    category: &'static str,
+    #[serde(flatten)]
+    edge: EdgeColumns,
+    detail: &'a str,
+    evidence_kind: &'static str,
+    repository: &'a str,
+    package_name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file_path: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    start_line: Option<u32>,
+    /// Detailed only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    package_key: Option<String>,
+}
+
+#[derive(Serialize)]
+struct FullFailure<'a> {
+    category: &'static str,
+    #[serde(flatten)]
+    failure: FailureColumns<'a>,
+    repository: &'a str,
+    language: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file_path: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    start_line: Option<u32>,
 }
 
 fn evidence_kind(edge: &EdgeView) -> &'static str {
@@ -242,17 +352,6 @@ fn evidence_kind(edge: &EdgeView) -> &'static str {
     } else {
         "NONE"
     }
-}
-
-fn failure_columns(failure: &UnresolvedView, row: &mut Map<String, Value>) {
-    row.insert("reason".into(), json!(failure.reason()));
-    if let Some(package) = failure.requested_package() {
-        row.insert("requested_package".into(), json!(package));
-    }
-    if let Some(symbol) = failure.requested_symbol() {
-        row.insert("requested_symbol".into(), json!(symbol));
-    }
-    row.insert("detail".into(), json!(failure.detail()));
 }
 
 fn package_of(holder: &Holder) -> String {
@@ -469,51 +568,35 @@ pub fn find_cross_repo_consumers(
     } else {
         None
     };
-    let mut results = Map::new();
     let span = subject.span();
     let (package_name, module_path) =
         package_and_module(subject.language(), subject.package().name());
-    if view == View::Full {
-        let mut fields = Map::new();
-        fields.insert("qualified_name".into(), json!(subject.qualified_name()));
-        fields.insert("repository".into(), json!(home));
-        fields.insert("package_name".into(), json!(package_name));
-        if let Some(module) = module_path {
-            fields.insert("module_path".into(), json!(module));
-        }
-        fields.insert("file_path".into(), json!(subject.file().path()));
-        fields.insert("start_line".into(), json!(span.start_line));
-        fields.insert("end_line".into(), json!(span.end_line));
-        results.insert("subject".into(), Value::Object(fields));
-        results.insert(
-            "consumers".into(),
-            if page.is_empty() {
-                Value::Null
-            } else {
-                Value::Array(page.iter().map(|c| c.full(format)).collect())
+    let results = if view == View::Full {
+        to_value(&FullAnswer {
+            subject: FullSubject {
+                qualified_name: subject.qualified_name(),
+                repository: home,
+                package_name,
+                module_path,
+                file_path: subject.file().path(),
+                start_line: span.start_line,
+                end_line: span.end_line,
             },
-        );
+            consumers: (!page.is_empty()).then(|| page.iter().map(|c| c.full(format)).collect()),
+        })
     } else {
-        let mut fields = Map::new();
-        fields.insert("qualified_name".into(), json!(subject.qualified_name()));
-        fields.insert(
-            "at".into(),
-            json!(format!(
-                "{home}:{}:{}",
-                subject.file().path(),
-                span.start_line
-            )),
-        );
-        fields.insert("pkg".into(), json!(package_name));
-        if let Some(module) = module_path {
-            fields.insert("module_path".into(), json!(module));
-        }
-        if span.end_line != span.start_line {
-            fields.insert("end_line".into(), json!(span.end_line));
-        }
-        results.insert("subject".into(), Value::Object(fields));
+        let subject = CompactSubject {
+            qualified_name: subject.qualified_name(),
+            at: format!("{home}:{}:{}", subject.file().path(), span.start_line),
+            pkg: package_name,
+            module_path,
+            end_line: (span.end_line != span.start_line).then_some(span.end_line),
+        };
+        let mut results = Map::new();
+        results.insert("subject".into(), to_value(&subject));
         compact_consumers(&mut results, page, format);
-    }
+        Value::Object(results)
+    };
     Ok((
         Page {
             total,
@@ -522,10 +605,40 @@ pub fn find_cross_repo_consumers(
             coverage,
             guidance,
             completeness: Some(bounded(published, Some(subject.name()), &bounds)),
-            results: Value::Object(results),
+            results,
         },
         view,
     ))
+}
+
+/// The full view: the subject, then every consumer (`null` for none).
+#[derive(Serialize)]
+struct FullAnswer<'a> {
+    subject: FullSubject<'a>,
+    consumers: Option<Vec<Value>>,
+}
+
+#[derive(Serialize)]
+struct FullSubject<'a> {
+    qualified_name: &'a str,
+    repository: &'a str,
+    package_name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    module_path: Option<String>,
+    file_path: &'a str,
+    start_line: u32,
+    end_line: u32,
+}
+
+#[derive(Serialize)]
+struct CompactSubject<'a> {
+    qualified_name: &'a str,
+    at: String,
+    pkg: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    module_path: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    end_line: Option<u32>,
 }
 
 /// A repository's package dependencies become one entry: `pkg` names the one package, or
@@ -533,10 +646,13 @@ pub fn find_cross_repo_consumers(
 fn merge_dependencies(rows: Vec<Map<String, Value>>) -> Vec<Map<String, Value>> {
     let mut merged: Vec<Map<String, Value>> = Vec::new();
     for row in rows {
-        let is_package = row.get("category") == Some(&json!("package"));
+        let package_row = |row: &Map<String, Value>| {
+            row.get("category").and_then(Value::as_str) == Some(Category::Package.as_str())
+        };
+        let is_package = package_row(&row);
         let same = merged.iter_mut().find(|m| {
             is_package
-                && m.get("category") == Some(&json!("package"))
+                && package_row(m)
                 && m.get("repo") == row.get("repo")
                 && m.get("edge_kind") == row.get("edge_kind")
                 && m.get("confidence") == row.get("confidence")
@@ -586,6 +702,8 @@ fn compact_consumers(results: &mut Map<String, Value>, page: &[Consumer], format
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
     use crate::testing::{facts, published, rendered};
 

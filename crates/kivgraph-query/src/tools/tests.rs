@@ -156,3 +156,76 @@ fn a_module_report_of_a_file_nobody_indexed() {
         "parse.go go 17L — 3 symbols, 2 exported | imports: strings\n(not indexed: answered from the file's syntax)\nAPI:\n  6-11 fn Parse(s string) Config  — Parse reads a config.\n  13-15 type Config struct\nINTERNAL:\n  17-17 fn helper()\nREAD FIRST: Parse@6-11 (complexity 2), helper@17-17 (complexity 1)\n"
     );
 }
+
+#[test]
+fn consumers_of_each_category_in_each_view() {
+    use kivgraph_facts::*;
+    let mut facts = facts();
+    let package = |name: &str| {
+        facts
+            .packages
+            .iter()
+            .find(|p| p.repository == name)
+            .unwrap()
+            .key
+    };
+    let (app, core) = (package("app"), package("core"));
+    facts.edges.push(Edge {
+        kind: EdgeKind::PackageDependsOn,
+        source: app,
+        target: core,
+        confidence: Confidence::StructuralCertain,
+        provenance: Provenance::TreeSitterSyntax,
+        evidence: None,
+    });
+    facts.unresolved.push(UnresolvedReference {
+        repository: "app".into(),
+        language: Language::Go,
+        reason: Reason::NameNotResolved,
+        file_path: Some("main.go".into()),
+        span: Some(LineSpan {
+            start_line: 12,
+            end_line: 12,
+            start_byte: 120,
+            end_byte: 129,
+        }),
+        requested_symbol: Some("core.Parse".into()),
+        requested_package: Some("example.com/core".into()),
+        detail: "core.Parse is not declared where the import points".into(),
+    });
+    facts.canonicalize();
+    let published = published(&facts);
+    let run = |arguments: serde_json::Value| {
+        let args: crate::CrossRepoConsumersArgs = serde_json::from_value(arguments).unwrap();
+        let mut answer = rendered(
+            &published,
+            crate::find_cross_repo_consumers(&published, &args, &PageLimits::default()),
+        );
+        answer
+            .as_object_mut()
+            .unwrap()
+            .shift_remove("snapshot_age_ms");
+        answer.to_string()
+    };
+    let compact = run(serde_json::json!({"qualified_name": "Parse", "repository": "core"}));
+    assert_eq!(
+        compact,
+        r#"{"snapshot_id":1,"total":2,"returned":2,"coverage":{"exact":1,"unresolved_related":1},"completeness":{"verdict":"LOWER_BOUND","blind_spots":[{"reason":"NAME_NOT_RESOLVED","repository":"app","path":"main.go","line":12,"requested_symbol":"core.Parse","requested_package":"example.com/core","detail":"core.Parse is not declared where the import points"}],"fallback":{"pattern":"\\bParse\\b","paths":["/src/app/main.go"]}},"results":{"subject":{"qualified_name":"Parse","at":"core:parse.go:3","pkg":"example.com/core","module_path":"example.com/core","end_line":5},"edge_kind":"CALLS_DIRECT","confidence":"EXACT_TYPECHECKED","provenance":"GO_TYPES_USE","reason":"NAME_NOT_RESOLVED","requested_package":"example.com/core","requested_symbol":"core.Parse","consumers":[{"category":"exact_symbol","repo":"app","pkg":"example.com/app","at":"main.go:5","end_line":7,"qualified_name":"main"},{"category":"unresolved","detail":"core.Parse is not declared where the import points","repo":"app","at":"main.go:12"}]}}"#
+    );
+    let full = run(
+        serde_json::json!({"qualified_name": "Parse", "repository": "core",
+        "view": "full", "response_format": "detailed"}),
+    );
+    assert_eq!(
+        full,
+        r#"{"snapshot_id":1,"total":2,"returned":2,"truncated":false,"next_cursor":null,"coverage":{"exact":1,"candidate":0,"unresolved_related":1,"package_level":0},"completeness":{"verdict":"LOWER_BOUND","blind_spots":[{"reason":"NAME_NOT_RESOLVED","repository":"app","path":"main.go","line":12,"requested_symbol":"core.Parse","requested_package":"example.com/core","detail":"core.Parse is not declared where the import points"}],"fallback":{"pattern":"\\bParse\\b","paths":["/src/app/main.go"]}},"results":{"subject":{"qualified_name":"Parse","repository":"core","package_name":"example.com/core","module_path":"example.com/core","file_path":"parse.go","start_line":3,"end_line":5},"consumers":[{"category":"exact_symbol","edge_kind":"CALLS_DIRECT","confidence":"EXACT_TYPECHECKED","provenance":"GO_TYPES_USE","evidence_kind":"OBSERVED_IN_FILE","package_name":"example.com/app","name":"main","qualified_name":"main","kind":"func","repository":"app","file_path":"main.go","start_line":5,"end_line":7,"language":"go","stable_key":"PLQRRU533IN7RS2L2M65C72CR5B4LDRUHP4WSJ7HNCRTFWHLGYSQ","file_key":"XYYIJO5J3BDER6SKQEAPJG7HJQ3OKDK6J52MWMBT2G65KKMCHNWA","repository_key":"QQDSVWLLYA6RV7PAVTTYBKGMFCBHD3PXR732SYUWC73D35BFTYPA"},{"category":"unresolved","reason":"NAME_NOT_RESOLVED","requested_package":"example.com/core","requested_symbol":"core.Parse","detail":"core.Parse is not declared where the import points","repository":"app","language":"go","file_path":"main.go","start_line":12}]}}"#
+    );
+    let detailed = run(
+        serde_json::json!({"qualified_name": "Parse", "repository": "core",
+        "response_format": "detailed"}),
+    );
+    assert_eq!(
+        detailed,
+        r#"{"snapshot_id":1,"total":2,"returned":2,"coverage":{"exact":1,"unresolved_related":1},"completeness":{"verdict":"LOWER_BOUND","blind_spots":[{"reason":"NAME_NOT_RESOLVED","repository":"app","path":"main.go","line":12,"requested_symbol":"core.Parse","requested_package":"example.com/core","detail":"core.Parse is not declared where the import points"}],"fallback":{"pattern":"\\bParse\\b","paths":["/src/app/main.go"]}},"results":{"subject":{"qualified_name":"Parse","at":"core:parse.go:3","pkg":"example.com/core","module_path":"example.com/core","end_line":5},"edge_kind":"CALLS_DIRECT","confidence":"EXACT_TYPECHECKED","provenance":"GO_TYPES_USE","reason":"NAME_NOT_RESOLVED","requested_package":"example.com/core","requested_symbol":"core.Parse","consumers":[{"category":"exact_symbol","repo":"app","pkg":"example.com/app","at":"main.go:5","end_line":7,"qualified_name":"main","stable_key":"PLQRRU533IN7RS2L2M65C72CR5B4LDRUHP4WSJ7HNCRTFWHLGYSQ"},{"category":"unresolved","detail":"core.Parse is not declared where the import points","repo":"app","at":"main.go:12"}]}}"#
+    );
+}
