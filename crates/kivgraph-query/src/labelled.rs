@@ -2,9 +2,10 @@
 //! grouped by file, each a `qualified_name@start-end` label, what every row shares hoisted
 //! into the header, and a second tier of groups when that is shorter.
 
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde_json::{Map, Value};
 
-use crate::envelope::smaller_of;
+use crate::envelope::{smaller_of, to_value};
 
 /// One row as the compact view spells it.
 pub struct LabelledRow {
@@ -40,7 +41,7 @@ pub fn compact_rows(
         }
         _ => home_repository,
     };
-    header.insert("repository".into(), json!(repository));
+    header.insert("repository".into(), Value::from(repository));
     let hoisted: Vec<bool> = (0..columns.len())
         .map(|i| match rows.first() {
             Some(first) => rows.iter().all(|r| r.columns[i] == first.columns[i]),
@@ -65,9 +66,9 @@ pub fn compact_rows(
                 .map(|(value, _)| value.clone())
                 .collect();
             if tail.is_empty() {
-                json!(row.label)
+                Value::from(row.label.as_str())
             } else {
-                let mut entry = vec![json!(row.label)];
+                let mut entry = vec![Value::from(row.label.as_str())];
                 entry.extend(tail);
                 Value::Array(entry)
             }
@@ -108,7 +109,7 @@ pub fn compact_rows(
             }
             group.insert(
                 "files".into(),
-                by_file(&members, repository, |row| json!(row.label)),
+                by_file(&members, repository, |row| Value::from(row.label.as_str())),
             );
             Value::Object(group)
         })
@@ -130,23 +131,35 @@ fn by_file(
             None => files.push((place, vec![entry(row)])),
         }
     }
-    Value::Array(
-        files
-            .into_iter()
-            .map(|((repo, file), at)| {
-                let mut group = Map::new();
-                group.insert("file".into(), json!(file));
-                if repo != repository {
-                    group.insert("repo".into(), json!(repo));
-                }
-                if crate::test_files::is_test_file(file) {
-                    group.insert("test".into(), json!(true));
-                }
-                group.insert("at".into(), Value::Array(at));
-                Value::Object(group)
-            })
-            .collect(),
-    )
+    let files: Vec<FileGroup> = files
+        .into_iter()
+        .map(|((repo, file), at)| FileGroup {
+            file,
+            repo: (repo != repository).then_some(repo),
+            test: crate::test_files::is_test_file(file),
+            at,
+        })
+        .collect();
+    to_value(&files)
+}
+
+/// One file's entries: a label, or a label with the columns the header could not state.
+#[derive(Serialize)]
+struct FileGroup<'a> {
+    file: &'a str,
+    /// Only when it is not the header's repository.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    repo: Option<&'a str>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    test: bool,
+    at: Vec<Value>,
+}
+
+/// How many rows one file holds.
+#[derive(Serialize)]
+struct FileCount {
+    file: String,
+    count: usize,
 }
 
 /// The `files` view: each file holding rows, prefixed with its repository, and how many.
@@ -159,10 +172,10 @@ pub fn file_counts(rows: &[LabelledRow]) -> Value {
             None => files.push((file, 1)),
         }
     }
-    Value::Array(
-        files
+    to_value(
+        &files
             .into_iter()
-            .map(|(file, count)| json!({"file": file, "count": count}))
-            .collect(),
+            .map(|(file, count)| FileCount { file, count })
+            .collect::<Vec<_>>(),
     )
 }

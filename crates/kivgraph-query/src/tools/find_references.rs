@@ -3,7 +3,7 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use kivgraph_facts::{Confidence, EdgeKind, SymbolKind};
 use kivgraph_snapshot::{EdgeView, NodeRef, SymbolView};
@@ -386,13 +386,13 @@ pub fn find_references(
                 file: row.holder.file().path().to_string(),
                 label: row.holder.label(),
                 columns: [
-                    json!(row.edge.kind().as_str()),
-                    json!(row.holder.kind()),
-                    json!(row.edge.confidence().as_str()),
-                    json!(row.edge.provenance().as_str()),
+                    Value::from(row.edge.kind().as_str()),
+                    Value::from(row.holder.kind()),
+                    Value::from(row.edge.confidence().as_str()),
+                    Value::from(row.edge.provenance().as_str()),
                 ]
                 .into_iter()
-                .chain(bridged.then(|| json!(row.via.map(|v| v.qualified_name()))))
+                .chain(bridged.then(|| Value::from(row.via.map(|v| v.qualified_name()))))
                 .collect(),
             })
             .collect()

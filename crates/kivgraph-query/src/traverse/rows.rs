@@ -3,7 +3,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use kivgraph_facts::Confidence;
 use kivgraph_snapshot::UnresolvedView;
@@ -38,17 +38,17 @@ fn labelled(rows: &[&Step], format: ResponseFormat) -> (Vec<LabelledRow>, Vec<&'
         .iter()
         .map(|step| {
             let mut values = vec![
-                json!(step.holder.kind()),
+                Value::from(step.holder.kind()),
                 // A tail is a list of columns, so numbers travel as strings.
-                json!(step.depth.to_string()),
-                json!(step.from.qualified_name()),
-                json!(step.via.kind().as_str()),
-                json!(step.via.confidence().as_str()),
-                json!(step.via.provenance().as_str()),
+                Value::from(step.depth.to_string()),
+                Value::from(step.from.qualified_name()),
+                Value::from(step.via.kind().as_str()),
+                Value::from(step.via.confidence().as_str()),
+                Value::from(step.via.provenance().as_str()),
             ];
             if format == ResponseFormat::Detailed {
                 values.push(match step.holder {
-                    Holder::Symbol(s) => json!(s.key().to_string()),
+                    Holder::Symbol(s) => Value::from(s.key().to_string()),
                     Holder::Module(_) => Value::Null,
                 });
             }
@@ -69,7 +69,7 @@ fn numeric_hop_depth(mut results: Value) -> Value {
         if let Some(Value::String(depth)) = map.get("hop_depth")
             && let Ok(n) = depth.parse::<u64>()
         {
-            map.insert("hop_depth".into(), json!(n));
+            map.insert("hop_depth".into(), Value::from(n));
         }
     };
     if let Value::Object(map) = &mut results {
