@@ -9,50 +9,33 @@ use kivgraph_config::{
     LanguageToken, LoadedConfig, Registry, RepositoryEntry, expand_tilde, validate_repository_name,
 };
 use kivgraph_query::{ErrorCode, QueryError};
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct ProjectArg {
+pub(crate) struct ProjectArg {
+    /// Repository identifier (no '.', '..' or path separators).
     name: String,
+    /// Repository directory: absolute, ~-prefixed, or relative to the server's working
+    /// directory.
     path: String,
+    /// go, typescript, javascript, ts, js, rust, rs, python, py
     languages: Vec<String>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct IndexProjectArgs {
+pub(crate) struct IndexProjectArgs {
+    /// Every project to register and index, in one call.
     projects: Option<Vec<ProjectArg>>,
     name: Option<String>,
     path: Option<String>,
     languages: Option<Vec<String>>,
+    /// Set true only after the user approved this operation.
     confirmed: Option<bool>,
-}
-
-pub fn schema() -> Value {
-    let project = json!({
-        "type": "object",
-        "properties": {
-            "name": {"type": "string", "description": "Repository identifier (no '.', '..' or path separators)."},
-            "path": {"type": "string", "description": "Repository directory: absolute, ~-prefixed, or relative to the server's working directory."},
-            "languages": {"type": "array", "items": {"type": "string"}, "description": "go, typescript, javascript, ts, js, rust, rs, python, py"}
-        },
-        "required": ["name", "path", "languages"],
-        "additionalProperties": false
-    });
-    json!({
-        "type": "object",
-        "properties": {
-            "projects": {"type": "array", "items": project, "description": "Every project to register and index, in one call."},
-            "name": {"type": "string"},
-            "path": {"type": "string"},
-            "languages": {"type": "array", "items": {"type": "string"}},
-            "confirmed": {"type": ["boolean", "null"], "description": "Set true only after the user approved this operation."}
-        },
-        "additionalProperties": false
-    })
 }
 
 pub const DESCRIPTION: &str = "Registers projects and rebuilds the whole graph once, after explicit user approval (confirmed: true). Pass every project in one call: a rebuild costs the whole corpus. Never writes inside the projects.";

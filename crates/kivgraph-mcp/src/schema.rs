@@ -215,4 +215,14 @@ mod tests {
                 .starts_with("unknown field `name`")
         );
     }
+
+    #[test]
+    fn index_project_names_every_field_of_a_project_as_required() {
+        let schema = schema::<crate::index_project::IndexProjectArgs>();
+        let project = &schema["properties"]["projects"]["items"];
+        assert_eq!(project["required"], json!(["name", "path", "languages"]));
+        assert_eq!(project["additionalProperties"], json!(false));
+        assert_eq!(schema["properties"]["confirmed"]["type"], json!("boolean"));
+        assert!(schema.get("required").is_none());
+    }
 }

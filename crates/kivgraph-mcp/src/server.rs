@@ -16,6 +16,7 @@ use serde_json::{Map, Value};
 
 use crate::follow::Follower;
 use crate::index_project;
+use crate::schema::input_schema;
 use crate::tools::{Context, QUERY_TOOLS, QueryTool};
 
 const INSTRUCTIONS: &str = "Kivgraph answers where code is declared, from a published code graph over Go, TypeScript/JavaScript, Rust and Python repositories. Before grepping or reading files to locate a declaration, call find_symbol (exact, qualified, prefix or substring); get_symbol gives one symbol's package, signature and line range; list_repositories says which repositories the graph covers and whether their checkouts moved since indexing. Declarations come from the tree-sitter syntax layer of every registered repository, so an empty find_symbol answer means no declaration of that name exists in the graph within your filters; check completeness, which says where the index could not read everything. Rows are addressable: every one carries a repository, a repository-relative path, a qualified name and a line range, and every tool accepts that triple instead of a stable key. Where it loses: a rare name in a single small repository is cheaper to grep, and one small file is cheaper to read than to outline.";
@@ -56,10 +57,7 @@ impl KivgraphServer {
         let index_project = Tool::new(
             "index_project",
             index_project::DESCRIPTION,
-            Arc::new(match index_project::schema() {
-                Value::Object(schema) => schema,
-                _ => unreachable!("the schema is an object"),
-            }),
+            Arc::new(input_schema::<index_project::IndexProjectArgs>()),
         )
         .with_annotations(ToolAnnotations::new().read_only(false));
         if !self.follower.has_generation() {
