@@ -23,9 +23,7 @@ use crate::scopes::{
 };
 use crate::traverse::args::{BlastRadiusArgs, KindFilter, KindsEcho, common, kinds_identity};
 use crate::traverse::rows::{page_of, traversal_page};
-use crate::traverse::walk::{
-    Direction, Node, Step, Walk, WalkBounds, derived, expanded_languages, walk,
-};
+use crate::traverse::walk::{Direction, Node, Step, Walk, derived, expanded_languages, walk_from};
 
 /// What a change to the symbol reaches: the walk backwards over incoming edges, with the
 /// four axes over the whole (filtered) traversal.
@@ -39,18 +37,7 @@ pub fn get_blast_radius(
     let filter = KindFilter::parse(args.kinds.as_deref())?;
     let include_derived = args.walk.include_derived.unwrap_or(false);
     let root = common.root;
-    let walk = walk(
-        published,
-        root,
-        &WalkBounds {
-            direction: Direction::Backward,
-            kinds: &common.kinds,
-            confidence: common.confidence,
-            depth: common.depth,
-            max_nodes: common.max_nodes,
-            deadline,
-        },
-    )?;
+    let walk = walk_from(published, &common, Direction::Backward, deadline)?;
     let rows: Vec<&Step> = walk
         .steps
         .iter()

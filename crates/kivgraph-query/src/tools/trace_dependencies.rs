@@ -12,7 +12,7 @@ use crate::published::Published;
 use crate::scopes::{Bounds, Hidden, invisible_scopes, unextracted_relations};
 use crate::traverse::args::{TraceDependenciesArgs, common, kinds_identity};
 use crate::traverse::rows::{failures_made, page_of, traversal_page};
-use crate::traverse::walk::{Direction, Step, WalkBounds, derived, expanded_languages, walk};
+use crate::traverse::walk::{Direction, Step, derived, expanded_languages, walk_from};
 
 /// What the symbol reaches outward, bounded by `depth` and `max_nodes`.
 pub fn trace_dependencies(
@@ -32,18 +32,7 @@ pub fn trace_dependencies(
     let include_derived =
         args.walk.include_derived.unwrap_or(false) || repo.is_some_and(kivgraph_facts::is_derived);
     let root = common.root;
-    let walk = walk(
-        published,
-        root,
-        &WalkBounds {
-            direction: Direction::Outward,
-            kinds: &common.kinds,
-            confidence: common.confidence,
-            depth: common.depth,
-            max_nodes: common.max_nodes,
-            deadline,
-        },
-    )?;
+    let walk = walk_from(published, &common, Direction::Outward, deadline)?;
     let rows: Vec<&Step> = walk
         .steps
         .iter()

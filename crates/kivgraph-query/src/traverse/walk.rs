@@ -12,6 +12,7 @@ use kivgraph_snapshot::{EdgeView, NodeRef, SymbolView};
 use crate::error::{ErrorCode, QueryError};
 use crate::holder::Holder;
 use crate::published::Published;
+use crate::traverse::args::Common;
 
 /// A node of the walk: a symbol, or a file's module scope (the holder of an import).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -62,7 +63,7 @@ pub(crate) enum Direction {
     Backward,
 }
 
-pub(crate) struct WalkBounds<'k> {
+struct WalkBounds<'k> {
     pub(crate) direction: Direction,
     pub(crate) kinds: &'k [EdgeKind],
     pub(crate) confidence: Option<Confidence>,
@@ -95,7 +96,28 @@ fn members<'a>(published: &'a Published, root: SymbolView<'a>) -> Vec<SymbolView
     found
 }
 
-pub(crate) fn walk<'a>(
+/// The walk a validated request asks for, in `direction`, given up at `deadline`.
+pub(crate) fn walk_from<'a>(
+    published: &'a Published,
+    common: &Common<'a>,
+    direction: Direction,
+    deadline: Option<Instant>,
+) -> Result<Walk<'a>, QueryError> {
+    walk(
+        published,
+        common.root,
+        &WalkBounds {
+            direction,
+            kinds: &common.kinds,
+            confidence: common.confidence,
+            depth: common.depth,
+            max_nodes: common.max_nodes,
+            deadline,
+        },
+    )
+}
+
+fn walk<'a>(
     published: &'a Published,
     root: SymbolView<'a>,
     bounds: &WalkBounds,
