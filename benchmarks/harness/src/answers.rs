@@ -77,7 +77,7 @@ fn without_age(text: String) -> String {
     let Ok(Value::Object(mut answer)) = serde_json::from_str::<Value>(&text) else {
         return text;
     };
-    match answer.remove("snapshot_age_ms") {
+    match answer.shift_remove("snapshot_age_ms") {
         Some(_) => Value::Object(answer).to_string(),
         None => text,
     }
