@@ -99,9 +99,20 @@ fn paged<A: DeserializeOwned + JsonSchema>(
     )
 }
 
-/// When a walk started now gives up and answers with what it reached.
-fn traversal_deadline() -> std::time::Instant {
-    std::time::Instant::now() + TRAVERSAL_DEADLINE
+/// The signature both walks share: a deadline after which they give up.
+type Walk<A> =
+    fn(&Published, &A, &PageLimits, Option<std::time::Instant>) -> Result<(Page, View), QueryError>;
+
+/// A walk, paged, given up when it runs past the traversal deadline.
+fn walked<A: DeserializeOwned + JsonSchema>(
+    context: &Context,
+    arguments: Map<String, Value>,
+    walk: Walk<A>,
+) -> Result<String, QueryError> {
+    let deadline = std::time::Instant::now() + TRAVERSAL_DEADLINE;
+    paged(context, arguments, |published, args, limits| {
+        walk(published, args, limits, Some(deadline))
+    })
 }
 
 /// Every tool but `graph_status` needs a published generation.
@@ -138,31 +149,13 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
         name: "trace_dependencies",
         description: "What a symbol reaches outward, breadth-first up to depth hops (default 3, at most 5): each reached symbol once, with the edge that first reached it. A container's members walk with it. completeness says whether the walk is whole or a floor (calls it could not bind, relations not extracted).",
         schema: input_schema::<TraceDependenciesArgs>,
-        run: |context, arguments| {
-            paged(context, arguments, |published, args, limits| {
-                kivgraph_query::trace_dependencies(
-                    published,
-                    args,
-                    limits,
-                    Some(traversal_deadline()),
-                )
-            })
-        },
+        run: |context, arguments| walked(context, arguments, kivgraph_query::trace_dependencies),
     },
     QueryTool {
         name: "get_blast_radius",
         description: "What a change to a symbol reaches: the walk backwards over who references it, up to depth hops, with counts by depth, relation, repository and package over the whole walk. kinds picks what counts as affected (default all but field and variable). completeness says whether the impact is whole or a floor.",
         schema: input_schema::<BlastRadiusArgs>,
-        run: |context, arguments| {
-            paged(context, arguments, |published, args, limits| {
-                kivgraph_query::get_blast_radius(
-                    published,
-                    args,
-                    limits,
-                    Some(traversal_deadline()),
-                )
-            })
-        },
+        run: |context, arguments| walked(context, arguments, kivgraph_query::get_blast_radius),
     },
     QueryTool {
         name: "find_cross_repo_consumers",
