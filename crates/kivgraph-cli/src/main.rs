@@ -8,6 +8,8 @@ mod analyzers;
 mod commands;
 mod context;
 mod logging;
+mod pass;
+mod watch;
 
 use std::process::ExitCode;
 
@@ -23,6 +25,7 @@ Getting started
   init [--repository NAME=PATH]... [--languages LIST]   Write the configuration and register repositories
   index --full [--json]                                 Index every registered repository and publish a generation
   serve                                                 Run the MCP server over stdio
+  watch [--json]                                        Keep the published graph in step with the checkouts while it runs
 
 Reading code
   report FILE [--view compact]                          A file's shape: imports, declarations, what to read first
@@ -65,6 +68,7 @@ enum Command {
     Version(commands::version::VersionArgs),
     Clean(commands::graph::CleanArgs),
     Rollback(commands::graph::RollbackArgs),
+    Watch(watch::WatchArgs),
 }
 
 fn main() -> ExitCode {
@@ -102,6 +106,7 @@ fn main() -> ExitCode {
         Command::Version(args) => commands::version::run(args),
         Command::Clean(args) => commands::graph::run_clean(args),
         Command::Rollback(args) => commands::graph::run_rollback(args),
+        Command::Watch(args) => watch::run(args),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,248 @@
+//! One pass over every registered repository and its publication: what `index --full` runs
+//! once and `watch` runs per batch of changes.
+
+use std::time::Instant;
+
+use anyhow::bail;
+use kivgraph_config::LanguageToken;
+use kivgraph_engine::{CacheIdentity, CacheLoad, PassGraph, PassOptions, Progress, run_pass};
+use kivgraph_facts::Language;
+use kivgraph_store::{
+    AnalyzerState, BuildOutputState, GenerationId, GitPosition, RepositoryState, read_git_position,
+};
+use serde_json::json;
+
+use crate::context::Loaded;
+
+/// What a pass whose inputs the published generation already reflects does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnUnchanged {
+    /// Publish it again, as a new generation (`index --full`: the user asked for one).
+    Republish,
+    /// Publish nothing (`watch`: a change outside what the graph reads).
+    Skip,
+}
+
+/// What a pass did.
+pub enum PassResult {
+    /// A generation was published: the `index --full` report.
+    Published(serde_json::Value),
+    /// Nothing the graph reads changed: the generation already served.
+    Unchanged(GenerationId),
+}
+
+fn cache_word(load: &CacheLoad) -> String {
+    match load {
+        CacheLoad::Loaded => "loaded".into(),
+        CacheLoad::Absent => "absent".into(),
+        CacheLoad::Foreign => "foreign (another build; ignored)".into(),
+        CacheLoad::Corrupt(reason) => format!("corrupt ({reason}; ignored)"),
+        CacheLoad::NotNeeded => "unchanged (the published generation's inputs; republished)".into(),
+    }
+}
+
+/// Analyses every registered repository and publishes the result.
+pub fn index_and_publish(
+    loaded: &Loaded,
+    progress: &(dyn Fn(Progress) + Sync),
+    on_unchanged: OnUnchanged,
+) -> anyhow::Result<PassResult> {
+    let started = Instant::now();
+    if loaded.registry.repositories.is_empty() {
+        bail!("no repository is registered: run \"kivgraph init --repository NAME=PATH\" first");
+    }
+    let store = loaded.store(None);
+    // Taken before any work: the loser of a race is told at once.
+    let lock = store.lock()?;
+    let analyzers = crate::analyzers::locate(&loaded.config).into_options(
+        &loaded
+            .registry
+            .repositories
+            .iter()
+            .flat_map(|entry| kivgraph_discovery::enabled_languages(&entry.languages))
+            .collect(),
+    );
+    let standard_library = loaded
+        .registry
+        .repositories
+        .iter()
+        .any(|entry| entry.languages.contains(&LanguageToken::Rust))
+        .then(|| crate::analyzers::standard_library(&loaded.config, analyzers.rust.as_ref()))
+        .flatten();
+    let mut entries = loaded.registry.repositories.clone();
+    match &standard_library {
+        Some(Ok(derived)) => entries.push(derived.clone()),
+        Some(Err(why)) => tracing::warn!(why, "the standard library is not indexed"),
+        None => {}
+    }
+    let options = PassOptions {
+        published_generation: store.current()?.map(|id| id.0),
+        fact_cache: loaded.config.config.indexing.fact_cache,
+        cache_directory: loaded.config.fact_cache_path.clone(),
+        identity: CacheIdentity::of_this_build(),
+        analyzers,
+    };
+    let outcome = run_pass(&entries, &options, progress)?;
+    if on_unchanged == OnUnchanged::Skip
+        && let PassGraph::Unchanged { generation } = outcome.graph
+    {
+        return Ok(PassResult::Unchanged(GenerationId(generation)));
+    }
+    progress(Progress {
+        phase: "publish",
+        repository: None,
+        completed: 0,
+        total: 1,
+    });
+    let states = outcome
+        .repositories
+        .iter()
+        .map(|report| {
+            let entry = entries.iter().find(|e| e.name == report.name);
+            // A derived provider has no commit: nothing clones it, nothing moves it.
+            let git = if kivgraph_facts::is_derived(&report.name) {
+                GitPosition::default()
+            } else {
+                read_git_position(std::path::Path::new(&report.root))
+            };
+            let analyzers: Vec<AnalyzerState> = report
+                .analyzers
+                .iter()
+                .map(|run| AnalyzerState {
+                    language: run.language.as_str().to_string(),
+                    analyzer: run.analyzer.clone(),
+                    units: run.units,
+                    failures: run.failures.clone(),
+                    absent: run.absent.clone(),
+                    patched: run.patched.clone(),
+                    not_built: run.not_built.clone(),
+                })
+                .collect();
+            let exact = |language: Language| {
+                let served = language.analyzed_as();
+                analyzers
+                    .iter()
+                    .any(|a| a.language == served.as_str() && a.is_complete())
+            };
+            RepositoryState {
+                name: report.name.clone(),
+                path: report.root.clone(),
+                languages: entry
+                    .map(|e| e.languages.iter().map(|l| l.as_str().to_string()).collect())
+                    .unwrap_or_default(),
+                indexed_commit: git.commit.clone(),
+                indexed_branch: git.branch.clone(),
+                indexed_dirty: git
+                    .commit
+                    .as_ref()
+                    .and_then(|_| working_tree_dirty(&report.root)),
+                git_unavailable: git.unavailable.clone(),
+                resolved_relations: entry
+                    .map(|e| {
+                        e.languages
+                            .iter()
+                            .filter_map(|token| {
+                                let language = Language::parse(token.as_str()).ok()?;
+                                let relations = if exact(language) {
+                                    kivgraph_engine::analyzed_relations(language)
+                                } else {
+                                    kivgraph_engine::resolved_relations(language)
+                                };
+                                let relations =
+                                    relations.iter().map(|k| k.as_str().to_string()).collect();
+                                Some((language.as_str().to_string(), relations))
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+                analyzers,
+                build_output: report
+                    .build_output
+                    .iter()
+                    .map(|b| BuildOutputState {
+                        path: b.path.clone(),
+                        reason: b.reason.as_str().to_string(),
+                        detail: b.detail.clone(),
+                        files: b.files,
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    let published = match &outcome.graph {
+        PassGraph::Computed(facts) => store.publish(&lock, facts, states)?,
+        PassGraph::Unchanged { generation } => {
+            store.republish(&lock, GenerationId(*generation), states)?
+        }
+    };
+    outcome.record_published(&options, published.id.0)?;
+    let phases: serde_json::Map<String, serde_json::Value> = outcome
+        .timings
+        .phases
+        .iter()
+        .chain(published.timings.iter())
+        .map(|(phase, duration)| (phase.to_string(), json!(duration.as_millis() as u64)))
+        .collect();
+    let counts = &published.manifest.counts;
+    let repositories: Vec<_> = outcome
+        .repositories
+        .iter()
+        .map(|r| {
+            json!({
+                "name": r.name,
+                "files": r.files,
+                "symbols": r.symbols,
+                "parse_failures": r.parse_failures.iter().map(|(path, issues)| json!({"path": path, "issues": issues})).collect::<Vec<_>>(),
+                "skipped": r.skipped.iter().map(|(path, why)| json!({"path": path, "reason": why})).collect::<Vec<_>>(),
+                "build_output": r.build_output.iter().map(|b| json!({"path": b.path, "reason": b.reason.as_str(), "detail": b.detail, "files": b.files})).collect::<Vec<_>>(),
+                "unavailable": r.unavailable,
+                "analyzers": r.analyzers.iter().map(|a| json!({
+                    "language": a.language.as_str(),
+                    "analyzer": a.analyzer,
+                    "units": a.units,
+                    "failures": a.failures,
+                    "absent": a.absent,
+                    "patched": a.patched,
+                    "not_built": a.not_built,
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let result = json!({
+        "passed": true,
+        "generation_id": published.id.to_string(),
+        "previous_generation_id": published.previous.map(|p| p.to_string()),
+        "generation_path": published.directory,
+        "counts": counts,
+        "index": {
+            "files_total": outcome.files_total,
+            "files_analyzed": outcome.files_analyzed,
+            "fact_cache": loaded.config.config.indexing.fact_cache.as_str(),
+            "fact_cache_state": cache_word(&outcome.cache),
+            "fact_cache_bytes": outcome.cache_bytes,
+            "duration_ms": started.elapsed().as_millis() as u64,
+            "phases_ms": phases,
+        },
+        "repositories": repositories,
+        "standard_library": standard_library.map(|found| match found {
+            Ok(entry) => json!({"repository": entry.name, "path": entry.path}),
+            Err(why) => json!({"absent": why}),
+        }),
+    });
+    // The computed graph takes a noticeable fraction of a second to free; the report does
+    // not wait for it.
+    std::thread::spawn(move || drop(outcome));
+    Ok(PassResult::Published(result))
+}
+
+/// Whether tracked files differ from `HEAD`, asked of git at index time (never on a query
+/// path); `None` when git cannot answer.
+fn working_tree_dirty(root: &str) -> Option<bool> {
+    let out = std::process::Command::new("git")
+        .args(["-C", root, "status", "--porcelain", "--untracked-files=no"])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    out.status.success().then_some(!out.stdout.is_empty())
+}

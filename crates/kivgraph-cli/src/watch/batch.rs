@@ -1,0 +1,219 @@
+//! Coalescing file-system events into batches: a batch opens with the first change, and
+//! closes once no change has come for `debounce` or `maximum` after it opened, whichever is
+//! first — an editor's atomic save (write a temporary file, rename it over the original)
+//! and a `git checkout` rewriting hundreds of files each make one batch.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+/// How long to wait for quiet, and for how long at most.
+#[derive(Debug, Clone, Copy)]
+pub struct Window {
+    pub debounce: Duration,
+    pub maximum: Duration,
+}
+
+/// What arrives on the channel: the paths one event touched, or a failure to watch.
+pub type Message = notify::Result<notify::Event>;
+
+/// The changes of one batch.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Batch {
+    /// When the batch opened: its first change.
+    pub opened: Option<Instant>,
+    /// Events that belonged to it.
+    pub events: usize,
+    pub paths: BTreeSet<PathBuf>,
+    /// What the watcher reported as failing meanwhile (a lost watch, an overflowed queue).
+    pub errors: Vec<String>,
+}
+
+/// What waiting for a batch gave.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Next {
+    /// Changes, coalesced.
+    Changes(Batch),
+    /// Nothing changed for `idle`: time to reconcile.
+    Idle,
+    /// The watcher is gone.
+    Closed,
+}
+
+/// Waits up to `idle` for the first relevant change, then gathers the batch it opens.
+pub fn next(
+    events: &Receiver<Message>,
+    window: Window,
+    idle: Duration,
+    relevant: &dyn Fn(&std::path::Path) -> bool,
+) -> Next {
+    let mut batch = Batch::default();
+    let started = Instant::now();
+    // Until the first relevant change: irrelevant events are dropped, the idle clock runs.
+    loop {
+        let left = idle.saturating_sub(started.elapsed());
+        match events.recv_timeout(left) {
+            Ok(message) => {
+                if take(&mut batch, message, relevant) {
+                    batch.opened = Some(Instant::now());
+                    break;
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => return Next::Idle,
+            Err(RecvTimeoutError::Disconnected) => return Next::Closed,
+        }
+    }
+    let opened = batch.opened.unwrap_or_else(Instant::now);
+    let mut quiet_since = Instant::now();
+    loop {
+        let until_quiet = window.debounce.saturating_sub(quiet_since.elapsed());
+        let until_full = window.maximum.saturating_sub(opened.elapsed());
+        let wait = until_quiet.min(until_full);
+        if wait.is_zero() {
+            return Next::Changes(batch);
+        }
+        match events.recv_timeout(wait) {
+            Ok(message) => {
+                if take(&mut batch, message, relevant) {
+                    quiet_since = Instant::now();
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => return Next::Changes(batch),
+        }
+    }
+}
+
+/// Adds `message` to `batch`; whether it carried a relevant change.
+fn take(batch: &mut Batch, message: Message, relevant: &dyn Fn(&std::path::Path) -> bool) -> bool {
+    match message {
+        Ok(event) => {
+            // Reading a file is no change to it.
+            if matches!(event.kind, notify::EventKind::Access(_)) {
+                return false;
+            }
+            let paths: Vec<PathBuf> = event.paths.into_iter().filter(|p| relevant(p)).collect();
+            if paths.is_empty() {
+                return false;
+            }
+            batch.events += 1;
+            batch.paths.extend(paths);
+            true
+        }
+        Err(error) => {
+            batch.errors.push(error.to_string());
+            // A failure may hide changes: reconcile as for one.
+            batch.events += 1;
+            true
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::sync::mpsc::channel;
+    use std::thread;
+
+    use notify::event::{AccessKind, CreateKind, ModifyKind};
+    use notify::{Event, EventKind};
+
+    use super::*;
+
+    fn event(kind: EventKind, path: &str) -> Message {
+        Ok(Event::new(kind).add_path(PathBuf::from(path)))
+    }
+
+    fn window(debounce: u64, maximum: u64) -> Window {
+        Window {
+            debounce: Duration::from_millis(debounce),
+            maximum: Duration::from_millis(maximum),
+        }
+    }
+
+    fn everything(_: &Path) -> bool {
+        true
+    }
+
+    #[test]
+    fn a_burst_is_one_batch_and_irrelevant_events_open_none() {
+        let (send, receive) = channel();
+        send.send(event(EventKind::Access(AccessKind::Any), "/r/a.go"))
+            .unwrap();
+        send.send(event(EventKind::Create(CreateKind::File), "/r/.git/index"))
+            .unwrap();
+        send.send(event(EventKind::Create(CreateKind::File), "/r/a.go.tmp"))
+            .unwrap();
+        send.send(event(EventKind::Modify(ModifyKind::Any), "/r/a.go"))
+            .unwrap();
+        let not_git = |p: &Path| !p.components().any(|c| c.as_os_str() == ".git");
+        let Next::Changes(batch) =
+            next(&receive, window(50, 1000), Duration::from_secs(5), &not_git)
+        else {
+            panic!("a batch")
+        };
+        assert_eq!(batch.events, 2);
+        assert_eq!(
+            batch.paths.into_iter().collect::<Vec<_>>(),
+            [PathBuf::from("/r/a.go"), PathBuf::from("/r/a.go.tmp")]
+        );
+    }
+
+    #[test]
+    fn a_steady_stream_is_cut_at_the_maximum() {
+        let (send, receive) = channel();
+        let writer = thread::spawn(move || {
+            for i in 0..40 {
+                if send
+                    .send(event(
+                        EventKind::Modify(ModifyKind::Any),
+                        &format!("/r/{i}"),
+                    ))
+                    .is_err()
+                {
+                    break;
+                }
+                thread::sleep(Duration::from_millis(10));
+            }
+        });
+        let started = Instant::now();
+        let Next::Changes(batch) = next(
+            &receive,
+            window(50, 150),
+            Duration::from_secs(5),
+            &everything,
+        ) else {
+            panic!("a batch")
+        };
+        let took = started.elapsed();
+        assert!(took < Duration::from_millis(300), "{took:?}");
+        assert!(batch.events < 40, "{}", batch.events);
+        drop(receive);
+        writer.join().unwrap();
+    }
+
+    #[test]
+    fn quiet_is_idle_and_a_dropped_watcher_is_closed() {
+        let (send, receive) = channel::<Message>();
+        assert_eq!(
+            next(
+                &receive,
+                window(10, 20),
+                Duration::from_millis(30),
+                &everything
+            ),
+            Next::Idle
+        );
+        drop(send);
+        assert_eq!(
+            next(
+                &receive,
+                window(10, 20),
+                Duration::from_millis(30),
+                &everything
+            ),
+            Next::Closed
+        );
+    }
+}

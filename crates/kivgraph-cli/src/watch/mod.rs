@@ -1,0 +1,259 @@
+//! `kivgraph watch [--json]`: keeps the published graph in step with the registered
+//! checkouts while it runs. Every repository is watched (symlinks not followed); changes are
+//! coalesced into batches (`watcher.debounce_ms`, `watcher.maximum_batch_ms`), and each batch
+//! runs one pass and publishes a generation when something the graph reads changed, which
+//! every `serve` picks up through `CURRENT`. `watcher.reconciliation_interval` without a
+//! change runs a pass anyway, for events the platform lost. A change to the repository
+//! registry re-reads it and watches what it names now.
+
+mod batch;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::mpsc::channel;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use kivgraph_config::parse_duration;
+use notify::{RecommendedWatcher, RecursiveMode, Watcher};
+use serde::Serialize;
+
+use crate::context::{ConfigArg, Loaded};
+use crate::pass::{OnUnchanged, PassResult, index_and_publish};
+use batch::{Next, Window};
+
+#[derive(clap::Args, Debug)]
+pub struct WatchArgs {
+    #[command(flatten)]
+    config: ConfigArg,
+    /// stdout carries only newline-delimited JSON events.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
+    let mut loaded = args.config.load()?;
+    let settings = &loaded.config.config.watcher;
+    if !settings.enabled {
+        bail!(
+            "watcher.enabled is false in {}: set it to true to watch the registered repositories",
+            args.config.path().display()
+        );
+    }
+    let window = Window {
+        debounce: Duration::from_millis(settings.debounce_ms as u64),
+        maximum: Duration::from_millis(settings.maximum_batch_ms as u64),
+    };
+    let idle = parse_duration(&settings.reconciliation_interval)
+        .context("watcher.reconciliation_interval")?;
+    let registry_file = loaded.config.repositories_file.clone();
+    let config_file = args.config.path();
+    let (send, receive) = channel();
+    let mut watcher =
+        RecommendedWatcher::new(send, notify::Config::default().with_follow_symlinks(false))?;
+    // The registry's directory, for `init --repository` and `index_project`.
+    if let Some(directory) = registry_file.parent() {
+        watcher.watch(directory, RecursiveMode::NonRecursive)?;
+    }
+    let out = Output { json: args.json };
+    let mut watched = watch_repositories(&mut watcher, &loaded, &[]);
+    out.pass("start", 0, 0, None, pass(&loaded));
+    out.watching(&watched, idle);
+    loop {
+        let ignored = ignored_directories(&loaded);
+        // What discovery reads decides the rest: a change it does not read leaves the
+        // pass's inputs as they were, and nothing is published.
+        let relevant = |path: &Path| {
+            !ignored.iter().any(|d| path.starts_with(d))
+                && !path.components().any(|c| c.as_os_str() == ".git")
+        };
+        match batch::next(&receive, window, idle, &relevant) {
+            Next::Closed => bail!("the file-system watcher stopped"),
+            Next::Idle => out.pass("reconciliation", 0, 0, None, pass(&loaded)),
+            Next::Changes(changes) => {
+                for error in &changes.errors {
+                    out.error(&format!("the watcher reported: {error}"));
+                }
+                let trigger = if changes.paths.contains(&registry_file) {
+                    match args.config.load() {
+                        Ok(reloaded) => loaded = reloaded,
+                        Err(err) => out.error(&format!("{}: {err:#}", config_file.display())),
+                    }
+                    watched = watch_repositories(&mut watcher, &loaded, &watched);
+                    out.watching(&watched, idle);
+                    "registry"
+                } else {
+                    "changes"
+                };
+                out.pass(
+                    trigger,
+                    changes.events,
+                    changes.paths.len(),
+                    changes.opened,
+                    pass(&loaded),
+                );
+            }
+        }
+    }
+}
+
+/// One pass, published only when something the graph reads changed.
+fn pass(loaded: &Loaded) -> anyhow::Result<(PassResult, Duration)> {
+    let started = Instant::now();
+    let result = index_and_publish(loaded, &|_| {}, OnUnchanged::Skip)?;
+    Ok((result, started.elapsed()))
+}
+
+/// Where the product writes, which no change to a repository is: the generations and the
+/// fact cache (a configuration beside a checkout keeps them inside it).
+fn ignored_directories(loaded: &Loaded) -> Vec<PathBuf> {
+    vec![
+        loaded.config.generation_store(),
+        loaded.config.fact_cache_path.clone(),
+        loaded.config.paths.state_dir.clone(),
+    ]
+}
+
+/// One registered repository and whether its changes are seen.
+#[derive(Serialize, Clone)]
+struct Watched {
+    name: String,
+    path: PathBuf,
+    watching: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+}
+
+/// Watches what the registry names now, and stops watching what it no longer names.
+fn watch_repositories(
+    watcher: &mut RecommendedWatcher,
+    loaded: &Loaded,
+    before: &[Watched],
+) -> Vec<Watched> {
+    for old in before.iter().filter(|w| w.watching) {
+        if !loaded
+            .registry
+            .repositories
+            .iter()
+            .any(|r| r.path == old.path)
+        {
+            let _ = watcher.unwatch(&old.path);
+        }
+    }
+    loaded
+        .registry
+        .repositories
+        .iter()
+        .map(|entry| {
+            let already = before.iter().any(|w| w.watching && w.path == entry.path);
+            let result = if already {
+                Ok(())
+            } else {
+                watcher.watch(&entry.path, RecursiveMode::Recursive)
+            };
+            Watched {
+                name: entry.name.clone(),
+                path: entry.path.clone(),
+                watching: result.is_ok(),
+                reason: result.err().map(|err| unwatchable(&err)),
+            }
+        })
+        .collect()
+}
+
+/// Why a repository is not watched, with the remedy when there is one.
+fn unwatchable(error: &notify::Error) -> String {
+    match &error.kind {
+        notify::ErrorKind::MaxFilesWatch => "the inotify watch limit is reached \
+             (fs.inotify.max_user_watches): raise it, e.g. `sysctl fs.inotify.max_user_watches=524288`; \
+             until then its changes are found by reconciliation only"
+            .to_string(),
+        _ => format!("{error}; its changes are found by reconciliation only"),
+    }
+}
+
+/// What the watcher says, as JSON lines or as lines for a terminal.
+struct Output {
+    json: bool,
+}
+
+impl Output {
+    fn line(&self, event: serde_json::Value, text: String) {
+        let mut stdout = std::io::stdout().lock();
+        let _ = if self.json {
+            writeln!(stdout, "{event}")
+        } else {
+            writeln!(stdout, "watch: {text}")
+        };
+        let _ = stdout.flush();
+    }
+
+    fn watching(&self, watched: &[Watched], idle: Duration) {
+        let seen = watched.iter().filter(|w| w.watching).count();
+        let mut text = format!(
+            "watching {seen} of {} repositories (reconciling every {}s)",
+            watched.len(),
+            idle.as_secs()
+        );
+        for missed in watched.iter().filter(|w| !w.watching) {
+            text.push_str(&format!(
+                "\n  {}: {}",
+                missed.name,
+                missed.reason.as_deref().unwrap_or("")
+            ));
+        }
+        self.line(
+            serde_json::json!({"event": "watching", "repositories": watched,
+                "reconciliation_interval_s": idle.as_secs()}),
+            text,
+        );
+    }
+
+    fn error(&self, detail: &str) {
+        self.line(
+            serde_json::json!({"event": "error", "detail": detail}),
+            format!("error: {detail}"),
+        );
+    }
+
+    /// A pass's outcome: what triggered it, how many changes it took in, and how long after
+    /// the first of them the generation was published.
+    fn pass(
+        &self,
+        trigger: &str,
+        events: usize,
+        paths: usize,
+        opened: Option<Instant>,
+        outcome: anyhow::Result<(PassResult, Duration)>,
+    ) {
+        let latency_ms = opened.map(|at| at.elapsed().as_millis() as u64);
+        let (result, duration) = match outcome {
+            Ok(done) => done,
+            Err(err) => return self.error(&format!("{trigger}: the pass failed: {err:#}")),
+        };
+        let duration_ms = duration.as_millis() as u64;
+        let (state, generation) = match &result {
+            PassResult::Published(report) => (
+                "published",
+                report["generation_id"].as_str().unwrap_or("").to_string(),
+            ),
+            PassResult::Unchanged(generation) => ("unchanged", generation.to_string()),
+        };
+        let text = match (state, latency_ms) {
+            ("published", Some(latency)) => format!(
+                "{trigger}: published generation {generation} ({events} events, {paths} paths; {latency} ms after the first)"
+            ),
+            ("published", None) => format!("{trigger}: published generation {generation}"),
+            (_, _) => {
+                format!("{trigger}: nothing the graph reads changed (generation {generation})")
+            }
+        };
+        self.line(
+            serde_json::json!({"event": "pass", "trigger": trigger, "result": state,
+                "generation_id": generation, "events": events, "paths": paths,
+                "duration_ms": duration_ms, "latency_ms": latency_ms}),
+            text,
+        );
+    }
+}

@@ -1,0 +1,206 @@
+//! `kivgraph watch` keeps the published graph in step with a checkout: a save is answered
+//! from the next generation, a change the graph does not read publishes nothing, a deleted
+//! file leaves the graph, and a registry change is watched at once.
+
+#[path = "common/mod.rs"]
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+use common::binary;
+use common::client::{Client, index_with, init};
+use serde_json::{Value, json};
+
+/// A running `kivgraph watch --json` and its events.
+struct Watch {
+    child: Child,
+    events: Receiver<Value>,
+}
+
+impl Watch {
+    /// Starts the watcher over the configuration in `dir`, with the syntax layer alone.
+    fn start(dir: &Path) -> Self {
+        let mut child = Command::new(binary())
+            .args(["watch", "--json", "--config"])
+            .arg(dir.join("config.yaml"))
+            .env("KIVGRAPH_ANALYZERS_DIR", dir.join("no-analyzers"))
+            .env("PATH", "/usr/bin:/bin")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let (send, events) = channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines().map_while(Result::ok) {
+                let event: Value = serde_json::from_str(&line).expect("stdout is JSON lines");
+                if send.send(event).is_err() {
+                    break;
+                }
+            }
+        });
+        Watch { child, events }
+    }
+
+    /// The next event, within a minute.
+    fn next(&self) -> Value {
+        self.events
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the watcher says something within a minute")
+    }
+
+    /// The next `pass` event.
+    fn pass(&self) -> Value {
+        loop {
+            let event = self.next();
+            assert_ne!(event["event"], "error", "{event}");
+            if event["event"] == "pass" {
+                return event;
+            }
+        }
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Saves `text` at `path` as editors do: a temporary file renamed over it.
+fn save(path: &Path, text: &str) {
+    let temporary = path.with_extension("tmp~");
+    std::fs::write(&temporary, text).unwrap();
+    std::fs::rename(&temporary, path).unwrap();
+}
+
+fn declared(client: &mut Client, name: &str) -> u64 {
+    client.ok("find_symbol", json!({"name": name}))["total"]
+        .as_u64()
+        .unwrap()
+}
+
+fn go_repository(root: &Path) {
+    std::fs::create_dir_all(root).unwrap();
+    std::fs::write(root.join("go.mod"), "module example.com/live\n\ngo 1.22\n").unwrap();
+    std::fs::write(
+        root.join("main.go"),
+        "package live\n\nfunc Existing() int { return 1 }\n",
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_save_is_answered_from_the_next_generation_and_a_delete_leaves_the_graph() {
+    let dir = tempfile::tempdir().unwrap();
+    let repository = dir.path().join("live");
+    go_repository(&repository);
+    init(dir.path(), "go", &[("live", &repository)]);
+    index_with(dir.path(), false);
+    let watch = Watch::start(dir.path());
+    let start = watch.pass();
+    assert_eq!(
+        (start["trigger"].as_str(), start["result"].as_str()),
+        (Some("start"), Some("unchanged")),
+        "{start}"
+    );
+    let watching = watch.next();
+    assert_eq!(watching["event"], "watching", "{watching}");
+    assert_eq!(watching["repositories"][0]["watching"], true, "{watching}");
+
+    let mut client = Client::start(dir.path());
+    assert_eq!(declared(&mut client, "Added"), 0);
+    save(
+        &repository.join("added.go"),
+        "package live\n\nfunc Added() int { return Existing() }\n",
+    );
+    let published = watch.pass();
+    assert_eq!(
+        (published["trigger"].as_str(), published["result"].as_str()),
+        (Some("changes"), Some("published")),
+        "{published}"
+    );
+    assert!(published["latency_ms"].as_u64().is_some(), "{published}");
+    // The server follows CURRENT: the same process answers from the new generation.
+    assert_eq!(declared(&mut client, "Added"), 1);
+
+    // A file the graph does not read changes nothing it answers from.
+    std::fs::write(repository.join("NOTES.txt"), "nothing to index\n").unwrap();
+    let unchanged = watch.pass();
+    assert_eq!(unchanged["result"], "unchanged", "{unchanged}");
+    assert_eq!(
+        unchanged["generation_id"], published["generation_id"],
+        "{unchanged}"
+    );
+
+    std::fs::remove_file(repository.join("added.go")).unwrap();
+    let removed = watch.pass();
+    assert_eq!(removed["result"], "published", "{removed}");
+    assert_eq!(declared(&mut client, "Added"), 0);
+    assert_eq!(declared(&mut client, "Existing"), 1);
+}
+
+#[test]
+fn a_repository_registered_while_watching_is_indexed_and_watched() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = dir.path().join("live");
+    go_repository(&first);
+    init(dir.path(), "go", &[("live", &first)]);
+    index_with(dir.path(), false);
+    let watch = Watch::start(dir.path());
+    watch.pass();
+    assert_eq!(watch.next()["event"], "watching");
+
+    let second = dir.path().join("other");
+    std::fs::create_dir_all(&second).unwrap();
+    std::fs::write(second.join("go.mod"), "module example.com/other\n\ngo 1.22\n").unwrap();
+    std::fs::write(second.join("other.go"), "package other\n\nfunc Other() {}\n").unwrap();
+    init(dir.path(), "go", &[("live", &first), ("other", &second)]);
+    let watching = loop {
+        let event = watch.next();
+        if event["event"] == "watching" {
+            break event;
+        }
+    };
+    assert_eq!(watching["repositories"][1]["name"], "other", "{watching}");
+    assert_eq!(watching["repositories"][1]["watching"], true, "{watching}");
+    let pass = watch.pass();
+    assert_eq!(
+        (pass["trigger"].as_str(), pass["result"].as_str()),
+        (Some("registry"), Some("published")),
+        "{pass}"
+    );
+    let mut client = Client::start(dir.path());
+    assert_eq!(declared(&mut client, "Other"), 1);
+    // The new repository's own changes are seen.
+    save(&second.join("more.go"), "package other\n\nfunc More() {}\n");
+    assert_eq!(watch.pass()["result"], "published");
+    assert_eq!(declared(&mut client, "More"), 1);
+}
+
+#[test]
+fn a_disabled_watcher_says_how_to_enable_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let repository = dir.path().join("live");
+    go_repository(&repository);
+    init(dir.path(), "go", &[("live", &repository)]);
+    let config = dir.path().join("config.yaml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("{text}\nwatcher:\n  enabled: false\n")).unwrap();
+    let out = Command::new(binary())
+        .args(["watch", "--config"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("watcher.enabled is false") && stderr.contains("set it to true"),
+        "{stderr}"
+    );
+}
