@@ -158,8 +158,16 @@ fn a_repository_registered_while_watching_is_indexed_and_watched() {
 
     let second = dir.path().join("other");
     std::fs::create_dir_all(&second).unwrap();
-    std::fs::write(second.join("go.mod"), "module example.com/other\n\ngo 1.22\n").unwrap();
-    std::fs::write(second.join("other.go"), "package other\n\nfunc Other() {}\n").unwrap();
+    std::fs::write(
+        second.join("go.mod"),
+        "module example.com/other\n\ngo 1.22\n",
+    )
+    .unwrap();
+    std::fs::write(
+        second.join("other.go"),
+        "package other\n\nfunc Other() {}\n",
+    )
+    .unwrap();
     init(dir.path(), "go", &[("live", &first), ("other", &second)]);
     let watching = loop {
         let event = watch.next();

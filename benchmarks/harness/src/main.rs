@@ -34,6 +34,7 @@ mod references;
 mod serve;
 mod sites;
 mod tokens;
+mod watch;
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -50,12 +51,13 @@ fn main() -> anyhow::Result<()> {
         Some("analyzers") => analyzers::analyzers_benchmark(&args[1..]),
         Some("answers") => answers::answers_benchmark(&args[1..]),
         Some("go-files") => go_files::go_files_benchmark(&args[1..]),
+        Some("watch") => watch::watch_benchmark(&args[1..]),
         Some("open-lookup") => open_lookup(&args[1..]),
         Some("edge-sample") => edge_sample(&args[1..]),
         Some("dispatch-sample") => dispatch_sample(&args[1..]),
         Some("unresolved-packages") => unresolved_packages(&args[1..]),
         _ => bail!(
-            "usage: kivgraph-bench index|serve|references|accuracy|crossrepo|analyzers --kivgraph BIN [--corpus DIR] | answers --kivgraph BIN --work DIR [--languages L,…] | crossrepo-truth rust [--write|--survey] | navigate [--corpus DIR] | go-files --go PATH DIR... | intent --kivgraph BIN | sites [--corpus DIR] | open-lookup SNAPSHOT NAME | edge-sample SNAPSHOT KIND LANGUAGE CONFIDENCE N | dispatch-sample SNAPSHOT N | unresolved-packages SNAPSHOT REASON"
+            "usage: kivgraph-bench index|serve|watch|references|accuracy|crossrepo|analyzers --kivgraph BIN [--corpus DIR] | answers --kivgraph BIN --work DIR [--languages L,…] | crossrepo-truth rust [--write|--survey] | navigate [--corpus DIR] | go-files --go PATH DIR... | intent --kivgraph BIN | sites [--corpus DIR] | open-lookup SNAPSHOT NAME | edge-sample SNAPSHOT KIND LANGUAGE CONFIDENCE N | dispatch-sample SNAPSHOT N | unresolved-packages SNAPSHOT REASON"
         ),
     }
 }
