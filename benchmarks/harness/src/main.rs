@@ -77,6 +77,26 @@ pub(crate) fn flag(args: &[String], name: &str) -> Option<String> {
         .and_then(|i| args.get(i + 1).cloned())
 }
 
+/// A benchmark's workspace in scratch space: the `kivgraph` binary `--kivgraph` names, the
+/// corpus, and a configuration registering its Go, TypeScript and Python parts with the fact
+/// cache `fact_cache`. Returns (binary, corpus, work directory, configuration).
+pub(crate) fn corpus_workspace(
+    args: &[String],
+    name: &str,
+    fact_cache: &str,
+) -> anyhow::Result<(PathBuf, PathBuf, PathBuf, PathBuf)> {
+    let kivgraph = PathBuf::from(flag(args, "--kivgraph").context("--kivgraph BIN is required")?);
+    let corpus = corpus_dir(args);
+    let entries: Vec<_> = corpus_entries(&corpus)?
+        .into_iter()
+        .filter(|e| e.name != "crates")
+        .collect();
+    let work = std::env::temp_dir().join(format!("kivgraph-{name}-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&work)?;
+    let config = write_config(&work, &entries, fact_cache)?;
+    Ok((kivgraph, corpus, work, config))
+}
+
 /// The corpus as registered repositories: one per ecosystem directory.
 pub(crate) fn corpus_entries(corpus: &Path) -> anyhow::Result<Vec<RepositoryEntry>> {
     let all = vec![

@@ -1,7 +1,6 @@
 //! The MCP server on a generation of the Go, Python and TypeScript corpora: handshake, first
 //! answer, warm latencies, and the token benchmark.
 
-use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
@@ -10,7 +9,7 @@ use kivgraph_store::GenerationStore;
 use serde_json::{Value, json};
 
 use crate::client::McpClient;
-use crate::{Analyzers, corpus_dir, corpus_entries, flag, run_index, tokens, write_config};
+use crate::{Analyzers, corpus_workspace, run_index, tokens};
 
 fn percentile(samples: &mut [f64], p: f64) -> f64 {
     samples.sort_by(|a, b| a.total_cmp(b));
@@ -18,15 +17,7 @@ fn percentile(samples: &mut [f64], p: f64) -> f64 {
 }
 
 pub fn serve_benchmark(args: &[String]) -> anyhow::Result<()> {
-    let kivgraph = PathBuf::from(flag(args, "--kivgraph").context("--kivgraph BIN is required")?);
-    let corpus = corpus_dir(args);
-    let entries: Vec<_> = corpus_entries(&corpus)?
-        .into_iter()
-        .filter(|e| e.name != "crates")
-        .collect();
-    let work = std::env::temp_dir().join(format!("kivgraph-serve-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&work)?;
-    let config = write_config(&work, &entries, "off")?;
+    let (kivgraph, corpus, work, config) = corpus_workspace(args, "serve", "off")?;
     run_index(&kivgraph, &config, Analyzers::SyntaxOnly)?;
     let store = GenerationStore::new(work.join("state"));
     let generation = store.current()?.context("no generation")?;

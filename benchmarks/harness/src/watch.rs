@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
-use crate::{Analyzers, corpus_dir, corpus_entries, flag, run_index, write_config};
+use crate::{Analyzers, corpus_workspace, run_index};
 
 /// The watcher, killed when dropped.
 struct Watcher {
@@ -82,15 +82,7 @@ fn go_files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 pub fn watch_benchmark(args: &[String]) -> anyhow::Result<()> {
-    let kivgraph = PathBuf::from(flag(args, "--kivgraph").context("--kivgraph BIN is required")?);
-    let corpus = corpus_dir(args);
-    let entries: Vec<_> = corpus_entries(&corpus)?
-        .into_iter()
-        .filter(|e| e.name != "crates")
-        .collect();
-    let work = std::env::temp_dir().join(format!("kivgraph-watch-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&work)?;
-    let config = write_config(&work, &entries, "on")?;
+    let (kivgraph, corpus, work, config) = corpus_workspace(args, "watch", "on")?;
     let (cold_seconds, _) = run_index(&kivgraph, &config, Analyzers::SyntaxOnly)?;
     let mut child = Command::new(&kivgraph)
         .args(["watch", "--json", "--config"])
