@@ -27,3 +27,58 @@ pub(crate) fn attach_restored_queries(db: &mut dyn Db) {
     crate::resolve::python::attach_restored_queries(db);
     crate::analysis::attach_restored_queries(db);
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    /// Every source file of the crate, with its text.
+    fn sources(dir: &Path, out: &mut Vec<(String, String)>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                sources(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push((
+                    path.display().to_string(),
+                    std::fs::read_to_string(&path).unwrap(),
+                ));
+            }
+        }
+    }
+
+    /// A persisted query this module does not attach panics in salsa when a fresh process
+    /// verifies a restored memo that depends on it (`rust_patches` once did, on the second
+    /// warm pass over a Rust repository): every one must be attached.
+    #[test]
+    fn every_persisted_query_is_attached() {
+        let mut files = Vec::new();
+        sources(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+            &mut files,
+        );
+        let all: String = files.iter().map(|(_, text)| text.as_str()).collect();
+        let mut persisted = Vec::new();
+        for (file, text) in &files {
+            let lines: Vec<&str> = text.lines().collect();
+            for (at, line) in lines.iter().enumerate() {
+                if !(line.trim_start().starts_with("#[salsa::tracked(") && line.contains("persist"))
+                {
+                    continue;
+                }
+                let name = lines[at + 1..]
+                    .iter()
+                    .find_map(|l| l.split("fn ").nth(1))
+                    .and_then(|rest| rest.split(['(', '<']).next())
+                    .unwrap_or_else(|| panic!("a function after {file}:{}", at + 1));
+                persisted.push(name.to_string());
+            }
+        }
+        assert!(persisted.len() > 20, "{persisted:?}");
+        let unattached: Vec<&String> = persisted
+            .iter()
+            .filter(|name| !all.contains(&format!("{name}::set_lru_capacity(db, 0)")))
+            .collect();
+        assert!(unattached.is_empty(), "not attached: {unattached:?}");
+    }
+}

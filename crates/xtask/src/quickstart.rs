@@ -43,10 +43,18 @@ pub fn run(locations: &Locations, name: &str) -> anyhow::Result<()> {
         .args(["index", "--full", "--config"])
         .arg(&config)
         .succeed()?;
-    kivgraph()
+    // The doctor's verdict is the user's to read: this checkout's own test fixtures include
+    // deliberately broken modules (a Go module asking for a Go release that does not exist),
+    // which it reports as they are.
+    if !kivgraph()
         .args(["doctor", "--config"])
         .arg(&config)
-        .show()?;
+        .report()?
+    {
+        eprintln!(
+            "xtask quickstart: doctor lists a FAIL above; the generation is published and answers"
+        );
+    }
     println!("\nWhere is {name} declared?");
     Step::new(release.join("examples/where_is"))
         .arg(demo.join("state"))

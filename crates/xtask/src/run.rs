@@ -66,6 +66,16 @@ impl Step {
         Ok(())
     }
 
+    /// Runs it with stdout shown, and says whether it exited with success: for a report
+    /// whose verdict is the user's to read.
+    pub fn report(mut self) -> anyhow::Result<bool> {
+        let status = self
+            .0
+            .status()
+            .with_context(|| format!("cannot run {:?}", self.0))?;
+        Ok(status.success())
+    }
+
     /// Runs it and returns its stdout, trimmed; `None` when it cannot run or fails.
     pub fn output(mut self) -> Option<String> {
         let output = self.0.output().ok()?;

@@ -302,5 +302,6 @@ pub(super) fn registered_crates(
 /// This module's share of [`crate::persisted::attach_restored_queries`].
 pub(super) fn attach_restored_queries(db: &mut dyn Db) {
     rust_unit::set_lru_capacity(db, 0);
+    rust_patches::set_lru_capacity(db, 0);
     registered_crates::set_lru_capacity(db, 0);
 }
