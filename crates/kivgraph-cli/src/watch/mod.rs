@@ -62,12 +62,7 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
     out.watching(&watched, idle);
     loop {
         let ignored = ignored_directories(&loaded);
-        // What discovery reads decides the rest: a change it does not read leaves the
-        // pass's inputs as they were, and nothing is published.
-        let relevant = |path: &Path| {
-            !ignored.iter().any(|d| path.starts_with(d))
-                && !path.components().any(|c| c.as_os_str() == ".git")
-        };
+        let relevant = |path: &Path| relevant(path, &ignored);
         match batch::next(&receive, window, idle, &relevant) {
             Next::Closed => bail!("the file-system watcher stopped"),
             Next::Idle => out.pass("reconciliation", 0, 0, None, pass(&loaded)),
@@ -96,6 +91,21 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
+}
+
+/// Directories no pass reads, wherever they are: git's own, and build output (discovery
+/// never enters a `target` directory, and rust-analyzer builds in one of its own). A build
+/// writing thousands of files there runs no pass.
+const UNREAD_DIRECTORIES: &[&str] = &[".git", "target"];
+
+/// Whether a change at `path` may change what a pass reads. What discovery reads decides the
+/// rest: a change it does not read leaves the pass's inputs as they were, and nothing is
+/// published.
+fn relevant(path: &Path, ignored: &[PathBuf]) -> bool {
+    !ignored.iter().any(|d| path.starts_with(d))
+        && !path
+            .components()
+            .any(|c| UNREAD_DIRECTORIES.iter().any(|d| c.as_os_str() == *d))
 }
 
 /// One pass, published only when something the graph reads changed.
@@ -255,5 +265,30 @@ impl Output {
                 "duration_ms": duration_ms, "latency_ms": latency_ms}),
             text,
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn build_output_git_and_the_product_s_own_state_run_no_pass() {
+        let ignored = [PathBuf::from("/work/state")];
+        for path in [
+            "/repo/src/lib.rs",
+            "/repo/web/node_modules/dep/package.json",
+            "/repo/targets/list.go",
+        ] {
+            assert!(relevant(Path::new(path), &ignored), "{path}");
+        }
+        for path in [
+            "/repo/.git/index",
+            "/repo/target/debug/build/out.rs",
+            "/repo/crates/a/target/x",
+            "/work/state/generations/000002/snapshot.kgs",
+        ] {
+            assert!(!relevant(Path::new(path), &ignored), "{path}");
+        }
     }
 }
