@@ -128,6 +128,22 @@ fn a_save_is_answered_from_the_next_generation_and_a_delete_leaves_the_graph() {
     assert!(published["latency_ms"].as_u64().is_some(), "{published}");
     // The server follows CURRENT: the same process answers from the new generation.
     assert_eq!(declared(&mut client, "Added"), 1);
+    // graph_status says the graph is kept current, and how long the save took to publish.
+    let watcher = &client.ok("graph_status", json!({}))["results"]["watcher"];
+    assert_eq!(watcher["state"], "watching", "{watcher}");
+    assert_eq!(watcher["repositories"][0]["watching"], true, "{watcher}");
+    let last = watcher["last_batches"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (last["trigger"].as_str(), last["result"].as_str()),
+        (Some("changes"), Some("published")),
+        "{watcher}"
+    );
+    assert_eq!(last["latency_ms"], published["latency_ms"], "{watcher}");
 
     // A file the graph does not read changes nothing it answers from.
     std::fs::write(repository.join("NOTES.txt"), "nothing to index\n").unwrap();
@@ -143,6 +159,30 @@ fn a_save_is_answered_from_the_next_generation_and_a_delete_leaves_the_graph() {
     assert_eq!(removed["result"], "published", "{removed}");
     assert_eq!(declared(&mut client, "Added"), 0);
     assert_eq!(declared(&mut client, "Existing"), 1);
+
+    // A watcher that stopped is said to have stopped, never to be watching.
+    drop(watch);
+    let watcher = &client.ok("graph_status", json!({}))["results"]["watcher"];
+    assert_eq!(watcher["state"], "not_running", "{watcher}");
+}
+
+#[test]
+fn without_a_watcher_graph_status_says_answers_reflect_the_last_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let repository = dir.path().join("live");
+    go_repository(&repository);
+    init(dir.path(), "go", &[("live", &repository)]);
+    index_with(dir.path(), false);
+    let mut client = Client::start(dir.path());
+    let watcher = &client.ok("graph_status", json!({}))["results"]["watcher"];
+    assert_eq!(watcher["state"], "not_started", "{watcher}");
+    assert!(
+        watcher["detail"]
+            .as_str()
+            .unwrap()
+            .contains("run kivgraph watch"),
+        "{watcher}"
+    );
 }
 
 #[test]

@@ -10,6 +10,7 @@ use kivgraph_query::{
     ModuleReportArgs, Page, PageLimits, Published, QueryError, ReadSymbolArgs, Roots,
     TraceDependenciesArgs, View,
 };
+use kivgraph_store::{GenerationStore, WatcherStatus};
 use rmcp::model::{Tool, ToolAnnotations};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -34,6 +35,12 @@ pub struct Context<'a> {
 }
 
 impl Context<'_> {
+    /// What the state directory's watcher last said of itself, if one ever ran there.
+    fn watcher(&self) -> Option<WatcherStatus> {
+        let config = LoadedConfig::load(self.config_path).ok()?;
+        GenerationStore::new(config.generation_store()).watcher_status()
+    }
+
     /// Registered repositories and their checkouts: the registry, then whatever the
     /// published graph holds that the registry no longer names.
     fn roots(&self) -> Roots {
@@ -123,12 +130,13 @@ fn graph(published: Option<&Published>) -> Result<&Published, QueryError> {
 pub const QUERY_TOOLS: &[QueryTool] = &[
     QueryTool {
         name: "graph_status",
-        description: "The published generation: counts, edges by kind, unresolved by reason, and per repository whether its checkout moved since it was indexed. Call it when an answer looks stale or a tool says INDEX_NOT_READY.",
+        description: "The published generation: counts, edges by kind, unresolved by reason, per repository whether its checkout moved since it was indexed, and whether kivgraph watch keeps it current (its last batches with their save-to-publish latency). Call it when an answer looks stale or a tool says INDEX_NOT_READY.",
         schema: input_schema::<GraphStatusArgs>,
         run: |context, arguments| {
             let (page, view) = kivgraph_query::graph_status(
                 context.published,
                 &parse::<GraphStatusArgs>(arguments)?,
+                context.watcher().as_ref(),
             )?;
             Ok(page.render(context.published, view))
         },

@@ -6,7 +6,8 @@
 //! same file), the `CURRENT` and `BACKUP` pointers (temporary file,
 //! rename, fsync), the non-blocking publish lock, the validation a candidate must pass before
 //! it becomes `CURRENT`, rollback and clean; and where a repository's checkout stands
-//! (read from `.git` without running git), which manifests record and servers compare.
+//! (read from `.git` without running git), which manifests record and servers compare; and
+//! the running watcher's status (`watch.json`), which servers report.
 //!
 //! Must not know about: how facts are produced (the engine), or how they are queried. The
 //! serving side uses only [`GenerationStore::current`] and [`GenerationStore::snapshot_path`].
@@ -19,6 +20,7 @@ mod manifest;
 mod pages;
 mod store;
 mod time;
+mod watcher;
 
 pub use error::StoreError;
 pub use generation::GenerationId;
@@ -28,3 +30,4 @@ pub use manifest::{
 };
 pub use store::{CleanReport, GenerationStore, PublishLock, Published, SinglePage};
 pub use time::rfc3339_utc;
+pub use watcher::{RECENT_BATCHES, WATCHER_FILE, WatchedBatch, WatchedRepository, WatcherStatus};

@@ -12,10 +12,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::mpsc::channel;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, bail};
 use kivgraph_config::parse_duration;
+use kivgraph_store::{WatchedBatch, WatchedRepository, WatcherStatus, rfc3339_utc};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 use serde::Serialize;
 
@@ -58,14 +59,28 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
     }
     let out = Output { json: args.json };
     let mut watched = watch_repositories(&mut watcher, &loaded, &[]);
-    out.pass("start", 0, 0, None, pass(&loaded));
+    let mut status = WatcherStatus {
+        pid: std::process::id(),
+        started_at: rfc3339_utc(SystemTime::now()),
+        repositories: seen(&watched),
+        batches: Vec::new(),
+    };
+    let batch = |loaded: &Loaded, status: &mut WatcherStatus, changes: Changes| {
+        let outcome = pass(loaded);
+        let record = out.pass(&changes, outcome);
+        status.record(record);
+        if let Err(err) = loaded.store(None).write_watcher_status(status) {
+            out.error(&format!("the watcher's status could not be written: {err}"));
+        }
+    };
+    batch(&loaded, &mut status, Changes::none("start"));
     out.watching(&watched, idle);
     loop {
         let ignored = ignored_directories(&loaded);
         let relevant = |path: &Path| relevant(path, &ignored);
         match batch::next(&receive, window, idle, &relevant) {
             Next::Closed => bail!("the file-system watcher stopped"),
-            Next::Idle => out.pass("reconciliation", 0, 0, None, pass(&loaded)),
+            Next::Idle => batch(&loaded, &mut status, Changes::none("reconciliation")),
             Next::Changes(changes) => {
                 for error in &changes.errors {
                     out.error(&format!("the watcher reported: {error}"));
@@ -76,17 +91,21 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
                         Err(err) => out.error(&format!("{}: {err:#}", config_file.display())),
                     }
                     watched = watch_repositories(&mut watcher, &loaded, &watched);
+                    status.repositories = seen(&watched);
                     out.watching(&watched, idle);
                     "registry"
                 } else {
                     "changes"
                 };
-                out.pass(
-                    trigger,
-                    changes.events,
-                    changes.paths.len(),
-                    changes.opened,
-                    pass(&loaded),
+                batch(
+                    &loaded,
+                    &mut status,
+                    Changes {
+                        trigger,
+                        events: changes.events,
+                        paths: changes.paths.len(),
+                        opened: changes.opened,
+                    },
                 );
             }
         }
@@ -123,6 +142,38 @@ fn ignored_directories(loaded: &Loaded) -> Vec<PathBuf> {
         loaded.config.fact_cache_path.clone(),
         loaded.config.paths.state_dir.clone(),
     ]
+}
+
+/// What started a pass, and the changes it takes in.
+struct Changes {
+    trigger: &'static str,
+    events: usize,
+    paths: usize,
+    /// When the batch's first change came.
+    opened: Option<Instant>,
+}
+
+impl Changes {
+    fn none(trigger: &'static str) -> Self {
+        Changes {
+            trigger,
+            events: 0,
+            paths: 0,
+            opened: None,
+        }
+    }
+}
+
+/// The repositories as the status file names them.
+fn seen(watched: &[Watched]) -> Vec<WatchedRepository> {
+    watched
+        .iter()
+        .map(|w| WatchedRepository {
+            name: w.name.clone(),
+            watching: w.watching,
+            reason: w.reason.clone(),
+        })
+        .collect()
 }
 
 /// One registered repository and whether its changes are seen.
@@ -228,19 +279,30 @@ impl Output {
     }
 
     /// A pass's outcome: what triggered it, how many changes it took in, and how long after
-    /// the first of them the generation was published.
+    /// the first of them the generation was published; returned as the status records it.
     fn pass(
         &self,
-        trigger: &str,
-        events: usize,
-        paths: usize,
-        opened: Option<Instant>,
+        changes: &Changes,
         outcome: anyhow::Result<(PassResult, Duration)>,
-    ) {
-        let latency_ms = opened.map(|at| at.elapsed().as_millis() as u64);
+    ) -> WatchedBatch {
+        let trigger = changes.trigger;
+        let (events, paths) = (changes.events, changes.paths);
+        let latency_ms = changes.opened.map(|at| at.elapsed().as_millis() as u64);
+        let at = rfc3339_utc(SystemTime::now());
         let (result, duration) = match outcome {
             Ok(done) => done,
-            Err(err) => return self.error(&format!("{trigger}: the pass failed: {err:#}")),
+            Err(err) => {
+                self.error(&format!("{trigger}: the pass failed: {err:#}"));
+                return WatchedBatch {
+                    at,
+                    trigger: trigger.into(),
+                    result: "failed".into(),
+                    generation_id: None,
+                    events,
+                    latency_ms,
+                    duration_ms: 0,
+                };
+            }
         };
         let duration_ms = duration.as_millis() as u64;
         let (state, generation) = match &result {
@@ -265,6 +327,15 @@ impl Output {
                 "duration_ms": duration_ms, "latency_ms": latency_ms}),
             text,
         );
+        WatchedBatch {
+            at,
+            trigger: trigger.into(),
+            result: state.into(),
+            generation_id: Some(generation),
+            events,
+            latency_ms,
+            duration_ms,
+        }
     }
 }
 

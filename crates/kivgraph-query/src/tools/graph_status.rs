@@ -1,6 +1,7 @@
 //! `graph_status`: the published generation — identity, counts, breakdowns, and whether each
 //! repository still holds the code it describes. Reports only what this process uses.
 
+use kivgraph_store::{WatchedBatch, WatchedRepository, WatcherStatus};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -32,11 +33,71 @@ const STORAGE: NotApplicable = NotApplicable {
     detail: "this server answers from the published snapshot and never opens the canonical store",
 };
 
+/// Whether a `kivgraph watch` keeps the graph current, and what it did last.
+#[derive(Serialize)]
+struct Watcher<'a> {
+    /// `watching`, `not_running` (it stopped) or `not_started`.
+    state: &'static str,
+    detail: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pid: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    started_at: Option<&'a str>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    repositories: &'a [WatchedRepository],
+    /// The most recent last.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    last_batches: &'a [WatchedBatch],
+}
+
+impl<'a> Watcher<'a> {
+    fn of(status: Option<&'a WatcherStatus>) -> Self {
+        let Some(status) = status else {
+            return Watcher {
+                state: "not_started",
+                detail: "no kivgraph watch has run for this state directory: answers reflect the last index --full; run kivgraph watch to republish on every save".into(),
+                pid: None,
+                started_at: None,
+                repositories: &[],
+                last_batches: &[],
+            };
+        };
+        let (state, detail) = if status.running() {
+            let seen = status.repositories.iter().filter(|r| r.watching).count();
+            (
+                "watching",
+                format!(
+                    "kivgraph watch (pid {}) republishes on every save: {seen} of {} repositories watched",
+                    status.pid,
+                    status.repositories.len()
+                ),
+            )
+        } else {
+            (
+                "not_running",
+                format!(
+                    "the watcher (pid {}) has stopped: answers may describe code changed since its last batch; run kivgraph watch again",
+                    status.pid
+                ),
+            )
+        };
+        Watcher {
+            state,
+            detail,
+            pid: Some(status.pid),
+            started_at: Some(&status.started_at),
+            repositories: &status.repositories,
+            last_batches: &status.batches,
+        }
+    }
+}
+
 /// Nothing is published yet.
 #[derive(Serialize)]
-struct Empty {
+struct Empty<'a> {
     status: &'static str,
     snapshot_id: Option<u64>,
+    watcher: Watcher<'a>,
     worker: NotApplicable,
     storage: NotApplicable,
 }
@@ -63,20 +124,23 @@ struct Ready<'a> {
     repositories_moved: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     derived: Option<&'a Derived>,
+    watcher: Watcher<'a>,
     worker: NotApplicable,
     storage: NotApplicable,
 }
 
 /// `published` is `None` when nothing is published: reporting that is this tool's job, never
-/// a failure.
+/// a failure. `watcher` is what the state directory's watcher last said of itself.
 pub fn graph_status(
     published: Option<&Published>,
     _args: &GraphStatusArgs,
+    watcher: Option<&WatcherStatus>,
 ) -> Result<(Page, View), QueryError> {
     let results = match published {
         None => to_value(&Empty {
             status: "empty",
             snapshot_id: None,
+            watcher: Watcher::of(watcher),
             worker: WORKER,
             storage: STORAGE,
         }),
@@ -117,6 +181,7 @@ pub fn graph_status(
                 repositories_moved: freshness.iter().filter(|r| r.moved).count(),
                 repository_freshness: freshness,
                 derived: census.derived.as_ref(),
+                watcher: Watcher::of(watcher),
                 worker: WORKER,
                 storage: STORAGE,
             })
@@ -146,7 +211,7 @@ mod tests {
         let published = published(&facts());
         let status = rendered(
             &published,
-            graph_status(Some(&published), &GraphStatusArgs {}),
+            graph_status(Some(&published), &GraphStatusArgs {}, None),
         );
         let results = &status["results"];
         let keys: Vec<&String> = results.as_object().unwrap().keys().collect();
@@ -172,6 +237,7 @@ mod tests {
                 "unresolved_by_reason",
                 "repository_freshness",
                 "repositories_moved",
+                "watcher",
                 "worker",
                 "storage"
             ]
@@ -194,10 +260,10 @@ mod tests {
 
     #[test]
     fn nothing_published_is_an_answer_not_a_failure() {
-        let (page, view) = graph_status(None, &GraphStatusArgs {}).unwrap();
+        let (page, view) = graph_status(None, &GraphStatusArgs {}, None).unwrap();
         assert_eq!(
             page.render(None, view),
-            r#"{"snapshot_id":null,"snapshot_age_ms":null,"total":1,"returned":1,"truncated":false,"next_cursor":null,"coverage":{"exact":0,"candidate":0,"unresolved_related":0,"package_level":0},"results":{"status":"empty","snapshot_id":null,"worker":{"state":"not_applicable","detail":"analyzers run during indexing, in a child process, not in this server"},"storage":{"state":"not_applicable","detail":"this server answers from the published snapshot and never opens the canonical store"}}}"#
+            r#"{"snapshot_id":null,"snapshot_age_ms":null,"total":1,"returned":1,"truncated":false,"next_cursor":null,"coverage":{"exact":0,"candidate":0,"unresolved_related":0,"package_level":0},"results":{"status":"empty","snapshot_id":null,"watcher":{"state":"not_started","detail":"no kivgraph watch has run for this state directory: answers reflect the last index --full; run kivgraph watch to republish on every save"},"worker":{"state":"not_applicable","detail":"analyzers run during indexing, in a child process, not in this server"},"storage":{"state":"not_applicable","detail":"this server answers from the published snapshot and never opens the canonical store"}}}"#
         );
     }
 }
