@@ -1,11 +1,15 @@
 //! One pass over every registered repository and its publication: what `index --full` runs
 //! once and `watch` runs per batch of changes.
 
+use std::sync::OnceLock;
 use std::time::Instant;
 
 use anyhow::bail;
 use kivgraph_config::LanguageToken;
-use kivgraph_engine::{CacheIdentity, CacheLoad, PassGraph, PassOptions, Progress, run_pass};
+use kivgraph_config::RepositoryEntry;
+use kivgraph_engine::{
+    AnalyzerOptions, CacheIdentity, CacheLoad, PassGraph, PassOptions, Progress, run_pass,
+};
 use kivgraph_facts::Language;
 use kivgraph_store::{
     AnalyzerState, BuildOutputState, GenerationId, GitPosition, RepositoryState, read_git_position,
@@ -41,9 +45,52 @@ fn cache_word(load: &CacheLoad) -> String {
     }
 }
 
+/// The analyzers a pass runs and the standard library it indexes, located at the first pass
+/// (after its lock: the loser of a race is told before any work) and kept: locating asks
+/// each analyzer for its version, which a watcher must not do on every save.
+#[derive(Default)]
+pub struct Toolchains {
+    located: OnceLock<Located>,
+}
+
+struct Located {
+    analyzers: AnalyzerOptions,
+    standard_library: Option<Result<RepositoryEntry, String>>,
+}
+
+impl Toolchains {
+    /// What the configuration and the registered repositories' languages call for.
+    fn get(&self, loaded: &Loaded) -> &Located {
+        self.located.get_or_init(|| {
+            let analyzers = crate::analyzers::locate(&loaded.config).into_options(
+                &loaded
+                    .registry
+                    .repositories
+                    .iter()
+                    .flat_map(|entry| kivgraph_discovery::enabled_languages(&entry.languages))
+                    .collect(),
+            );
+            let standard_library = loaded
+                .registry
+                .repositories
+                .iter()
+                .any(|entry| entry.languages.contains(&LanguageToken::Rust))
+                .then(|| {
+                    crate::analyzers::standard_library(&loaded.config, analyzers.rust.as_ref())
+                })
+                .flatten();
+            Located {
+                analyzers,
+                standard_library,
+            }
+        })
+    }
+}
+
 /// Analyses every registered repository and publishes the result.
 pub fn index_and_publish(
     loaded: &Loaded,
+    toolchains: &Toolchains,
     progress: &(dyn Fn(Progress) + Sync),
     on_unchanged: OnUnchanged,
 ) -> anyhow::Result<PassResult> {
@@ -54,23 +101,9 @@ pub fn index_and_publish(
     let store = loaded.store(None);
     // Taken before any work: the loser of a race is told at once.
     let lock = store.lock()?;
-    let analyzers = crate::analyzers::locate(&loaded.config).into_options(
-        &loaded
-            .registry
-            .repositories
-            .iter()
-            .flat_map(|entry| kivgraph_discovery::enabled_languages(&entry.languages))
-            .collect(),
-    );
-    let standard_library = loaded
-        .registry
-        .repositories
-        .iter()
-        .any(|entry| entry.languages.contains(&LanguageToken::Rust))
-        .then(|| crate::analyzers::standard_library(&loaded.config, analyzers.rust.as_ref()))
-        .flatten();
+    let toolchains = toolchains.get(loaded);
     let mut entries = loaded.registry.repositories.clone();
-    match &standard_library {
+    match &toolchains.standard_library {
         Some(Ok(derived)) => entries.push(derived.clone()),
         Some(Err(why)) => tracing::warn!(why, "the standard library is not indexed"),
         None => {}
@@ -80,7 +113,7 @@ pub fn index_and_publish(
         fact_cache: loaded.config.config.indexing.fact_cache,
         cache_directory: loaded.config.fact_cache_path.clone(),
         identity: CacheIdentity::of_this_build(),
-        analyzers,
+        analyzers: toolchains.analyzers.clone(),
     };
     let outcome = run_pass(&entries, &options, progress)?;
     if on_unchanged == OnUnchanged::Skip
@@ -224,7 +257,7 @@ pub fn index_and_publish(
             "phases_ms": phases,
         },
         "repositories": repositories,
-        "standard_library": standard_library.map(|found| match found {
+        "standard_library": toolchains.standard_library.as_ref().map(|found| match found {
             Ok(entry) => json!({"repository": entry.name, "path": entry.path}),
             Err(why) => json!({"absent": why}),
         }),

@@ -11,7 +11,7 @@ use kivgraph_engine::Progress;
 use serde_json::json;
 
 use crate::context::ConfigArg;
-use crate::pass::{OnUnchanged, PassResult, index_and_publish};
+use crate::pass::{OnUnchanged, PassResult, Toolchains, index_and_publish};
 
 #[derive(clap::Args, Debug)]
 pub struct IndexArgs {
@@ -84,7 +84,12 @@ fn index(args: &IndexArgs) -> anyhow::Result<serde_json::Value> {
             *last = line;
         }
     };
-    let result = index_and_publish(&loaded, &progress, OnUnchanged::Republish);
+    let result = index_and_publish(
+        &loaded,
+        &Toolchains::default(),
+        &progress,
+        OnUnchanged::Republish,
+    );
     if terminal {
         eprintln!();
     }

@@ -21,7 +21,7 @@ use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 use serde::Serialize;
 
 use crate::context::{ConfigArg, Loaded};
-use crate::pass::{OnUnchanged, PassResult, index_and_publish};
+use crate::pass::{OnUnchanged, PassResult, Toolchains, index_and_publish};
 use batch::{Next, Window};
 
 #[derive(clap::Args, Debug)]
@@ -65,29 +65,40 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
         repositories: seen(&watched),
         batches: Vec::new(),
     };
-    let batch = |loaded: &Loaded, status: &mut WatcherStatus, changes: Changes| {
-        let outcome = pass(loaded);
-        let record = out.pass(&changes, outcome);
-        status.record(record);
-        if let Err(err) = loaded.store(None).write_watcher_status(status) {
-            out.error(&format!("the watcher's status could not be written: {err}"));
-        }
-    };
-    batch(&loaded, &mut status, Changes::none("start"));
+    let mut toolchains = Toolchains::default();
+    let batch =
+        |loaded: &Loaded, toolchains: &Toolchains, status: &mut WatcherStatus, changes: Changes| {
+            let outcome = pass(loaded, toolchains);
+            let record = out.pass(&changes, outcome);
+            status.record(record);
+            if let Err(err) = loaded.store(None).write_watcher_status(status) {
+                out.error(&format!("the watcher's status could not be written: {err}"));
+            }
+        };
+    batch(&loaded, &toolchains, &mut status, Changes::none("start"));
     out.watching(&watched, idle);
     loop {
         let ignored = ignored_directories(&loaded);
         let relevant = |path: &Path| relevant(path, &ignored);
         match batch::next(&receive, window, idle, &relevant) {
             Next::Closed => bail!("the file-system watcher stopped"),
-            Next::Idle => batch(&loaded, &mut status, Changes::none("reconciliation")),
+            Next::Idle => batch(
+                &loaded,
+                &toolchains,
+                &mut status,
+                Changes::none("reconciliation"),
+            ),
             Next::Changes(changes) => {
                 for error in &changes.errors {
                     out.error(&format!("the watcher reported: {error}"));
                 }
                 let trigger = if changes.paths.contains(&registry_file) {
                     match args.config.load() {
-                        Ok(reloaded) => loaded = reloaded,
+                        Ok(reloaded) => {
+                            loaded = reloaded;
+                            // Other languages may call for other analyzers.
+                            toolchains = Toolchains::default();
+                        }
                         Err(err) => out.error(&format!("{}: {err:#}", config_file.display())),
                     }
                     watched = watch_repositories(&mut watcher, &loaded, &watched);
@@ -99,6 +110,7 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
                 };
                 batch(
                     &loaded,
+                    &toolchains,
                     &mut status,
                     Changes {
                         trigger,
@@ -128,9 +140,9 @@ fn relevant(path: &Path, ignored: &[PathBuf]) -> bool {
 }
 
 /// One pass, published only when something the graph reads changed.
-fn pass(loaded: &Loaded) -> anyhow::Result<(PassResult, Duration)> {
+fn pass(loaded: &Loaded, toolchains: &Toolchains) -> anyhow::Result<(PassResult, Duration)> {
     let started = Instant::now();
-    let result = index_and_publish(loaded, &|_| {}, OnUnchanged::Skip)?;
+    let result = index_and_publish(loaded, toolchains, &|_| {}, OnUnchanged::Skip)?;
     Ok((result, started.elapsed()))
 }
 
