@@ -53,10 +53,8 @@ fn tidy(value: &mut Value) {
     if object.contains_key("properties") {
         object.insert("additionalProperties".into(), Value::Bool(false));
     }
-    for nested in ["properties"] {
-        if let Some(Value::Object(properties)) = object.get_mut(nested) {
-            properties.values_mut().for_each(tidy);
-        }
+    if let Some(Value::Object(properties)) = object.get_mut("properties") {
+        properties.values_mut().for_each(tidy);
     }
     if let Some(items) = object.get_mut("items") {
         tidy(items);

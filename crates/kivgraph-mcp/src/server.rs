@@ -75,6 +75,7 @@ impl KivgraphServer {
     ) -> Result<String, QueryError> {
         let follower = self.follower.clone();
         let config_path = self.options.config_path.clone();
+        let store_root = self.options.store_root.clone();
         let limits = self.options.limits;
         // Mapping and validating a new generation, and walking a large snapshot, are
         // blocking work: keep them off the protocol's threads.
@@ -88,6 +89,7 @@ impl KivgraphServer {
                 &Context {
                     published: published.as_deref(),
                     config_path: &config_path,
+                    store_root: &store_root,
                     limits,
                 },
                 arguments,

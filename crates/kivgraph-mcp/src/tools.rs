@@ -1,7 +1,9 @@
 //! The query tools: names, descriptions, input schemas (generated from their argument
 //! types, `crate::schema`), and dispatch into `kivgraph-query`.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 
 use kivgraph_config::{LoadedConfig, Registry};
 use kivgraph_query::{
@@ -12,10 +14,8 @@ use kivgraph_query::{
 };
 use kivgraph_store::{GenerationStore, WatcherStatus};
 use rmcp::model::{Tool, ToolAnnotations};
-use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
-use std::path::{Path, PathBuf};
 
 use crate::schema::{input_schema, unknown_field};
 
@@ -31,14 +31,16 @@ type Runner = fn(&Context, Map<String, Value>) -> Result<String, QueryError>;
 pub struct Context<'a> {
     pub published: Option<&'a Published>,
     pub config_path: &'a Path,
+    /// The generation store this server follows (the configuration's, or `serve --root`).
+    pub store_root: &'a Path,
     pub limits: PageLimits,
 }
 
 impl Context<'_> {
-    /// What the state directory's watcher last said of itself, if one ever ran there.
+    /// What the watcher of the store this server follows last said of itself, if one ever
+    /// ran there: one small file read.
     fn watcher(&self) -> Option<WatcherStatus> {
-        let config = LoadedConfig::load(self.config_path).ok()?;
-        GenerationStore::new(config.generation_store()).watcher_status()
+        GenerationStore::new(self.store_root).watcher_status()
     }
 
     /// Registered repositories and their checkouts: the registry, then whatever the
@@ -77,13 +79,23 @@ pub struct QueryTool {
     run: Runner,
 }
 
-/// The arguments as `T`, refused with serde's words when they do not fit its schema.
-fn parse<T: DeserializeOwned + JsonSchema>(arguments: Map<String, Value>) -> Result<T, QueryError> {
-    if let Some(unknown) = unknown_field(&arguments, &input_schema::<T>()) {
-        return Err(QueryError::invalid(format!("arguments: {unknown}")));
-    }
+/// The arguments as `T` (their fields already checked against the tool's schema by
+/// [`QueryTool::call`]), refused with serde's words when they do not fit.
+fn parse<T: DeserializeOwned>(arguments: Map<String, Value>) -> Result<T, QueryError> {
     serde_json::from_value(Value::Object(arguments))
         .map_err(|e| QueryError::invalid(format!("arguments: {e}")))
+}
+
+/// Every tool's input schema, generated once per process: `tools/list` hands them out and
+/// every call checks its arguments against its tool's.
+fn schemas() -> &'static HashMap<&'static str, Arc<Map<String, Value>>> {
+    static SCHEMAS: OnceLock<HashMap<&'static str, Arc<Map<String, Value>>>> = OnceLock::new();
+    SCHEMAS.get_or_init(|| {
+        QUERY_TOOLS
+            .iter()
+            .map(|tool| (tool.name, Arc::new((tool.schema)())))
+            .collect()
+    })
 }
 
 fn render(
@@ -94,7 +106,7 @@ fn render(
 }
 
 /// A paged query over the published graph: its arguments parsed, its page rendered.
-fn paged<A: DeserializeOwned + JsonSchema>(
+fn paged<A: DeserializeOwned>(
     context: &Context,
     arguments: Map<String, Value>,
     query: impl FnOnce(&Published, &A, &PageLimits) -> Result<(Page, View), QueryError>,
@@ -111,7 +123,7 @@ type Walk<A> =
     fn(&Published, &A, &PageLimits, Option<std::time::Instant>) -> Result<(Page, View), QueryError>;
 
 /// A walk, paged, given up when it runs past the traversal deadline.
-fn walked<A: DeserializeOwned + JsonSchema>(
+fn walked<A: DeserializeOwned>(
     context: &Context,
     arguments: Map<String, Value>,
     walk: Walk<A>,
@@ -247,8 +259,15 @@ impl QueryTool {
         QUERY_TOOLS.iter().find(|t| t.name == name)
     }
 
+    fn input_schema(&self) -> Arc<Map<String, Value>> {
+        match schemas().get(self.name) {
+            Some(schema) => schema.clone(),
+            None => Arc::new((self.schema)()),
+        }
+    }
+
     pub fn definition(&self) -> Tool {
-        Tool::new(self.name, self.description, Arc::new((self.schema)()))
+        Tool::new(self.name, self.description, self.input_schema())
             .with_annotations(ToolAnnotations::new().read_only(true))
     }
 
@@ -258,6 +277,9 @@ impl QueryTool {
         context: &Context,
         arguments: Map<String, Value>,
     ) -> Result<String, QueryError> {
+        if let Some(unknown) = unknown_field(&arguments, &self.input_schema()) {
+            return Err(QueryError::invalid(format!("arguments: {unknown}")));
+        }
         (self.run)(context, arguments)
     }
 }

@@ -55,13 +55,10 @@ impl Step {
     }
 
     /// Runs it with stdout shown, for the answer a user asked for.
-    pub fn show(mut self) -> anyhow::Result<()> {
-        let status = self
-            .0
-            .status()
-            .with_context(|| format!("cannot run {:?}", self.0))?;
-        if !status.success() {
-            bail!("{:?} failed ({status})", self.0);
+    pub fn show(self) -> anyhow::Result<()> {
+        let command = format!("{:?}", self.0);
+        if !self.report()? {
+            bail!("{command} failed");
         }
         Ok(())
     }

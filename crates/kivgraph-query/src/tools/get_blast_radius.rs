@@ -11,7 +11,6 @@ use kivgraph_facts::{Confidence, EdgeKind, Language};
 use kivgraph_snapshot::{SymbolView, UnresolvedView};
 
 use crate::args::{PageLimits, View};
-use crate::cursor::QueryIdentity;
 use crate::envelope::{Page, to_map};
 use crate::error::QueryError;
 use crate::holder::{Holder, bound_under_other_names, subject_triple};
@@ -21,7 +20,7 @@ use crate::scopes::{
     Bounds, Hidden, UnboundFile, blind_spots, invisible_scopes, unbound_mentions,
     unextracted_relations,
 };
-use crate::traverse::args::{BlastRadiusArgs, KindFilter, KindsEcho, common, kinds_identity};
+use crate::traverse::args::{BlastRadiusArgs, KindFilter, KindsEcho, common};
 use crate::traverse::rows::{page_of, traversal_page};
 use crate::traverse::walk::{Direction, Node, Step, Walk, derived, expanded_languages, walk_from};
 
@@ -45,19 +44,10 @@ pub fn get_blast_radius(
         .filter(|s| include_derived || !derived(&s.holder))
         .collect();
     let root_key = root.key().to_string();
-    let depth_text = common.depth.to_string();
-    let max_nodes_text = common.max_nodes.to_string();
-    let identity = QueryIdentity::new(
+    let identity = common.identity(
         "get_blast_radius",
         "blast-v1",
-        &[
-            ("root", &root_key),
-            ("depth", &depth_text),
-            ("max_nodes", &max_nodes_text),
-            ("kinds", &filter.identity()),
-            ("edge_kinds", &kinds_identity(&common.kinds)),
-            ("confidence", common.confidence.map_or("", |c| c.as_str())),
-        ],
+        &[("kinds", &filter.identity())],
     );
     let (page, next_cursor) = page_of(
         &rows,

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::args::{Limit, PageLimits, View};
 use crate::cursor::QueryIdentity;
-use crate::envelope::{Coverage, Page};
+use crate::envelope::{Coverage, Page, to_value};
 use crate::error::QueryError;
 use crate::published::Published;
 
@@ -54,7 +54,7 @@ pub fn list_repositories(
         coverage: Coverage::default(),
         guidance,
         completeness: None,
-        results: crate::envelope::to_value(&rows),
+        results: to_value(&rows),
     };
     Ok((page, View::Full))
 }

@@ -11,7 +11,6 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::checkout::{Roots, open};
-use crate::envelope::to_value;
 use crate::error::QueryError;
 use crate::holder::Holder;
 use crate::published::Published;
@@ -413,7 +412,8 @@ pub fn module_report(
             implementations: fresh,
         },
     };
-    Ok(to_value(&report).to_string())
+    // Plain fields in order: nothing here can fail to serialize.
+    Ok(serde_json::to_string(&report).expect("a report serializes"))
 }
 
 /// What stands out about a declaration.

@@ -5,12 +5,11 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::args::{PageLimits, View, language, trimmed};
-use crate::cursor::QueryIdentity;
 use crate::envelope::{Page, to_map};
 use crate::error::QueryError;
 use crate::published::Published;
 use crate::scopes::{Bounds, Hidden, invisible_scopes, unextracted_relations};
-use crate::traverse::args::{TraceDependenciesArgs, common, kinds_identity};
+use crate::traverse::args::{TraceDependenciesArgs, common};
 use crate::traverse::rows::{failures_made, page_of, traversal_page};
 use crate::traverse::walk::{Direction, Step, derived, expanded_languages, walk_from};
 
@@ -41,19 +40,12 @@ pub fn trace_dependencies(
         .filter(|s| include_derived || !derived(&s.holder))
         .collect();
     let root_key = root.key().to_string();
-    let depth_text = common.depth.to_string();
-    let max_nodes_text = common.max_nodes.to_string();
-    let identity = QueryIdentity::new(
+    let identity = common.identity(
         "trace_dependencies",
         "dependencies-v1",
         &[
-            ("root", &root_key),
-            ("depth", &depth_text),
-            ("max_nodes", &max_nodes_text),
             ("repo", repo.unwrap_or("")),
             ("language", language.map_or("", |l| l.as_str())),
-            ("edge_kinds", &kinds_identity(&common.kinds)),
-            ("confidence", common.confidence.map_or("", |c| c.as_str())),
         ],
     );
     let (page, next_cursor) = page_of(

@@ -12,6 +12,7 @@ use kivgraph_snapshot::SymbolView;
 use crate::args::{
     Limit, PageArgs, PageLimits, ResponseFormat, View, confidence, edge_kinds, trimmed,
 };
+use crate::cursor::QueryIdentity;
 use crate::error::QueryError;
 use crate::published::Published;
 use crate::selector::SelectorArgs;
@@ -187,12 +188,29 @@ pub(crate) fn common<'a>(
     })
 }
 
-pub(crate) fn kinds_identity(kinds: &[EdgeKind]) -> String {
-    kinds
-        .iter()
-        .map(|k| k.as_str())
-        .collect::<Vec<_>>()
-        .join(",")
+impl Common<'_> {
+    /// A walk's query identity, which its cursors carry: the root and the bounds, the tool's
+    /// own `filters`, then the relations and confidence it follows.
+    pub(crate) fn identity(
+        &self,
+        tool: &str,
+        sorting: &str,
+        filters: &[(&str, &str)],
+    ) -> QueryIdentity {
+        let root = self.root.key().to_string();
+        let (depth, max_nodes) = (self.depth.to_string(), self.max_nodes.to_string());
+        let kinds: Vec<&str> = self.kinds.iter().map(|k| k.as_str()).collect();
+        let kinds = kinds.join(",");
+        let mut fields = vec![
+            ("root", root.as_str()),
+            ("depth", depth.as_str()),
+            ("max_nodes", max_nodes.as_str()),
+        ];
+        fields.extend_from_slice(filters);
+        fields.push(("edge_kinds", &kinds));
+        fields.push(("confidence", self.confidence.map_or("", |c| c.as_str())));
+        QueryIdentity::new(tool, sorting, &fields)
+    }
 }
 
 /// The `kinds` filter of the blast radius: which symbol kinds count as affected.
