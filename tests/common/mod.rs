@@ -1,6 +1,7 @@
 //! What the end-to-end tests share: the binary under test and the fixture repositories.
 
 pub mod client;
+pub mod http;
 
 use std::path::{Path, PathBuf};
 
@@ -35,6 +36,12 @@ pub fn analyzers_dir() -> PathBuf {
             PathBuf::from(std::env::var_os("HOME").expect("HOME is set"))
                 .join(".cache/kivgraph/analyzers")
         })
+}
+
+/// Where the test command installs the real MCP clients (`cargo xtask test`).
+#[allow(dead_code)]
+pub fn clients_dir() -> Option<PathBuf> {
+    std::env::var_os("KIVGRAPH_CLIENTS_DIR").map(PathBuf::from)
 }
 
 /// Copies a fixture repository so a test can edit it.

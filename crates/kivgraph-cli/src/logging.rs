@@ -1,12 +1,14 @@
 //! Logs go to stderr: a sentence for a person at a terminal, a JSON record for a pipeline.
-//! `serve` always logs JSON, because a client reads its stderr.
+//! `serve` and `daemon` always log JSON at info, because a client or a supervisor reads their
+//! stderr.
 
 use std::io::IsTerminal;
 
 pub fn init(force_json: bool) {
     let filter = tracing_subscriber::EnvFilter::try_from_env("KIVGRAPH_LOG").unwrap_or_else(|_| {
         if force_json {
-            "info".into()
+            // The engine's memoization logs every query it executes at info.
+            "info,salsa=warn".into()
         } else {
             "warn".into()
         }

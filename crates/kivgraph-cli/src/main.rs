@@ -25,6 +25,10 @@ Getting started
   init [--repository NAME=PATH]... [--languages LIST]   Write the configuration and register repositories
   index --full [--json]                                 Index every registered repository and publish a generation
   serve                                                 Run the MCP server over stdio
+  daemon [--addr HOST:PORT] [--allow-remote]            Serve MCP to many clients from one process, over HTTP and a unix socket
+  daemon install [--addr HOST:PORT] [--allow-remote]    Give the daemon an owner, so the platform starts it and restarts it
+  daemon remove                                         Stop the daemon and take its supervisor entry out
+  stop [--dry-run]                                      Stop every running serve, daemon and watch of this user
   watch [--json]                                        Keep the published graph in step with the checkouts while it runs
 
 Reading code
@@ -36,6 +40,7 @@ Diagnostics
   doctor graph [--generation ID]                        Validate the graph invariants of a published generation
   doctor repositories [--repository NAME] [--json]      Audit whether each repository can be indexed, and what to change
   graph status [--root PATH]                            Report the active, next and backup generations
+  daemon status [--json]                                Report whether the daemon has an owner, and where its unit lives
   version [--json]                                      Print the release, with --json for full provenance
 
 Maintenance
@@ -69,6 +74,8 @@ enum Command {
     Clean(commands::graph::CleanArgs),
     Rollback(commands::graph::RollbackArgs),
     Watch(watch::WatchArgs),
+    Daemon(commands::daemon::DaemonArgs),
+    Stop(commands::stop::StopArgs),
 }
 
 fn main() -> ExitCode {
@@ -94,7 +101,10 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(err) => err.exit(),
     };
-    logging::init(matches!(cli.command, Command::Serve(_)));
+    logging::init(matches!(
+        cli.command,
+        Command::Serve(_) | Command::Daemon(_)
+    ));
     let result = match cli.command {
         Command::Init(args) => commands::init::run(args),
         Command::Index(args) => commands::index::run(args),
@@ -107,6 +117,8 @@ fn main() -> ExitCode {
         Command::Clean(args) => commands::graph::run_clean(args),
         Command::Rollback(args) => commands::graph::run_rollback(args),
         Command::Watch(args) => watch::run(args),
+        Command::Daemon(args) => commands::daemon::run(args),
+        Command::Stop(args) => commands::stop::run(args),
     };
     match result {
         Ok(code) => code,

@@ -1,4 +1,5 @@
-//! The MCP server: `kivgraph serve` over stdio.
+//! The MCP server: `kivgraph serve` over stdio, and `kivgraph daemon`'s Streamable HTTP over
+//! a TCP address and a unix socket.
 //!
 //! Owns: the protocol surface — which tools are registered (only `index_project` until a
 //! generation is published), their descriptions and input schemas, the `instructions`,
@@ -10,10 +11,12 @@
 //! `kivgraph-query` over the mapped snapshot; the only write is the repository registry, for
 //! `index_project`.
 
+mod daemon;
 mod follow;
 mod index_project;
 mod schema;
 mod server;
 mod tools;
 
-pub use server::{KivgraphServer, ServeOptions, serve_stdio};
+pub use daemon::{BOUNDS, BoundDaemon, Bounds, DaemonError, DaemonSettings, ENDPOINT_PATH};
+pub use server::{Host, KivgraphServer, ServeOptions, serve_stdio};

@@ -11,6 +11,7 @@ use rmcp::model::{
     ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Map, Value};
 
@@ -36,9 +37,20 @@ pub struct ServeOptions {
     pub limits: kivgraph_query::PageLimits,
 }
 
+/// The process a server answers in.
+#[derive(Clone, Default)]
+pub enum Host {
+    /// `kivgraph serve`: one client, over stdio.
+    #[default]
+    Stdio,
+    /// `kivgraph daemon`: every client of these sessions.
+    Daemon { sessions: Arc<LocalSessionManager> },
+}
+
 #[derive(Clone)]
 pub struct KivgraphServer {
     follower: Arc<Follower>,
+    host: Host,
     options: Arc<ServeOptions>,
     /// One index at a time inside this process.
     indexing: Arc<tokio::sync::Mutex<()>>,
@@ -48,9 +60,15 @@ impl KivgraphServer {
     pub fn new(options: ServeOptions) -> Self {
         KivgraphServer {
             follower: Arc::new(Follower::new(GenerationStore::new(&options.store_root))),
+            host: Host::Stdio,
             options: Arc::new(options),
             indexing: Arc::new(tokio::sync::Mutex::new(())),
         }
+    }
+
+    /// The same server, answering in `host`.
+    pub fn hosted(self, host: Host) -> Self {
+        KivgraphServer { host, ..self }
     }
 
     fn tools(&self) -> Vec<Tool> {
@@ -77,6 +95,10 @@ impl KivgraphServer {
         let config_path = self.options.config_path.clone();
         let store_root = self.options.store_root.clone();
         let limits = self.options.limits;
+        let daemon_clients = match &self.host {
+            Host::Stdio => None,
+            Host::Daemon { sessions } => Some(sessions.sessions.read().await.len()),
+        };
         // Mapping and validating a new generation, and walking a large snapshot, are
         // blocking work: keep them off the protocol's threads.
         tokio::task::spawn_blocking(move || {
@@ -91,6 +113,7 @@ impl KivgraphServer {
                     config_path: &config_path,
                     store_root: &store_root,
                     limits,
+                    daemon_clients,
                 },
                 arguments,
             )

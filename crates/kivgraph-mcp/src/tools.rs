@@ -9,10 +9,10 @@ use kivgraph_config::{LoadedConfig, Registry};
 use kivgraph_query::{
     BlastRadiusArgs, CrossRepoConsumersArgs, FileOutlineArgs, FindByIntentArgs, FindReferencesArgs,
     FindSymbolArgs, GetSourceArgs, GetSymbolArgs, GraphStatusArgs, ListRepositoriesArgs,
-    ModuleReportArgs, Page, PageLimits, Published, QueryError, ReadSymbolArgs, Roots,
-    TraceDependenciesArgs, View,
+    LiveProcesses, ModuleReportArgs, Page, PageLimits, Published, QueryError, ReadSymbolArgs,
+    Roots, TraceDependenciesArgs, View,
 };
-use kivgraph_store::{GenerationStore, WatcherStatus};
+use kivgraph_store::{DaemonRecord, GenerationStore, WatcherStatus};
 use rmcp::model::{Tool, ToolAnnotations};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -34,6 +34,8 @@ pub struct Context<'a> {
     /// The generation store this server follows (the configuration's, or `serve --root`).
     pub store_root: &'a Path,
     pub limits: PageLimits,
+    /// The MCP sessions open in this process, when it is the daemon.
+    pub daemon_clients: Option<usize>,
 }
 
 impl Context<'_> {
@@ -41,6 +43,12 @@ impl Context<'_> {
     /// ran there: one small file read.
     fn watcher(&self) -> Option<WatcherStatus> {
         GenerationStore::new(self.store_root).watcher_status()
+    }
+
+    /// What the daemon of the store this server follows wrote of itself, if one ever ran
+    /// there.
+    fn daemon(&self) -> Option<DaemonRecord> {
+        GenerationStore::new(self.store_root).daemon_record()
     }
 
     /// Registered repositories and their checkouts: the registry, then whatever the
@@ -148,7 +156,11 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
             let (page, view) = kivgraph_query::graph_status(
                 context.published,
                 &parse::<GraphStatusArgs>(arguments)?,
-                context.watcher().as_ref(),
+                &LiveProcesses {
+                    watcher: context.watcher().as_ref(),
+                    daemon: context.daemon().as_ref(),
+                    daemon_clients: context.daemon_clients,
+                },
             )?;
             Ok(page.render(context.published, view))
         },

@@ -42,7 +42,7 @@ pub use tools::get_blast_radius::get_blast_radius;
 pub use tools::get_file_outline::{FileOutlineArgs, get_file_outline};
 pub use tools::get_source::{GetSourceArgs, get_source};
 pub use tools::get_symbol::{GetSymbolArgs, get_symbol};
-pub use tools::graph_status::{GraphStatusArgs, graph_status};
+pub use tools::graph_status::{GraphStatusArgs, LiveProcesses, graph_status};
 pub use tools::list_repositories::{ListRepositoriesArgs, list_repositories};
 pub use tools::module_report::{ModuleReportArgs, module_report};
 pub use tools::read_symbol::{ReadSymbolArgs, read_symbol};

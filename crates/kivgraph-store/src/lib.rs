@@ -7,27 +7,33 @@
 //! rename, fsync), the non-blocking publish lock, the validation a candidate must pass before
 //! it becomes `CURRENT`, rollback and clean; and where a repository's checkout stands
 //! (read from `.git` without running git), which manifests record and servers compare; and
-//! the running watcher's status (`watch.json`), which servers report.
+//! the running watcher's status (`watch.json`), the daemon's endpoint and token
+//! (`daemon.json`) and the records of the running processes (`run/`), which servers report and
+//! `stop` reads.
 //!
 //! Must not know about: how facts are produced (the engine), or how they are queried. The
 //! serving side uses only [`GenerationStore::current`] and [`GenerationStore::snapshot_path`].
 
+mod daemon;
 mod error;
 mod generation;
 mod git;
 mod layout;
 mod manifest;
 mod pages;
+mod processes;
 mod store;
 mod time;
 mod watcher;
 
+pub use daemon::{DAEMON_FILE, DaemonRecord};
 pub use error::StoreError;
 pub use generation::GenerationId;
 pub use git::{GitPosition, read_git_position};
 pub use manifest::{
     AnalyzerState, BuildOutputState, Counts, Digests, Manifest, PageEntry, RepositoryState,
 };
+pub use processes::{ProcessGuard, ProcessRecord, RUN_DIRECTORY, resident_bytes, start_ticks};
 pub use store::{CleanReport, GenerationStore, PublishLock, Published, SinglePage};
 pub use time::rfc3339_utc;
 pub use watcher::{RECENT_BATCHES, WATCHER_FILE, WatchedBatch, WatchedRepository, WatcherStatus};

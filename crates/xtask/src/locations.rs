@@ -46,8 +46,13 @@ impl Locations {
         Locations { analyzers, ..self }
     }
 
+    /// The analyzers' pins.
+    pub fn pins(&self) -> PathBuf {
+        self.root.join("crates/kivgraph-analyzers/pins")
+    }
+
     /// A file of the analyzers' pins.
     pub fn pin(&self, name: &str) -> PathBuf {
-        self.root.join("crates/kivgraph-analyzers/pins").join(name)
+        self.pins().join(name)
     }
 }

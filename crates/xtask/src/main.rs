@@ -4,7 +4,8 @@
 //! - `quickstart [NAME]`: on a fresh machine, install the analyzers, build kivgraph, register
 //!   this checkout and the bundled fixture repositories, index them, check the result and
 //!   answer where `NAME` is declared from the published snapshot;
-//! - `test`: the whole test suite (`.ci/run` calls exactly this);
+//! - `test`: the whole test suite (`.ci/run` calls exactly this), after installing the
+//!   analyzers and the real MCP clients it drives (`clients/`, pinned);
 //! - `setup`: install the exact analyzers, pinned by `crates/kivgraph-analyzers/pins`, outside
 //!   the checkout. Idempotent.
 //!
@@ -12,7 +13,9 @@
 //! as a user would.
 
 mod analyzers;
+mod clients;
 mod locations;
+mod npm;
 mod quickstart;
 mod run;
 
@@ -49,9 +52,13 @@ fn main() -> anyhow::Result<()> {
         Command::Test => {
             let locations = locations.for_tests();
             analyzers::setup(&locations)?;
-            // The fixture tests assert what the exact analyzers resolve.
-            run::cargo(&locations)
-                .args(["test", "--locked", "--workspace", "--all-targets"])
+            let mut test = run::cargo(&locations);
+            if let Some(clients) = clients::setup(&locations)? {
+                test = test.env("KIVGRAPH_CLIENTS_DIR", clients);
+            }
+            // The fixture tests assert what the exact analyzers resolve, and what real MCP
+            // clients make of the servers.
+            test.args(["test", "--locked", "--workspace", "--all-targets"])
                 .succeed()
         }
         Command::Setup => analyzers::setup(&locations),

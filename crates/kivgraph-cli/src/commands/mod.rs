@@ -1,8 +1,10 @@
 pub mod audit;
+pub mod daemon;
 pub mod doctor;
 pub mod graph;
 pub mod index;
 pub mod init;
 pub mod navigate;
 pub mod serve;
+pub mod stop;
 pub mod version;

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use kivgraph_config::{Config, LoadedConfig, StatePaths};
 use kivgraph_mcp::{ServeOptions, serve_stdio};
+use kivgraph_store::GenerationStore;
 
 use crate::context::ConfigArg;
 
@@ -15,14 +16,33 @@ pub struct ServeArgs {
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
-    let config_path = args.config.path();
-    // A missing configuration is not fatal: the server still completes the handshake and
-    // offers index_project, which creates it.
-    let config = match LoadedConfig::load(&config_path) {
-        Ok(config) => config,
-        Err(kivgraph_config::ConfigError::Missing { .. }) => {
-            LoadedConfig::resolve(Config::default(), StatePaths::for_config(&config_path))?
-        }
+    let (options, _) = serve_options(&args.config)?;
+    // A record `stop` finds; a store nobody can write to still serves.
+    let _record = GenerationStore::new(&options.store_root)
+        .register_process("serve")
+        .inspect_err(|err| tracing::warn!("this serve is not recorded for kivgraph stop: {err}"))
+        .ok();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    runtime
+        .block_on(serve_stdio(options))
+        .map_err(|e| anyhow::anyhow!(e))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What a server answers from, and whether a configuration exists. A missing configuration is
+/// not fatal: the server still completes the handshake and offers `index_project`, which
+/// creates it.
+pub fn serve_options(config: &ConfigArg) -> anyhow::Result<(ServeOptions, bool)> {
+    let config_path = config.path();
+    let (config, configured) = match LoadedConfig::load(&config_path) {
+        Ok(config) => (config, true),
+        Err(kivgraph_config::ConfigError::Missing { .. }) => (
+            LoadedConfig::resolve(Config::default(), StatePaths::for_config(&config_path))?,
+            false,
+        ),
         Err(err) => return Err(err.into()),
     };
     let options = ServeOptions {
@@ -34,12 +54,5 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             maximum: config.config.mcp.maximum_limit as usize,
         },
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
-    runtime
-        .block_on(serve_stdio(options))
-        .map_err(|e| anyhow::anyhow!(e))?;
-    Ok(ExitCode::SUCCESS)
+    Ok((options, configured))
 }

@@ -34,12 +34,20 @@ pub struct WatchArgs {
 }
 
 pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
-    let mut loaded = args.config.load()?;
+    let loaded = args.config.load()?;
+    let _record = loaded.store(None).register_process("watch")?;
+    keep_live(&args.config, loaded, Output::Lines { json: args.json })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Watches the registered repositories and publishes after every batch, until the watcher
+/// fails; `out` says where what it does is told.
+pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow::Result<()> {
     let settings = &loaded.config.config.watcher;
     if !settings.enabled {
         bail!(
             "watcher.enabled is false in {}: set it to true to watch the registered repositories",
-            args.config.path().display()
+            config.path().display()
         );
     }
     let window = Window {
@@ -49,7 +57,7 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
     let idle = parse_duration(&settings.reconciliation_interval)
         .context("watcher.reconciliation_interval")?;
     let registry_file = loaded.config.repositories_file.clone();
-    let config_file = args.config.path();
+    let config_file = config.path();
     let (send, receive) = channel();
     let mut watcher =
         RecommendedWatcher::new(send, notify::Config::default().with_follow_symlinks(false))?;
@@ -57,7 +65,6 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
     if let Some(directory) = registry_file.parent() {
         watcher.watch(directory, RecursiveMode::NonRecursive)?;
     }
-    let out = Output { json: args.json };
     let mut watched = watch_repositories(&mut watcher, &loaded, &[]);
     let mut status = WatcherStatus {
         pid: std::process::id(),
@@ -79,7 +86,10 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
     out.watching(&watched, idle);
     loop {
         let ignored = ignored_directories(&loaded);
-        let relevant = |path: &Path| relevant(path, &ignored);
+        let relevant = |path: &Path| {
+            path == registry_file
+                || (watched.iter().any(|w| path.starts_with(&w.path)) && relevant(path, &ignored))
+        };
         match batch::next(&receive, window, idle, &relevant) {
             Next::Closed => bail!("the file-system watcher stopped"),
             Next::Idle => batch(
@@ -93,7 +103,7 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
                     out.error(&format!("the watcher reported: {error}"));
                 }
                 let trigger = if changes.paths.contains(&registry_file) {
-                    match args.config.load() {
+                    match config.load() {
                         Ok(reloaded) => {
                             loaded = reloaded;
                             // Other languages may call for other analyzers.
@@ -129,9 +139,10 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
 /// writing thousands of files there runs no pass.
 const UNREAD_DIRECTORIES: &[&str] = &[".git", "target"];
 
-/// Whether a change at `path` may change what a pass reads. What discovery reads decides the
-/// rest: a change it does not read leaves the pass's inputs as they were, and nothing is
-/// published.
+/// Whether a change at `path`, inside a watched repository, may change what a pass reads.
+/// What discovery reads decides the rest: a change it does not read leaves the pass's inputs
+/// as they were, and nothing is published. (Beside the registry, the configuration's
+/// directory holds nothing a pass reads: a log written there runs no pass.)
 fn relevant(path: &Path, ignored: &[PathBuf]) -> bool {
     !ignored.iter().any(|d| path.starts_with(d))
         && !path
@@ -246,20 +257,29 @@ fn unwatchable(error: &notify::Error) -> String {
     }
 }
 
-/// What the watcher says, as JSON lines or as lines for a terminal.
-struct Output {
-    json: bool,
+/// Where the watcher says what it does.
+#[derive(Clone, Copy)]
+pub enum Output {
+    /// On stdout: JSON lines, or lines for a terminal.
+    Lines { json: bool },
+    /// In the log (the daemon's stdout is nobody's to read).
+    Log,
 }
 
 impl Output {
     fn line(&self, event: serde_json::Value, text: String) {
-        let mut stdout = std::io::stdout().lock();
-        let _ = if self.json {
-            writeln!(stdout, "{event}")
-        } else {
-            writeln!(stdout, "watch: {text}")
-        };
-        let _ = stdout.flush();
+        match self {
+            Output::Lines { json } => {
+                let mut stdout = std::io::stdout().lock();
+                let _ = if *json {
+                    writeln!(stdout, "{event}")
+                } else {
+                    writeln!(stdout, "watch: {text}")
+                };
+                let _ = stdout.flush();
+            }
+            Output::Log => tracing::info!(event = %event, "watch: {text}"),
+        }
     }
 
     fn watching(&self, watched: &[Watched], idle: Duration) {

@@ -1,7 +1,9 @@
 //! `graph_status`: the published generation — identity, counts, breakdowns, and whether each
 //! repository still holds the code it describes. Reports only what this process uses.
 
-use kivgraph_store::{WatchedBatch, WatchedRepository, WatcherStatus};
+use kivgraph_store::{
+    DaemonRecord, WatchedBatch, WatchedRepository, WatcherStatus, resident_bytes,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -33,7 +35,8 @@ const STORAGE: NotApplicable = NotApplicable {
     detail: "this server answers from the published snapshot and never opens the canonical store",
 };
 
-/// Whether a `kivgraph watch` keeps the graph current, and what it did last.
+/// Whether a watcher (`kivgraph watch`, or the daemon's) keeps the graph current, and what it
+/// did last.
 #[derive(Serialize)]
 struct Watcher<'a> {
     /// `watching`, `not_running` (it stopped) or `not_started`.
@@ -67,7 +70,7 @@ impl<'a> Watcher<'a> {
             (
                 "watching",
                 format!(
-                    "kivgraph watch (pid {}) republishes on every save: {seen} of {} repositories watched",
+                    "a watcher (pid {}, kivgraph watch or daemon) republishes on every save: {seen} of {} repositories watched",
                     status.pid,
                     status.repositories.len()
                 ),
@@ -76,7 +79,7 @@ impl<'a> Watcher<'a> {
             (
                 "not_running",
                 format!(
-                    "the watcher (pid {}) has stopped: answers may describe code changed since its last batch; run kivgraph watch again",
+                    "the watcher (pid {}) has stopped: answers may describe code changed since its last batch; run kivgraph watch or kivgraph daemon again",
                     status.pid
                 ),
             )
@@ -92,12 +95,88 @@ impl<'a> Watcher<'a> {
     }
 }
 
+/// What keeps the graph live around this server: the watcher and the daemon of its state
+/// directory, as their files say, and this process's clients when it is the daemon.
+#[derive(Default)]
+pub struct LiveProcesses<'a> {
+    pub watcher: Option<&'a WatcherStatus>,
+    pub daemon: Option<&'a DaemonRecord>,
+    /// The MCP sessions open in this process, when it is the daemon.
+    pub daemon_clients: Option<usize>,
+}
+
+/// Whether a `kivgraph daemon` serves this state directory, and what it costs.
+#[derive(Serialize)]
+struct Daemon<'a> {
+    /// `running`, `not_running` (it died without removing its record) or `not_started`.
+    state: &'static str,
+    detail: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pid: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    url: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    socket: Option<&'a std::path::Path>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    started_at: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uptime_ms: Option<u64>,
+    /// Open MCP sessions; known only when the daemon itself answers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    clients: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resident_bytes: Option<u64>,
+}
+
+impl<'a> Daemon<'a> {
+    fn of(record: Option<&'a DaemonRecord>, clients: Option<usize>) -> Self {
+        let Some(record) = record else {
+            return Daemon {
+                state: "not_started",
+                detail: "no kivgraph daemon serves this state directory; each client runs a serve of its own".into(),
+                pid: None,
+                url: None,
+                socket: None,
+                started_at: None,
+                uptime_ms: None,
+                clients: None,
+                resident_bytes: None,
+            };
+        };
+        let process = &record.process;
+        let running = process.alive();
+        let detail = if running {
+            format!(
+                "kivgraph daemon (pid {}) serves MCP at {}",
+                process.pid, record.url
+            )
+        } else {
+            format!(
+                "the daemon (pid {}) is gone without removing daemon.json: clients of {} fail until it is started again (kivgraph daemon, or kivgraph daemon install for a supervised one)",
+                process.pid, record.url
+            )
+        };
+        Daemon {
+            state: if running { "running" } else { "not_running" },
+            detail,
+            pid: Some(process.pid),
+            url: Some(&record.url),
+            socket: Some(&record.socket),
+            started_at: Some(&process.started_at),
+            uptime_ms: running.then(|| process.uptime_ms()),
+            clients: clients.filter(|_| running && process.pid == std::process::id()),
+            resident_bytes: running.then(|| resident_bytes(process.pid)).flatten(),
+        }
+    }
+}
+
 /// Nothing is published yet.
 #[derive(Serialize)]
 struct Empty<'a> {
     status: &'static str,
     snapshot_id: Option<u64>,
     watcher: Watcher<'a>,
+    daemon: Daemon<'a>,
     worker: NotApplicable,
     storage: NotApplicable,
 }
@@ -125,22 +204,24 @@ struct Ready<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     derived: Option<&'a Derived>,
     watcher: Watcher<'a>,
+    daemon: Daemon<'a>,
     worker: NotApplicable,
     storage: NotApplicable,
 }
 
 /// `published` is `None` when nothing is published: reporting that is this tool's job, never
-/// a failure. `watcher` is what the state directory's watcher last said of itself.
+/// a failure. `live` is what the state directory's watcher and daemon last said of themselves.
 pub fn graph_status(
     published: Option<&Published>,
     _args: &GraphStatusArgs,
-    watcher: Option<&WatcherStatus>,
+    live: &LiveProcesses,
 ) -> Result<(Page, View), QueryError> {
     let results = match published {
         None => to_value(&Empty {
             status: "empty",
             snapshot_id: None,
-            watcher: Watcher::of(watcher),
+            watcher: Watcher::of(live.watcher),
+            daemon: Daemon::of(live.daemon, live.daemon_clients),
             worker: WORKER,
             storage: STORAGE,
         }),
@@ -181,7 +262,8 @@ pub fn graph_status(
                 repositories_moved: freshness.iter().filter(|r| r.moved).count(),
                 repository_freshness: freshness,
                 derived: census.derived.as_ref(),
-                watcher: Watcher::of(watcher),
+                watcher: Watcher::of(live.watcher),
+                daemon: Daemon::of(live.daemon, live.daemon_clients),
                 worker: WORKER,
                 storage: STORAGE,
             })
@@ -211,7 +293,11 @@ mod tests {
         let published = published(&facts());
         let status = rendered(
             &published,
-            graph_status(Some(&published), &GraphStatusArgs {}, None),
+            graph_status(
+                Some(&published),
+                &GraphStatusArgs {},
+                &LiveProcesses::default(),
+            ),
         );
         let results = &status["results"];
         let keys: Vec<&String> = results.as_object().unwrap().keys().collect();
@@ -238,6 +324,7 @@ mod tests {
                 "repository_freshness",
                 "repositories_moved",
                 "watcher",
+                "daemon",
                 "worker",
                 "storage"
             ]
@@ -260,10 +347,11 @@ mod tests {
 
     #[test]
     fn nothing_published_is_an_answer_not_a_failure() {
-        let (page, view) = graph_status(None, &GraphStatusArgs {}, None).unwrap();
+        let (page, view) =
+            graph_status(None, &GraphStatusArgs {}, &LiveProcesses::default()).unwrap();
         assert_eq!(
             page.render(None, view),
-            r#"{"snapshot_id":null,"snapshot_age_ms":null,"total":1,"returned":1,"truncated":false,"next_cursor":null,"coverage":{"exact":0,"candidate":0,"unresolved_related":0,"package_level":0},"results":{"status":"empty","snapshot_id":null,"watcher":{"state":"not_started","detail":"no kivgraph watch has run for this state directory: answers reflect the last index --full; run kivgraph watch to republish on every save"},"worker":{"state":"not_applicable","detail":"analyzers run during indexing, in a child process, not in this server"},"storage":{"state":"not_applicable","detail":"this server answers from the published snapshot and never opens the canonical store"}}}"#
+            r#"{"snapshot_id":null,"snapshot_age_ms":null,"total":1,"returned":1,"truncated":false,"next_cursor":null,"coverage":{"exact":0,"candidate":0,"unresolved_related":0,"package_level":0},"results":{"status":"empty","snapshot_id":null,"watcher":{"state":"not_started","detail":"no kivgraph watch has run for this state directory: answers reflect the last index --full; run kivgraph watch to republish on every save"},"daemon":{"state":"not_started","detail":"no kivgraph daemon serves this state directory; each client runs a serve of its own"},"worker":{"state":"not_applicable","detail":"analyzers run during indexing, in a child process, not in this server"},"storage":{"state":"not_applicable","detail":"this server answers from the published snapshot and never opens the canonical store"}}}"#
         );
     }
 }

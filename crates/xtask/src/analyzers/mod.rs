@@ -5,7 +5,6 @@
 //! syntax layer still answers.
 
 mod go;
-mod npm;
 mod rust;
 
 use std::fs::File;
@@ -21,7 +20,12 @@ pub fn setup(locations: &Locations) -> anyhow::Result<()> {
     let lock = File::create(dir.join(".setup.lock"))?;
     lock.lock()
         .context("cannot lock the analyzers' directory")?;
-    npm::install(locations)?;
+    crate::npm::ci(
+        "scip-typescript and scip-python",
+        &locations.pins(),
+        dir,
+        &["scip-typescript", "scip-python"],
+    )?;
     rust::install(locations)?;
     go::install(locations)?;
     Ok(())

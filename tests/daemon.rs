@@ -1,0 +1,402 @@
+//! `kivgraph daemon`: one process serving MCP to many clients over Streamable HTTP and a unix
+//! socket, guarded by its token, keeping the graph live with its own watcher, and leaving the
+//! store serving when it is killed.
+
+#[path = "common/mod.rs"]
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::binary;
+use common::client::{Client, index_with, init};
+use common::http::{Daemon, send};
+use serde_json::{Value, json};
+
+fn go_repository(root: &Path) {
+    std::fs::create_dir_all(root).unwrap();
+    std::fs::write(root.join("go.mod"), "module example.com/live\n\ngo 1.22\n").unwrap();
+    std::fs::write(
+        root.join("main.go"),
+        "package live\n\nfunc Existing() int { return 1 }\n",
+    )
+    .unwrap();
+}
+
+/// A configuration in a temporary directory over one indexed Go repository, `live`.
+fn indexed() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let repository = dir.path().join("live");
+    go_repository(&repository);
+    init(dir.path(), "go", &[("live", &repository)]);
+    index_with(dir.path(), false);
+    dir
+}
+
+/// Saves `text` at `path` as editors do: a temporary file renamed over it.
+fn save(path: &Path, text: &str) {
+    let temporary = path.with_extension("tmp~");
+    std::fs::write(&temporary, text).unwrap();
+    std::fs::rename(&temporary, path).unwrap();
+}
+
+/// Polls `check` until it holds, for at most `seconds`.
+fn eventually(seconds: u64, what: &str, mut check: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    while !check() {
+        assert!(Instant::now() < deadline, "{what} within {seconds} s");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn kivgraph(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(binary())
+        .args(args)
+        .arg("--config")
+        .arg(dir.join("config.yaml"))
+        .output()
+        .unwrap()
+}
+
+fn mode(path: &Path) -> u32 {
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+#[test]
+fn http_and_socket_clients_query_at_once_and_a_save_reaches_both() {
+    let dir = indexed();
+    let daemon = Daemon::start(dir.path());
+    let state = dir.path().join("state");
+    assert_eq!(mode(&state.join("daemon.json")), 0o600);
+    assert_eq!(mode(&state.join("daemon.sock")), 0o600);
+    assert_eq!(daemon.record["kind"], "daemon");
+    assert_eq!(daemon.token().len(), 64);
+
+    let mut http = daemon.session(daemon.tcp());
+    let mut socket = daemon.session(daemon.unix());
+    // Both doors at once: each of two threads asks through its own.
+    let threads: Vec<_> = [daemon.tcp(), daemon.unix()]
+        .into_iter()
+        .map(|door| {
+            let token = daemon.token().to_string();
+            std::thread::spawn(move || {
+                let mut session = common::http::Session::open(door, &token);
+                (0..20)
+                    .map(|_| {
+                        session.ok("find_symbol", json!({"name": "Existing"}))["total"].clone()
+                    })
+                    .collect::<Vec<Value>>()
+            })
+        })
+        .collect();
+    for thread in threads {
+        assert_eq!(thread.join().unwrap(), vec![json!(1); 20]);
+    }
+    let found = http.ok("find_symbol", json!({"name": "Existing"}));
+    assert_eq!(
+        found["results"]["symbols"],
+        json!([{"at": "main.go:3", "sig": "func Existing() int"}]),
+        "{found}"
+    );
+
+    // The daemon's watcher publishes the save; the next answer through either door has it.
+    save(
+        &dir.path().join("live/added.go"),
+        "package live\n\nfunc Added() int { return Existing() }\n",
+    );
+    eventually(30, "the save answered over HTTP", || {
+        http.ok("find_symbol", json!({"name": "Added"}))["total"] == 1
+    });
+    assert_eq!(
+        socket.ok("find_symbol", json!({"name": "Added"}))["total"],
+        1
+    );
+    std::fs::remove_file(dir.path().join("live/added.go")).unwrap();
+    eventually(30, "the delete answered over the socket", || {
+        socket.ok("find_symbol", json!({"name": "Added"}))["total"] == 0
+    });
+
+    let status = http.ok("graph_status", json!({}))["results"].clone();
+    let section = &status["daemon"];
+    assert_eq!(section["state"], "running", "{section}");
+    assert_eq!(section["pid"], daemon.child.id(), "{section}");
+    assert_eq!(section["url"], daemon.url(), "{section}");
+    // This test's two sessions, and the two threads' that ended without closing theirs.
+    assert!(section["clients"].as_u64().unwrap() >= 2, "{section}");
+    assert!(
+        section["resident_bytes"].as_u64().unwrap() > 1 << 20,
+        "{section}"
+    );
+    assert_eq!(status["watcher"]["state"], "watching", "{status}");
+    assert_eq!(status["watcher"]["pid"], daemon.child.id(), "{status}");
+
+    // `stop` finds the daemon by its record, and the daemon takes its files with it.
+    let mut daemon = daemon;
+    let listed = kivgraph(dir.path(), &["stop", "--dry-run"]);
+    let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
+    assert!(
+        listed.starts_with(&format!("would stop daemon (pid {},", daemon.child.id())),
+        "{listed}"
+    );
+    assert!(
+        daemon.child.try_wait().unwrap().is_none(),
+        "--dry-run stops nothing"
+    );
+    let stopped = kivgraph(dir.path(), &["stop"]);
+    assert!(stopped.status.success());
+    let exit = daemon.child.wait().unwrap();
+    assert!(exit.success(), "SIGTERM is a clean exit: {exit:?}");
+    assert!(!state.join("daemon.json").exists());
+    assert!(!state.join("daemon.sock").exists());
+    let nothing = kivgraph(dir.path(), &["stop"]);
+    assert!(
+        String::from_utf8_lossy(&nothing.stdout).starts_with("nothing to stop"),
+        "{nothing:?}"
+    );
+}
+
+#[test]
+fn every_request_needs_the_token_and_the_daemon_s_own_host_and_origin() {
+    let dir = indexed();
+    let daemon = Daemon::start(dir.path());
+    let door = daemon.tcp();
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "probe", "version": "1"}}})
+    .to_string();
+    let bearer = format!("Bearer {}", daemon.token());
+    let accept = ("Accept", "application/json, text/event-stream");
+    let json_type = ("Content-Type", "application/json");
+    let post = |headers: &[(&str, &str)], body: &[u8]| send(&door, "POST", headers, body);
+
+    let anonymous = post(&[json_type, accept], initialize.as_bytes());
+    assert_eq!(anonymous.status, 401, "{}", anonymous.text());
+    assert_eq!(anonymous.header("www-authenticate"), Some("Bearer"));
+    let wrong = post(
+        &[("Authorization", "Bearer 0000"), json_type, accept],
+        initialize.as_bytes(),
+    );
+    assert_eq!(wrong.status, 401);
+    // The socket is no side door.
+    let over_socket = send(
+        &daemon.unix(),
+        "POST",
+        &[json_type, accept],
+        initialize.as_bytes(),
+    );
+    assert_eq!(over_socket.status, 401);
+
+    let authorized = ("Authorization", bearer.as_str());
+    let foreign_origin = post(
+        &[
+            authorized,
+            json_type,
+            accept,
+            ("Origin", "http://attacker.example"),
+        ],
+        initialize.as_bytes(),
+    );
+    assert_eq!(foreign_origin.status, 403, "{}", foreign_origin.text());
+    let rebound_host = post(
+        &[
+            authorized,
+            json_type,
+            accept,
+            ("Host", "attacker.example:80"),
+        ],
+        initialize.as_bytes(),
+    );
+    assert_eq!(rebound_host.status, 403, "{}", rebound_host.text());
+    let own_origin = format!("http://{}", daemon.address());
+    let same_origin = post(
+        &[
+            authorized,
+            json_type,
+            accept,
+            ("Origin", own_origin.as_str()),
+        ],
+        initialize.as_bytes(),
+    );
+    assert_eq!(same_origin.status, 200, "{}", same_origin.text());
+
+    let oversized = vec![b' '; 2 << 20];
+    let too_large = post(&[authorized, json_type, accept], &oversized);
+    assert_eq!(too_large.status, 413, "{}", too_large.text());
+
+    let malformed = post(
+        &[authorized, json_type, accept],
+        b"{\"jsonrpc\": \"2.0\", \"id\": 4,",
+    );
+    assert_eq!(malformed.status, 400);
+    let error: Value = serde_json::from_slice(&malformed.body).unwrap();
+    assert_eq!(error["id"], Value::Null, "{error}");
+    assert_eq!(error["error"]["code"], -32700, "{error}");
+    let not_json_rpc = post(
+        &[authorized, json_type, accept],
+        br#"{"jsonrpc": "2.0", "id": 9, "params": {}}"#,
+    );
+    let error: Value = serde_json::from_slice(&not_json_rpc.body).unwrap();
+    assert_eq!(
+        (error["id"].clone(), error["error"]["code"].clone()),
+        (json!(9), json!(-32600))
+    );
+
+    // The daemon still answers a well-formed client after all of that.
+    let mut session = daemon.session(daemon.tcp());
+    assert_eq!(
+        session.ok("find_symbol", json!({"name": "Existing"}))["total"],
+        1
+    );
+}
+
+#[test]
+fn a_second_daemon_and_a_remote_bind_without_consent_are_refused() {
+    let dir = indexed();
+    let daemon = Daemon::start(dir.path());
+    let second = kivgraph(dir.path(), &["daemon", "--addr", "127.0.0.1:0"]);
+    assert!(!second.status.success());
+    let said = String::from_utf8_lossy(&second.stderr);
+    assert!(
+        said.contains(&format!(
+            "a daemon (pid {}) already serves",
+            daemon.child.id()
+        )),
+        "{said}"
+    );
+    drop(daemon);
+
+    let remote = kivgraph(dir.path(), &["daemon", "--addr", "0.0.0.0:0"]);
+    assert!(!remote.status.success());
+    let said = String::from_utf8_lossy(&remote.stderr);
+    assert!(
+        said.contains("0.0.0.0:0 is not a loopback address") && said.contains("--allow-remote"),
+        "{said}"
+    );
+}
+
+#[test]
+fn a_killed_daemon_leaves_the_store_serving_and_a_restarted_one_catches_up() {
+    let dir = indexed();
+    let mut daemon = Daemon::start(dir.path());
+    let killed_pid = daemon.child.id();
+    daemon.child.kill().unwrap();
+    daemon.child.wait().unwrap();
+    drop(daemon);
+
+    // The generation stays published: a plain serve answers, and says the daemon is gone.
+    let mut client = Client::start(dir.path());
+    assert_eq!(
+        client.ok("find_symbol", json!({"name": "Existing"}))["total"],
+        1
+    );
+    let section = client.ok("graph_status", json!({}))["results"]["daemon"].clone();
+    assert_eq!(section["state"], "not_running", "{section}");
+    assert_eq!(section["pid"], killed_pid, "{section}");
+
+    // A change made while no daemon ran is published by the next one's first pass.
+    save(
+        &dir.path().join("live/offline.go"),
+        "package live\n\nfunc Offline() int { return 2 }\n",
+    );
+    let daemon = Daemon::start(dir.path());
+    let mut session = daemon.session(daemon.unix());
+    eventually(30, "the restarted daemon's first pass", || {
+        session.ok("find_symbol", json!({"name": "Offline"}))["total"] == 1
+    });
+    let section = client.ok("graph_status", json!({}))["results"]["daemon"].clone();
+    assert_eq!(section["state"], "running", "{section}");
+    assert_eq!(section["pid"], daemon.child.id(), "{section}");
+    assert!(
+        section.get("clients").is_none(),
+        "only the daemon counts its clients: {section}"
+    );
+}
+
+#[test]
+fn install_without_a_reachable_supervisor_says_so_and_writes_nothing() {
+    let dir = indexed();
+    let config_home = dir.path().join("xdg-config");
+    let out = Command::new(binary())
+        .args(["daemon", "install", "--config"])
+        .arg(dir.path().join("config.yaml"))
+        .env("XDG_CONFIG_HOME", &config_home)
+        // No user manager: what a container or an ssh session without lingering has.
+        .env("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent")
+        .env("XDG_RUNTIME_DIR", dir.path().join("no-runtime"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("nothing was installed"), "{said}");
+    assert!(!config_home.exists(), "no unit was written");
+    let status = kivgraph(dir.path(), &["daemon", "status", "--json"]);
+    let status: Value = serde_json::from_slice(&status.stdout).unwrap();
+    assert_eq!(status["installed"], false, "{status}");
+    assert_eq!(status["daemon"]["running"], false, "{status}");
+}
+
+#[test]
+fn claude_code_reports_the_daemon_connected() {
+    let Some(claude) = common::clients_dir().map(|d| d.join("node_modules/.bin/claude")) else {
+        panic!(
+            "KIVGRAPH_CLIENTS_DIR is not set: run the suite with cargo xtask test, which installs the MCP clients"
+        );
+    };
+    let dir = indexed();
+    let daemon = Daemon::start(dir.path());
+    let home = dir.path().join("claude-home");
+    std::fs::create_dir_all(&home).unwrap();
+    let claude = |args: &[&str]| {
+        Command::new(&claude)
+            .args(args)
+            .env("HOME", &home)
+            .env_remove("ANTHROPIC_API_KEY")
+            .current_dir(&home)
+            .output()
+            .unwrap()
+    };
+    let authorization = format!("Authorization: Bearer {}", daemon.token());
+    let added = claude(&[
+        "mcp",
+        "add",
+        "--transport",
+        "http",
+        "--scope",
+        "user",
+        "kivgraph",
+        daemon.url(),
+        "--header",
+        &authorization,
+    ]);
+    assert!(added.status.success(), "{added:?}");
+    let listed = claude(&["mcp", "list"]);
+    let text = String::from_utf8_lossy(&listed.stdout);
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("kivgraph: ") && l.contains("Connected")),
+        "{text}\n{}",
+        String::from_utf8_lossy(&listed.stderr)
+    );
+    // Without the token, the same client is refused.
+    claude(&["mcp", "remove", "--scope", "user", "kivgraph"]);
+    claude(&[
+        "mcp",
+        "add",
+        "--transport",
+        "http",
+        "--scope",
+        "user",
+        "kivgraph",
+        daemon.url(),
+    ]);
+    let refused = claude(&["mcp", "list"]);
+    let text = String::from_utf8_lossy(&refused.stdout);
+    assert!(
+        text.lines().any(|l| l.starts_with("kivgraph: ")
+            && l.contains("Failed to connect")
+            && l.contains("401")),
+        "{text}"
+    );
+}
