@@ -400,3 +400,177 @@ fn claude_code_reports_the_daemon_connected() {
         "{text}"
     );
 }
+
+#[test]
+fn an_edit_then_ask_loop_waits_for_its_own_save() {
+    let dir = indexed();
+    let daemon = Daemon::start(dir.path());
+    let mut session = daemon.session(daemon.tcp());
+    // Saved, then asked at once: the wait covers the debounce and the pass.
+    for round in 0..3 {
+        let name = format!("Saved{round}");
+        save(
+            &dir.path().join(format!("live/saved{round}.go")),
+            &format!("package live\n\nfunc {name}() int {{ return Existing() }}\n"),
+        );
+        let answer = session.ok(
+            "find_symbol",
+            json!({"name": name, "fresh_within_ms": 20000}),
+        );
+        assert_eq!(answer["total"], 1, "round {round}: {answer}");
+        assert_eq!(answer["freshness"]["watcher"], "settled", "{answer}");
+    }
+    // Out of bounds, or on a tool that reads the watcher itself, the argument is refused.
+    let (refused, error) = session.call(
+        "find_symbol",
+        json!({"name": "Existing", "fresh_within_ms": 60000}),
+    );
+    assert!(
+        error && refused.starts_with("INVALID_ARGUMENT"),
+        "{refused}"
+    );
+    let (refused, error) = session.call("graph_status", json!({"fresh_within_ms": 10}));
+    assert!(error && refused.contains("fresh_within_ms"), "{refused}");
+}
+
+#[test]
+fn without_a_watcher_an_edited_file_s_rows_are_marked_stale() {
+    let dir = indexed();
+    let mut client = Client::start(dir.path());
+    assert!(
+        client
+            .ok("find_symbol", json!({"name": "Existing"}))
+            .get("freshness")
+            .is_none()
+    );
+    save(
+        &dir.path().join("live/main.go"),
+        "package live\n\n// moved down\n\nfunc Existing() int { return 1 }\n",
+    );
+    let answer = client.ok(
+        "find_symbol",
+        json!({"name": "Existing", "fresh_within_ms": 100}),
+    );
+    let freshness = &answer["freshness"];
+    assert_eq!(
+        freshness["stale"],
+        json!([{"repository": "live", "path": "main.go", "change": "modified"}]),
+        "{answer}"
+    );
+    assert_eq!(freshness["watcher"], "no_watcher", "{answer}");
+    // Saved back as it was indexed: touched, not changed.
+    save(
+        &dir.path().join("live/main.go"),
+        "package live\n\nfunc Existing() int { return 1 }\n",
+    );
+    let answer = client.ok("find_symbol", json!({"name": "Existing"}));
+    assert!(answer.get("freshness").is_none(), "{answer}");
+    std::fs::remove_file(dir.path().join("live/main.go")).unwrap();
+    let answer = client.ok(
+        "get_symbol",
+        json!({"repository": "live", "path": "main.go", "qualified_name": "Existing"}),
+    );
+    assert_eq!(
+        answer["freshness"]["stale"][0]["change"], "deleted",
+        "{answer}"
+    );
+}
+
+/// The id of the generation `CURRENT` names.
+fn current(dir: &Path) -> u64 {
+    std::fs::read_to_string(dir.join("state/CURRENT"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+/// The generations on disk.
+fn generations(dir: &Path) -> usize {
+    std::fs::read_dir(dir.join("state/generations"))
+        .unwrap()
+        .count()
+}
+
+#[test]
+fn a_burst_of_a_thousand_writes_is_a_few_generations_and_a_branch_switch_one() {
+    let dir = indexed();
+    let repository = dir.path().join("live");
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "init.defaultBranch=main",
+            ])
+            .args(args)
+            .current_dir(&repository)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "."]);
+    git(&["commit", "-qm", "main"]);
+    let daemon = Daemon::start(dir.path());
+    let mut session = daemon.session(daemon.unix());
+    session.ok(
+        "find_symbol",
+        json!({"name": "Existing", "fresh_within_ms": 20000}),
+    );
+    let before = current(dir.path());
+
+    std::fs::create_dir_all(repository.join("gen")).unwrap();
+    for i in 0..1000 {
+        std::fs::write(
+            repository.join(format!("gen/f{i}.go")),
+            format!("package gen\n\nfunc Generated{i}() int {{ return {i} }}\n"),
+        )
+        .unwrap();
+    }
+    let answer = session.ok(
+        "find_symbol",
+        json!({"name": "Generated999", "fresh_within_ms": 30000}),
+    );
+    assert_eq!(answer["total"], 1, "{answer}");
+    assert_eq!(
+        session.ok("find_symbol", json!({"name": "Generated0"}))["total"],
+        1
+    );
+    let burst = current(dir.path()) - before;
+    assert!(
+        (1..=4).contains(&burst),
+        "1,000 writes made {burst} generations"
+    );
+
+    // A branch that rewrites the tree: one checkout, answered from one batch's generation.
+    git(&["checkout", "-qb", "feature"]);
+    git(&["add", "."]);
+    git(&["commit", "-qm", "generated"]);
+    git(&["checkout", "-q", "main"]);
+    let answer = session.ok(
+        "find_symbol",
+        json!({"name": "Generated5", "fresh_within_ms": 30000}),
+    );
+    assert_eq!(
+        answer["total"], 0,
+        "back on main, the generated files are gone: {answer}"
+    );
+    git(&["checkout", "-q", "feature"]);
+    let answer = session.ok(
+        "find_symbol",
+        json!({"name": "Generated5", "fresh_within_ms": 30000}),
+    );
+    assert_eq!(answer["total"], 1, "{answer}");
+    let status = session.ok("graph_status", json!({}))["results"].clone();
+    assert_eq!(
+        status["repository_freshness"][0]["indexed_branch"], "feature",
+        "{status}"
+    );
+    // Generations do not pile up: the active one and the backup stay.
+    assert!(current(dir.path()) >= before + 3);
+    assert_eq!(generations(dir.path()), 2);
+}

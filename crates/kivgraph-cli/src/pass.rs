@@ -95,6 +95,11 @@ pub fn index_and_publish(
     on_unchanged: OnUnchanged,
 ) -> anyhow::Result<PassResult> {
     let started = Instant::now();
+    // Before discovery: a file saved after this may differ from what the pass read.
+    let files_read_at_unix_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .ok();
     if loaded.registry.repositories.is_empty() {
         bail!("no repository is registered: run \"kivgraph init --repository NAME=PATH\" first");
     }
@@ -199,6 +204,7 @@ pub fn index_and_publish(
                         files: b.files,
                     })
                     .collect(),
+                files_read_at_unix_ms,
             }
         })
         .collect();

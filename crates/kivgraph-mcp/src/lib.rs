@@ -13,6 +13,7 @@
 
 mod daemon;
 mod follow;
+mod freshness;
 mod index_project;
 mod schema;
 mod server;

@@ -31,6 +31,22 @@ pub fn input_schema<T: JsonSchema>() -> Map<String, Value> {
     }
 }
 
+/// Adds the properties `other` declares to `schema` (an argument every tool of a kind shares,
+/// generated from its own type).
+pub fn with_properties_of(schema: &mut Map<String, Value>, other: Map<String, Value>) {
+    let Some(Value::Object(added)) = other.get("properties") else {
+        return;
+    };
+    let properties = schema
+        .entry("properties")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(properties) = properties {
+        for (name, property) in added {
+            properties.insert(name.clone(), property.clone());
+        }
+    }
+}
+
 /// Drops what generation adds for Rust's sake (`null` beside an optional field's type, an
 /// integer's width, a doc comment's line breaks), and closes every object with properties.
 fn tidy(value: &mut Value) {

@@ -16,6 +16,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Map, Value};
 
 use crate::follow::Follower;
+use crate::freshness;
 use crate::index_project;
 use crate::schema::input_schema;
 use crate::tools::{Context, QUERY_TOOLS, QueryTool};
@@ -89,8 +90,15 @@ impl KivgraphServer {
     async fn call_query(
         &self,
         tool: &'static QueryTool,
-        arguments: Map<String, Value>,
+        mut arguments: Map<String, Value>,
     ) -> Result<String, QueryError> {
+        let wait = match tool.waits.then(|| freshness::take(&mut arguments)) {
+            Some(Err(refusal)) => return Err(refusal),
+            Some(Ok(Some(bound))) => {
+                Some(freshness::wait(&GenerationStore::new(&self.options.store_root), bound).await)
+            }
+            Some(Ok(None)) | None => None,
+        };
         let follower = self.follower.clone();
         let config_path = self.options.config_path.clone();
         let store_root = self.options.store_root.clone();
@@ -114,6 +122,7 @@ impl KivgraphServer {
                     store_root: &store_root,
                     limits,
                     daemon_clients,
+                    wait,
                 },
                 arguments,
             )

@@ -10,14 +10,15 @@ use kivgraph_query::{
     BlastRadiusArgs, CrossRepoConsumersArgs, FileOutlineArgs, FindByIntentArgs, FindReferencesArgs,
     FindSymbolArgs, GetSourceArgs, GetSymbolArgs, GraphStatusArgs, ListRepositoriesArgs,
     LiveProcesses, ModuleReportArgs, Page, PageLimits, Published, QueryError, ReadSymbolArgs,
-    Roots, TraceDependenciesArgs, View,
+    Roots, TraceDependenciesArgs, View, Wait,
 };
 use kivgraph_store::{DaemonRecord, GenerationStore, WatcherStatus};
 use rmcp::model::{Tool, ToolAnnotations};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::schema::{input_schema, unknown_field};
+use crate::freshness::FreshnessArgs;
+use crate::schema::{input_schema, unknown_field, with_properties_of};
 
 /// How long one traversal may run before it fails with `TRAVERSAL_LIMIT_REACHED` instead of
 /// answering partially. Far above what the bounds allow on a healthy graph.
@@ -36,6 +37,8 @@ pub struct Context<'a> {
     pub limits: PageLimits,
     /// The MCP sessions open in this process, when it is the daemon.
     pub daemon_clients: Option<usize>,
+    /// What the caller's `fresh_within_ms` came to, when it asked.
+    pub wait: Option<Wait>,
 }
 
 impl Context<'_> {
@@ -85,6 +88,10 @@ pub struct QueryTool {
     description: &'static str,
     schema: fn() -> Map<String, Value>,
     run: Runner,
+    /// Whether it answers from the graph, so a caller may wait for the watcher first
+    /// (`fresh_within_ms`); `graph_status` reports the watcher itself, and the navigator
+    /// pair reads files as they are now.
+    pub waits: bool,
 }
 
 /// The arguments as `T` (their fields already checked against the tool's schema by
@@ -101,16 +108,23 @@ fn schemas() -> &'static HashMap<&'static str, Arc<Map<String, Value>>> {
     SCHEMAS.get_or_init(|| {
         QUERY_TOOLS
             .iter()
-            .map(|tool| (tool.name, Arc::new((tool.schema)())))
+            .map(|tool| {
+                let mut schema = (tool.schema)();
+                if tool.waits {
+                    with_properties_of(&mut schema, input_schema::<FreshnessArgs>());
+                }
+                (tool.name, Arc::new(schema))
+            })
             .collect()
     })
 }
 
 fn render(
+    context: &Context,
     published: &Published,
     page: Result<(Page, View), QueryError>,
 ) -> Result<String, QueryError> {
-    page.map(|(page, view)| page.render(Some(published), view))
+    page.map(|(page, view)| page.render(Some(published), view, context.wait.as_ref()))
 }
 
 /// A paged query over the published graph: its arguments parsed, its page rendered.
@@ -121,6 +135,7 @@ fn paged<A: DeserializeOwned>(
 ) -> Result<String, QueryError> {
     let published = graph(context.published)?;
     render(
+        context,
         published,
         query(published, &parse::<A>(arguments)?, &context.limits),
     )
@@ -152,6 +167,7 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
         name: "graph_status",
         description: "The published generation: counts, edges by kind, unresolved by reason, per repository whether its checkout moved since it was indexed, and whether kivgraph watch keeps it current (its last batches with their save-to-publish latency). Call it when an answer looks stale or a tool says INDEX_NOT_READY.",
         schema: input_schema::<GraphStatusArgs>,
+        waits: false,
         run: |context, arguments| {
             let (page, view) = kivgraph_query::graph_status(
                 context.published,
@@ -162,37 +178,42 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
                     daemon_clients: context.daemon_clients,
                 },
             )?;
-            Ok(page.render(context.published, view))
+            Ok(page.render(context.published, view, None))
         },
     },
     QueryTool {
         name: "find_symbol",
         description: "Where a symbol is declared, by name, qualified name, prefix or substring; narrow with kind, repo and path_prefix. An empty answer proves no declaration of that name in the graph. Loses to grep on a rare name in one small repository.",
         schema: input_schema::<FindSymbolArgs>,
+        waits: true,
         run: |context, arguments| paged(context, arguments, kivgraph_query::find_symbol),
     },
     QueryTool {
         name: "find_references",
         description: "Who calls or references a symbol (direction incoming), or what it reaches (outgoing): one hop. A bare name suffices; an ambiguous one is refused with its candidates. Rows carry confidence: STRUCTURAL_CERTAIN is proven by the language's rules from syntax, CANDIDATE is plausible. Read completeness: COMPLETE proves the absence of other uses, LOWER_BOUND names the uses it could not bind and a grep fallback. view files lists only the files.",
         schema: input_schema::<FindReferencesArgs>,
+        waits: true,
         run: |context, arguments| paged(context, arguments, kivgraph_query::find_references),
     },
     QueryTool {
         name: "trace_dependencies",
         description: "What a symbol reaches outward, breadth-first up to depth hops (default 3, at most 5): each reached symbol once, with the edge that first reached it. A container's members walk with it. completeness says whether the walk is whole or a floor (calls it could not bind, relations not extracted).",
         schema: input_schema::<TraceDependenciesArgs>,
+        waits: true,
         run: |context, arguments| walked(context, arguments, kivgraph_query::trace_dependencies),
     },
     QueryTool {
         name: "get_blast_radius",
         description: "What a change to a symbol reaches: the walk backwards over who references it, up to depth hops, with counts by depth, relation, repository and package over the whole walk. kinds picks what counts as affected (default all but field and variable). completeness says whether the impact is whole or a floor.",
         schema: input_schema::<BlastRadiusArgs>,
+        waits: true,
         run: |context, arguments| walked(context, arguments, kivgraph_query::get_blast_radius),
     },
     QueryTool {
         name: "find_cross_repo_consumers",
         description: "Who outside a symbol's repository uses it (exact_symbol, candidate), depends on its package (package: a dependency, never a proven use), or asked for it and failed (unresolved). Categories are never summed. completeness checks unreadable scopes anywhere in the graph; uses inside the symbol's own repository belong to find_references.",
         schema: input_schema::<CrossRepoConsumersArgs>,
+        waits: true,
         run: |context, arguments| {
             paged(
                 context,
@@ -205,6 +226,7 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
         name: "get_symbol",
         description: "One symbol's package, signature, visibility and line range, by stable_key or by repository + path + qualified_name. Not worth a call when a row from find_symbol already holds what you need.",
         schema: input_schema::<GetSymbolArgs>,
+        waits: true,
         run: |context, arguments| {
             paged(context, arguments, |published, args, _| {
                 kivgraph_query::get_symbol(published, args)
@@ -215,6 +237,7 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
         name: "get_source",
         description: "The code of up to 20 symbols in one call, as text: no line numbers, files read once, a changed file re-anchored or refused per row. Prefer it to reading ranges across files; for one small file, read the file.",
         schema: input_schema::<GetSourceArgs>,
+        waits: true,
         run: |context, arguments| {
             kivgraph_query::get_source(
                 graph(context.published)?,
@@ -226,12 +249,14 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
         name: "get_file_outline",
         description: "Declarations under a repository path (file or directory), grouped by file, as name@start-end with kind; views compact, full and files. Use it for a package or directory: one small file is cheaper to read.",
         schema: input_schema::<FileOutlineArgs>,
+        waits: true,
         run: |context, arguments| paged(context, arguments, kivgraph_query::get_file_outline),
     },
     QueryTool {
         name: "find_by_intent",
         description: "Which symbols a plain-language question likely names, and the files to open, when you do not know the name: ranked by rare terms of names, qualified names, kinds and paths (no prose). Rows are text candidates, never resolved edges. If you can spell the name, find_symbol or grep is cheaper.",
         schema: input_schema::<FindByIntentArgs>,
+        waits: true,
         run: |context, arguments| {
             paged(context, arguments, |published, args, _| {
                 kivgraph_query::find_by_intent(published, args)
@@ -242,6 +267,7 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
         name: "module_report",
         description: "The shape of one file without reading it: imports, exported and internal declarations with signature, range, first doc sentence, fanout and complexity, and the three most worth reading. view compact is a quarter of the tokens. Pure syntax on the file as it is now. A file of ten lines is cheaper to read.",
         schema: input_schema::<ModuleReportArgs>,
+        waits: false,
         run: |context, arguments| {
             kivgraph_query::module_report(
                 context.published,
@@ -254,6 +280,7 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
         name: "read_symbol",
         description: "The verbatim body of one named symbol of a file (Class.method resolves by containment), starting at its attached doc comment, with a one-line header; near-miss names get did-you-mean suggestions. Pure syntax on the file as it is now. For a file that is one giant symbol, read the file.",
         schema: input_schema::<ReadSymbolArgs>,
+        waits: false,
         run: |context, arguments| {
             kivgraph_query::read_symbol(&context.roots(), &parse::<ReadSymbolArgs>(arguments)?)
         },
@@ -262,6 +289,7 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
         name: "list_repositories",
         description: "The repositories the published graph covers, with the commit each was indexed at and whether its checkout has moved since.",
         schema: input_schema::<ListRepositoriesArgs>,
+        waits: true,
         run: |context, arguments| paged(context, arguments, kivgraph_query::list_repositories),
     },
 ];

@@ -5,6 +5,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::args::View;
+use crate::freshness::{Freshness, Wait};
 use crate::published::Published;
 
 /// Four disjoint counters over the whole answer, not the page.
@@ -55,6 +56,8 @@ pub struct Page {
     pub guidance: Option<String>,
     pub completeness: Option<Value>,
     pub results: Value,
+    /// The snapshot files the rows come from, for the staleness check.
+    pub files: Vec<usize>,
 }
 
 /// The envelope as it is written, in field order. The compact view omits what carries no
@@ -77,6 +80,8 @@ struct Envelope<'a> {
     guidance: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     completeness: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    freshness: Option<Freshness<'a>>,
     results: &'a Value,
 }
 
@@ -88,8 +93,9 @@ enum Counters {
 }
 
 impl Page {
-    /// The answer as the text block carries it.
-    pub fn render(&self, published: Option<&Published>, view: View) -> String {
+    /// The answer as the text block carries it; `wait` is what the caller's
+    /// `fresh_within_ms` came to, when it asked.
+    pub fn render(&self, published: Option<&Published>, view: View, wait: Option<&Wait>) -> String {
         // A page is truncated when there is more to fetch; a filtered page can hold fewer rows
         // than it matched and still be complete.
         let truncated = self.next_cursor.is_some();
@@ -108,6 +114,12 @@ impl Page {
             },
             guidance: self.guidance.as_deref(),
             completeness: self.completeness.as_ref(),
+            freshness: Freshness::of(
+                published
+                    .map(|p| p.stale_files(&self.files))
+                    .unwrap_or_default(),
+                wait,
+            ),
             results: &self.results,
         };
         // Strings, numbers and JSON values: nothing here can fail to serialize.
@@ -300,17 +312,18 @@ mod envelope_tests {
             guidance: None,
             completeness: Some(json!({"verdict": "COMPLETE"})),
             results: json!([1]),
+            files: Vec::new(),
         }
     }
 
     #[test]
     fn the_compact_view_omits_what_carries_no_information() {
         assert_eq!(
-            page(None, 0).render(None, View::Compact),
+            page(None, 0).render(None, View::Compact, None),
             r#"{"snapshot_id":null,"total":3,"returned":1,"completeness":{"verdict":"COMPLETE"},"results":[1]}"#
         );
         assert_eq!(
-            page(Some("c1"), 2).render(None, View::Compact),
+            page(Some("c1"), 2).render(None, View::Compact, None),
             r#"{"snapshot_id":null,"total":3,"returned":1,"truncated":true,"next_cursor":"c1","coverage":{"exact":2},"completeness":{"verdict":"COMPLETE"},"results":[1]}"#
         );
     }
@@ -318,7 +331,7 @@ mod envelope_tests {
     #[test]
     fn the_full_view_writes_every_field() {
         assert_eq!(
-            page(None, 2).render(None, View::Full),
+            page(None, 2).render(None, View::Full, None),
             r#"{"snapshot_id":null,"snapshot_age_ms":null,"total":3,"returned":1,"truncated":false,"next_cursor":null,"coverage":{"exact":2,"candidate":0,"unresolved_related":0,"package_level":0},"completeness":{"verdict":"COMPLETE"},"results":[1]}"#
         );
     }

@@ -17,6 +17,8 @@ pub struct Published {
     pub manifest: Manifest,
     /// `graph_status`'s counts of the snapshot: a walk over every edge, done once.
     pub(crate) census: OnceLock<crate::census::Census>,
+    /// Whether the files answers came from changed on disk since.
+    pub(crate) file_checks: crate::staleness::FileChecks,
 }
 
 impl Published {
@@ -50,6 +52,7 @@ impl Published {
             snapshot,
             manifest,
             census: OnceLock::new(),
+            file_checks: Default::default(),
         }
     }
 

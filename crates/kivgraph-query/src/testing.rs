@@ -176,5 +176,5 @@ pub(crate) fn rendered(
     query: Result<(crate::envelope::Page, crate::args::View), crate::error::QueryError>,
 ) -> serde_json::Value {
     let (page, view) = query.expect("the query answers");
-    answer(&page.render(Some(published), view))
+    answer(&page.render(Some(published), view, None))
 }

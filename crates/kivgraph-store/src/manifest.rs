@@ -65,6 +65,10 @@ pub struct RepositoryState {
     /// What discovery treated as the repository's own build output and left out.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub build_output: Vec<BuildOutputState>,
+    /// When the pass began reading the repository's files (milliseconds since the Unix
+    /// epoch): a file modified on disk since then may differ from what the graph holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files_read_at_unix_ms: Option<u64>,
 }
 
 /// A directory (or file) of build output left out of the graph: no declaration of the

@@ -369,6 +369,28 @@ impl GenerationStore {
         Ok((current, target))
     }
 
+    /// Removes every generation but the active and the backup: what a live watcher does after
+    /// each publication, so generations do not pile up. A server still answering from a
+    /// removed generation keeps its mapping (the kernel frees the pages when the last mapping
+    /// ends); a page shared with a kept generation is a hard link and stays. Returns the
+    /// removed.
+    pub fn prune(&self, _lock: &PublishLock) -> Result<Vec<GenerationId>, StoreError> {
+        let kept = [self.current()?, self.backup()?];
+        let removed: Vec<GenerationId> = self
+            .list()?
+            .into_iter()
+            .filter(|id| !kept.contains(&Some(*id)))
+            .collect();
+        for id in &removed {
+            let dir = self.generation_dir(*id);
+            std::fs::remove_dir_all(&dir).map_err(io("remove", &dir))?;
+        }
+        if !removed.is_empty() {
+            sync_dir(&self.generations_dir())?;
+        }
+        Ok(removed)
+    }
+
     /// Lists (and with `apply`, removes) published generations.
     pub fn clean(
         &self,

@@ -51,6 +51,11 @@ pub struct WatcherStatus {
     pub repositories: Vec<WatchedRepository>,
     /// The most recent last.
     pub batches: Vec<WatchedBatch>,
+    /// When the changes not yet published began to arrive (milliseconds since the Unix
+    /// epoch); absent while the watcher has nothing queued, so every change it was sent is
+    /// in the current generation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busy_since_unix_ms: Option<u64>,
 }
 
 impl WatcherStatus {
@@ -122,6 +127,7 @@ mod tests {
                 reason: None,
             }],
             batches: Vec::new(),
+            busy_since_unix_ms: Some(1),
         };
         for n in 0..15 {
             status.record(batch(n));

@@ -296,3 +296,29 @@ fn unchanged_pages_are_linked_and_kept_pages_stay_whole() {
     );
     assert_eq!(store.current().unwrap(), Some(second.id));
 }
+
+#[test]
+fn pruning_keeps_the_active_and_backup_generations_and_an_open_snapshot_keeps_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = GenerationStore::new(dir.path());
+    let lock = store.lock().unwrap();
+    let mut published = Vec::new();
+    for n in 0..4 {
+        let facts = facts(&format!("S{n}"));
+        published.push(
+            store
+                .publish(&lock, &[SinglePage(&facts)], vec![])
+                .unwrap()
+                .id,
+        );
+    }
+    // A server mapped the oldest before it was removed.
+    let mapped = kivgraph_snapshot::Snapshot::open(&store.snapshot_path(published[0])).unwrap();
+    let removed = store.prune(&lock).unwrap();
+    assert_eq!(removed, published[..2]);
+    assert_eq!(store.list().unwrap(), published[2..]);
+    assert_eq!(store.current().unwrap(), Some(published[3]));
+    assert_eq!(store.backup().unwrap(), Some(published[2]));
+    assert_eq!(mapped.symbols_named("S0").len(), 1);
+    assert!(store.prune(&lock).unwrap().is_empty());
+}

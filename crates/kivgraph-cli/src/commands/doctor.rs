@@ -162,11 +162,78 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
         Err(err) => report.fail("repositories", err),
     }
     check_toolchains(&mut report, &config);
-    check_graph(
-        &mut report,
-        &GenerationStore::new(config.generation_store()),
-    );
+    let store = GenerationStore::new(config.generation_store());
+    check_graph(&mut report, &store);
+    check_live(&mut report, &config, &store);
     Ok(report.finish())
+}
+
+/// The processes that keep the graph live: the watcher (and the kernel's watch limit it
+/// depends on) and the daemon with its owner.
+fn check_live(report: &mut Report, config: &LoadedConfig, store: &GenerationStore) {
+    match store.watcher_status() {
+        _ if !config.config.watcher.enabled => {
+            report.pass("watcher", "disabled by watcher.enabled: answers reflect the last index --full")
+        }
+        Some(status) if status.running() => {
+            let missed: Vec<&str> = status
+                .repositories
+                .iter()
+                .filter(|r| !r.watching)
+                .map(|r| r.name.as_str())
+                .collect();
+            let detail = format!(
+                "pid {} watches {} of {} repositories{}",
+                status.pid,
+                status.repositories.len() - missed.len(),
+                status.repositories.len(),
+                if status.busy_since_unix_ms.is_some() { "; changes are being published" } else { "" }
+            );
+            if missed.is_empty() {
+                report.pass("watcher", detail);
+            } else {
+                report.warn("watcher", format!("{detail}; not watched (reconciliation only): {}", missed.join(", ")));
+            }
+        }
+        Some(status) => report.warn(
+            "watcher",
+            format!(
+                "the watcher (pid {}) stopped: answers may describe code changed since; run kivgraph daemon or kivgraph watch",
+                status.pid
+            ),
+        ),
+        None => report.pass(
+            "watcher",
+            "none has run: answers reflect the last index --full (kivgraph daemon or kivgraph watch keeps them current)",
+        ),
+    }
+    if let Ok(limit) = std::fs::read_to_string("/proc/sys/fs/inotify/max_user_watches") {
+        report.pass(
+            "watcher.limit",
+            format!(
+                "fs.inotify.max_user_watches = {} (one per watched directory)",
+                limit.trim()
+            ),
+        );
+    }
+    match store.daemon_record() {
+        Some(record) if record.process.alive() => report.pass(
+            "daemon",
+            format!("pid {} serves MCP at {} and {}", record.process.pid, record.url, record.socket.display()),
+        ),
+        Some(record) => report.warn(
+            "daemon",
+            format!(
+                "the daemon (pid {}) died without removing daemon.json: clients of {} fail until it runs again",
+                record.process.pid, record.url
+            ),
+        ),
+        None => report.pass("daemon", "not running: each client runs a serve of its own"),
+    }
+    match super::daemon::Owner::of(store) {
+        Ok(owner) => report.pass("daemon.owner", owner.describe()),
+        Err(err) => report.warn("daemon.owner", err),
+    }
 }
 
 /// The exact analyzers: which program answered, its version and where it came from. An

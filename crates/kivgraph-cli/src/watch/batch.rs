@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
 use std::time::{Duration, Instant};
 
 /// How long to wait for quiet, and for how long at most.
@@ -41,27 +41,50 @@ pub enum Next {
     Closed,
 }
 
+/// Whether the watcher has changes it has not published yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Nothing is queued: every change it was sent is published (or changed nothing read).
+    Idle,
+    /// A batch opened: a pass will follow.
+    Busy,
+}
+
 /// Waits up to `idle` for the first relevant change, then gathers the batch it opens.
+/// `on_phase` hears `Idle` when the queue is found empty (never while a change waits in it)
+/// and `Busy` when a batch opens.
 pub fn next(
     events: &Receiver<Message>,
     window: Window,
     idle: Duration,
     relevant: &dyn Fn(&std::path::Path) -> bool,
+    on_phase: &mut dyn FnMut(Phase),
 ) -> Next {
     let mut batch = Batch::default();
     let started = Instant::now();
+    let mut said_idle = false;
     // Until the first relevant change: irrelevant events are dropped, the idle clock runs.
     loop {
-        let left = idle.saturating_sub(started.elapsed());
-        match events.recv_timeout(left) {
-            Ok(message) => {
-                if take(&mut batch, message, relevant) {
-                    batch.opened = Some(Instant::now());
-                    break;
+        let message = match events.try_recv() {
+            Ok(message) => message,
+            Err(TryRecvError::Disconnected) => return Next::Closed,
+            Err(TryRecvError::Empty) => {
+                if !said_idle {
+                    on_phase(Phase::Idle);
+                    said_idle = true;
+                }
+                let left = idle.saturating_sub(started.elapsed());
+                match events.recv_timeout(left) {
+                    Ok(message) => message,
+                    Err(RecvTimeoutError::Timeout) => return Next::Idle,
+                    Err(RecvTimeoutError::Disconnected) => return Next::Closed,
                 }
             }
-            Err(RecvTimeoutError::Timeout) => return Next::Idle,
-            Err(RecvTimeoutError::Disconnected) => return Next::Closed,
+        };
+        if take(&mut batch, message, relevant) {
+            batch.opened = Some(Instant::now());
+            on_phase(Phase::Busy);
+            break;
         }
     }
     let opened = batch.opened.unwrap_or_else(Instant::now);
@@ -148,11 +171,18 @@ mod tests {
         send.send(event(EventKind::Modify(ModifyKind::Any), "/r/a.go"))
             .unwrap();
         let not_git = |p: &Path| !p.components().any(|c| c.as_os_str() == ".git");
-        let Next::Changes(batch) =
-            next(&receive, window(50, 1000), Duration::from_secs(5), &not_git)
-        else {
+        let mut phases = Vec::new();
+        let Next::Changes(batch) = next(
+            &receive,
+            window(50, 1000),
+            Duration::from_secs(5),
+            &not_git,
+            &mut |phase| phases.push(phase),
+        ) else {
             panic!("a batch")
         };
+        // Queued changes were waiting from the start: the watcher was never idle.
+        assert_eq!(phases, [Phase::Busy]);
         assert_eq!(batch.events, 2);
         assert_eq!(
             batch.paths.into_iter().collect::<Vec<_>>(),
@@ -183,6 +213,7 @@ mod tests {
             window(50, 150),
             Duration::from_secs(5),
             &everything,
+            &mut |_| {},
         ) else {
             panic!("a batch")
         };
@@ -196,22 +227,26 @@ mod tests {
     #[test]
     fn quiet_is_idle_and_a_dropped_watcher_is_closed() {
         let (send, receive) = channel::<Message>();
+        let mut phases = Vec::new();
         assert_eq!(
             next(
                 &receive,
                 window(10, 20),
                 Duration::from_millis(30),
-                &everything
+                &everything,
+                &mut |phase| phases.push(phase),
             ),
             Next::Idle
         );
+        assert_eq!(phases, [Phase::Idle]);
         drop(send);
         assert_eq!(
             next(
                 &receive,
                 window(10, 20),
                 Duration::from_millis(30),
-                &everything
+                &everything,
+                &mut |_| {},
             ),
             Next::Closed
         );

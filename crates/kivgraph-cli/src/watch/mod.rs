@@ -22,7 +22,7 @@ use serde::Serialize;
 
 use crate::context::{ConfigArg, Loaded};
 use crate::pass::{OnUnchanged, PassResult, Toolchains, index_and_publish};
-use batch::{Next, Window};
+use batch::{Next, Phase, Window};
 
 #[derive(clap::Args, Debug)]
 pub struct WatchArgs {
@@ -71,6 +71,7 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
         started_at: rfc3339_utc(SystemTime::now()),
         repositories: seen(&watched),
         batches: Vec::new(),
+        busy_since_unix_ms: None,
     };
     let mut toolchains = Toolchains::default();
     let batch =
@@ -90,7 +91,18 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
             path == registry_file
                 || (watched.iter().any(|w| path.starts_with(&w.path)) && relevant(path, &ignored))
         };
-        match batch::next(&receive, window, idle, &relevant) {
+        let store = loaded.store(None);
+        // What a caller waiting for its saves (`fresh_within_ms`) reads.
+        let mut on_phase = |phase: Phase| {
+            status.busy_since_unix_ms = match phase {
+                Phase::Idle => None,
+                Phase::Busy => Some(unix_ms(SystemTime::now())),
+            };
+            if let Err(err) = store.write_watcher_status(&status) {
+                out.error(&format!("the watcher's status could not be written: {err}"));
+            }
+        };
+        match batch::next(&receive, window, idle, &relevant, &mut on_phase) {
             Next::Closed => bail!("the file-system watcher stopped"),
             Next::Idle => batch(
                 &loaded,
@@ -134,6 +146,12 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
     }
 }
 
+fn unix_ms(time: SystemTime) -> u64 {
+    time.duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
 /// Directories no pass reads, wherever they are: git's own, and build output (discovery
 /// never enters a `target` directory, and rust-analyzer builds in one of its own). A build
 /// writing thousands of files there runs no pass.
@@ -150,11 +168,27 @@ fn relevant(path: &Path, ignored: &[PathBuf]) -> bool {
             .any(|c| UNREAD_DIRECTORIES.iter().any(|d| c.as_os_str() == *d))
 }
 
-/// One pass, published only when something the graph reads changed.
+/// One pass, published only when something the graph reads changed. After a publication the
+/// generations older than the backup are removed: a live graph publishes often, and
+/// `rollback` needs only the one before.
 fn pass(loaded: &Loaded, toolchains: &Toolchains) -> anyhow::Result<(PassResult, Duration)> {
     let started = Instant::now();
     let result = index_and_publish(loaded, toolchains, &|_| {}, OnUnchanged::Skip)?;
-    Ok((result, started.elapsed()))
+    let elapsed = started.elapsed();
+    if matches!(result, PassResult::Published(_)) {
+        let store = loaded.store(None);
+        // Another writer holding the lock prunes nothing now; the next publication will.
+        if let Ok(lock) = store.lock() {
+            match store.prune(&lock) {
+                Ok(removed) if !removed.is_empty() => {
+                    tracing::debug!(removed = removed.len(), "older generations removed")
+                }
+                Ok(_) => {}
+                Err(err) => tracing::warn!("older generations could not be removed: {err}"),
+            }
+        }
+    }
+    Ok((result, elapsed))
 }
 
 /// Where the product writes, which no change to a repository is: the generations and the

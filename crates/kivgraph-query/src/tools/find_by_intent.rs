@@ -283,7 +283,7 @@ pub fn find_by_intent(
     } else {
         None
     };
-    let (total, rows, returned, next) = if view == View::Files {
+    let (total, rows, returned, next, page_files) = if view == View::Files {
         // Files ranked by the sum of their three best candidates (a file that answers the
         // question usually declares several of its terms); `limit` and `total` count files.
         let mut by_file: HashMap<usize, (usize, Vec<f64>, usize)> = HashMap::new();
@@ -331,14 +331,25 @@ pub fn find_by_intent(
             })
             .collect();
         let returned = page.len();
+        let page_files = files
+            .iter()
+            .skip(offset)
+            .take(limit)
+            .map(|(f, _)| *f)
+            .collect();
         (
             files.len(),
             to_map(&Files { files: page }),
             returned,
             offset + returned < files.len(),
+            page_files,
         )
     } else {
         let page: Vec<&(u32, f64, u32, String)> = ranked.iter().skip(offset).take(limit).collect();
+        let page_files = page
+            .iter()
+            .filter_map(|(position, ..)| Some(snapshot.symbol(*position as usize)?.file().index))
+            .collect();
         let mut rows: Vec<Map<String, Value>> = page
             .iter()
             .filter_map(|(position, _, count, key)| {
@@ -375,6 +386,7 @@ pub fn find_by_intent(
             results,
             returned,
             offset + returned < ranked.len(),
+            page_files,
         )
     };
     let next_cursor = next.then(|| identity.cursor(published.snapshot_id(), offset + returned));
@@ -394,6 +406,7 @@ pub fn find_by_intent(
             unmatched_terms: &unmatched,
             rows,
         }),
+        files: page_files,
     };
     Ok((page, view))
 }

@@ -606,6 +606,12 @@ pub fn find_cross_repo_consumers(
             guidance,
             completeness: Some(bounded(published, Some(subject.name()), &bounds)),
             results,
+            files: std::iter::once(subject.file().index)
+                .chain(page.iter().filter_map(|consumer| match consumer {
+                    Consumer::Use { holder, .. } => Some(holder.file().index),
+                    Consumer::Dependency { .. } | Consumer::Failure(_) => None,
+                }))
+                .collect(),
         },
         view,
     ))

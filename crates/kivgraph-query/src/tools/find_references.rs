@@ -440,6 +440,9 @@ pub fn find_references(
             guidance,
             completeness: Some(completeness),
             results,
+            files: std::iter::once(subject.file().index)
+                .chain(page.iter().map(|row| row.holder.file().index))
+                .collect(),
         },
         view,
     ))

@@ -207,6 +207,7 @@ pub fn find_symbol(
             guidance,
             completeness,
             results,
+            files: page.iter().map(|(_, symbol)| symbol.file().index).collect(),
         },
         view,
     ))

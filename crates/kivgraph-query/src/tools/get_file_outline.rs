@@ -161,6 +161,7 @@ pub fn get_file_outline(
             guidance: None,
             completeness,
             results,
+            files: page.iter().map(|(_, symbol)| symbol.file().index).collect(),
         },
         view,
     ))

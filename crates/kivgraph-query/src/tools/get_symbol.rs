@@ -82,6 +82,7 @@ pub fn get_symbol(published: &Published, args: &GetSymbolArgs) -> Result<(Page, 
         guidance: None,
         completeness: None,
         results: to_value(&answer),
+        files: vec![file.index],
     };
     // One symbol has nothing to hoist: the answer is always written in full.
     Ok((page, View::Full))

@@ -46,6 +46,9 @@ struct Watcher<'a> {
     pid: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     started_at: Option<&'a str>,
+    /// How long changes have been waiting to be published; absent when none are.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pending_for_ms: Option<u64>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     repositories: &'a [WatchedRepository],
     /// The most recent last.
@@ -61,6 +64,7 @@ impl<'a> Watcher<'a> {
                 detail: "no kivgraph watch has run for this state directory: answers reflect the last index --full; run kivgraph watch to republish on every save".into(),
                 pid: None,
                 started_at: None,
+                pending_for_ms: None,
                 repositories: &[],
                 last_batches: &[],
             };
@@ -84,7 +88,15 @@ impl<'a> Watcher<'a> {
                 ),
             )
         };
+        let now_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0);
         Watcher {
+            pending_for_ms: status
+                .busy_since_unix_ms
+                .filter(|_| state == "watching")
+                .map(|since| now_ms.saturating_sub(since)),
             state,
             detail,
             pid: Some(status.pid),
@@ -278,6 +290,7 @@ pub fn graph_status(
             guidance: None,
             completeness: None,
             results,
+            files: Vec::new(),
         },
         View::Full,
     ))
@@ -350,7 +363,7 @@ mod tests {
         let (page, view) =
             graph_status(None, &GraphStatusArgs {}, &LiveProcesses::default()).unwrap();
         assert_eq!(
-            page.render(None, view),
+            page.render(None, view, None),
             r#"{"snapshot_id":null,"snapshot_age_ms":null,"total":1,"returned":1,"truncated":false,"next_cursor":null,"coverage":{"exact":0,"candidate":0,"unresolved_related":0,"package_level":0},"results":{"status":"empty","snapshot_id":null,"watcher":{"state":"not_started","detail":"no kivgraph watch has run for this state directory: answers reflect the last index --full; run kivgraph watch to republish on every save"},"daemon":{"state":"not_started","detail":"no kivgraph daemon serves this state directory; each client runs a serve of its own"},"worker":{"state":"not_applicable","detail":"analyzers run during indexing, in a child process, not in this server"},"storage":{"state":"not_applicable","detail":"this server answers from the published snapshot and never opens the canonical store"}}}"#
         );
     }

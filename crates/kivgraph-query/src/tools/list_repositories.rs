@@ -55,6 +55,7 @@ pub fn list_repositories(
         guidance,
         completeness: None,
         results: to_value(&rows),
+        files: Vec::new(),
     };
     Ok((page, View::Full))
 }

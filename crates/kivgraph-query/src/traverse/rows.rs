@@ -203,6 +203,9 @@ pub(crate) fn traversal_page(
             ),
             completeness: Some(bounded(published, Some(root.name()), bounds)),
             results,
+            files: std::iter::once(root.file().index)
+                .chain(page.iter().map(|step| step.holder.file().index))
+                .collect(),
         },
         common.view,
     )

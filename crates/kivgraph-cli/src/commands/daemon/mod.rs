@@ -6,6 +6,8 @@
 
 mod supervisor;
 
+pub use supervisor::Owner;
+
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::process::ExitCode;
 

@@ -194,13 +194,58 @@ pub fn remove(config: &ConfigArg) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Who owns the daemon of a state directory: its unit, and what the supervisor says of it.
+#[derive(Serialize)]
+pub struct Owner {
+    pub unit: String,
+    pub unit_path: PathBuf,
+    pub installed: bool,
+    /// `systemctl --user is-active`, `no unit`, or why the supervisor could not be asked.
+    pub supervisor: String,
+}
+
+impl Owner {
+    pub fn of(store: &GenerationStore) -> anyhow::Result<Self> {
+        let unit = Unit::of(store)?;
+        let installed = unit.path.is_file();
+        let supervisor = match supervisor() {
+            Err(reason) => reason,
+            Ok(()) if !installed => "no unit".to_string(),
+            Ok(()) => match systemctl(&["is-active", &unit.name]) {
+                Ok(state) | Err(state) => state,
+            },
+        };
+        Ok(Owner {
+            unit: unit.name,
+            unit_path: unit.path,
+            installed,
+            supervisor,
+        })
+    }
+
+    /// One line: the unit and its state, or that there is none.
+    pub fn describe(&self) -> String {
+        if self.installed {
+            format!(
+                "systemd user unit {} at {} ({})",
+                self.unit,
+                self.unit_path.display(),
+                self.supervisor
+            )
+        } else {
+            format!(
+                "none — no unit at {} (kivgraph daemon install gives it one; supervisor: {})",
+                self.unit_path.display(),
+                self.supervisor
+            )
+        }
+    }
+}
+
 #[derive(Serialize)]
 struct Status {
-    unit: String,
-    unit_path: PathBuf,
-    installed: bool,
-    /// `systemctl --user is-active`, or why it could not be asked.
-    supervisor: String,
+    #[serde(flatten)]
+    owner: Owner,
     daemon: DaemonState,
 }
 
@@ -217,21 +262,9 @@ struct DaemonState {
 
 pub fn status(args: &StatusArgs) -> anyhow::Result<ExitCode> {
     let store = store_of(&args.config)?;
-    let unit = Unit::of(&store)?;
-    let installed = unit.path.is_file();
-    let supervisor = match supervisor() {
-        Err(reason) => reason,
-        Ok(()) if !installed => "no unit".to_string(),
-        Ok(()) => match systemctl(&["is-active", &unit.name]) {
-            Ok(state) | Err(state) => state,
-        },
-    };
     let record = running_daemon(&store);
     let status = Status {
-        unit: unit.name,
-        unit_path: unit.path,
-        installed,
-        supervisor,
+        owner: Owner::of(&store)?,
         daemon: DaemonState {
             running: record.is_some(),
             pid: record.as_ref().map(|r| r.process.pid),
@@ -243,20 +276,7 @@ pub fn status(args: &StatusArgs) -> anyhow::Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&status)?);
         return Ok(ExitCode::SUCCESS);
     }
-    if status.installed {
-        println!(
-            "owner: systemd user unit {} at {} ({})",
-            status.unit,
-            status.unit_path.display(),
-            status.supervisor
-        );
-    } else {
-        println!(
-            "owner: none — no unit at {} (kivgraph daemon install gives it one; supervisor: {})",
-            status.unit_path.display(),
-            status.supervisor
-        );
-    }
+    println!("owner: {}", status.owner.describe());
     match &record {
         Some(record) => println!(
             "daemon: running (pid {}) at {} and {}",
