@@ -8,7 +8,8 @@ use anyhow::bail;
 use kivgraph_config::LanguageToken;
 use kivgraph_config::RepositoryEntry;
 use kivgraph_engine::{
-    AnalyzerOptions, CacheIdentity, CacheLoad, PassGraph, PassOptions, Progress, run_pass,
+    AnalyzerOptions, CacheIdentity, CacheLoad, PassGraph, PassOptions, Progress, Reread,
+    WarmEngine, run_pass,
 };
 use kivgraph_facts::Language;
 use kivgraph_store::{
@@ -27,6 +28,14 @@ pub enum OnUnchanged {
     Skip,
 }
 
+/// A watcher's pass: its warm engine, the repositories a batch touched, and whether the
+/// fact cache is written this time.
+pub struct WarmPass<'a> {
+    pub engine: &'a mut WarmEngine,
+    pub reread: Reread,
+    pub persist: bool,
+}
+
 /// What a pass did.
 pub enum PassResult {
     /// A generation was published: the `index --full` report.
@@ -42,6 +51,7 @@ fn cache_word(load: &CacheLoad) -> String {
         CacheLoad::Foreign => "foreign (another build; ignored)".into(),
         CacheLoad::Corrupt(reason) => format!("corrupt ({reason}; ignored)"),
         CacheLoad::NotNeeded => "unchanged (the published generation's inputs; republished)".into(),
+        CacheLoad::Kept => "kept (the watcher's engine, warm from its last pass)".into(),
     }
 }
 
@@ -93,6 +103,7 @@ pub fn index_and_publish(
     toolchains: &Toolchains,
     progress: &(dyn Fn(Progress) + Sync),
     on_unchanged: OnUnchanged,
+    warm: Option<WarmPass>,
 ) -> anyhow::Result<PassResult> {
     let started = Instant::now();
     // Before discovery: a file saved after this may differ from what the pass read.
@@ -120,7 +131,12 @@ pub fn index_and_publish(
         identity: CacheIdentity::of_this_build(),
         analyzers: toolchains.analyzers.clone(),
     };
-    let outcome = run_pass(&entries, &options, progress)?;
+    let outcome = match warm {
+        Some(warm) => warm
+            .engine
+            .pass(&entries, &options, progress, warm.reread, warm.persist)?,
+        None => run_pass(&entries, &options, progress)?,
+    };
     if on_unchanged == OnUnchanged::Skip
         && let PassGraph::Unchanged { generation } = outcome.graph
     {

@@ -114,6 +114,8 @@ pub enum CacheLoad {
     /// Not loaded: the pass's inputs are those of the published generation, which is
     /// republished.
     NotNeeded,
+    /// Not loaded: the memos of the last pass, kept in this process, were used.
+    Kept,
 }
 
 pub fn cache_file(directory: &Path) -> PathBuf {

@@ -47,7 +47,8 @@ pub use packages::package_facts;
 pub use pages::EnginePage;
 pub use pass::{
     AnalyzerOptions, AnalyzerRun, Engine, EngineError, LoadedRepository, LoadsAtOnce, PassGraph,
-    PassOptions, PassOutcome, Progress, RepositoryReport, load_repository, run_pass,
+    PassOptions, PassOutcome, Progress, RepositoryReport, Reread, WarmEngine, load_repository,
+    run_pass,
 };
 pub use resolve::go::{Call, GoImport, GoPackageNames, GoSites};
 pub use resolve::resolved_relations;

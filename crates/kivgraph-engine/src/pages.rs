@@ -89,7 +89,7 @@ impl FactPage for EnginePage {
         hasher.update(&postcard::to_stdvec(&self.pass_wide).ok()?);
         for (repository, facts) in self.parts() {
             hasher.update(repository.repository.name.as_bytes());
-            hasher.update(&facts.digest()?);
+            hasher.update(&facts.digest_or_encode()?);
         }
         Some(*hasher.finalize().as_bytes())
     }

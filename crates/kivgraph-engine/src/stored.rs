@@ -82,6 +82,25 @@ impl<T> Stored<T> {
     }
 }
 
+impl<T: Serialize> Stored<T> {
+    /// The digest, encoding a value computed in this process when nothing knows it yet (no
+    /// save since it was computed): the bytes a save would write, so a value has one digest
+    /// whether or not the cache was written in between.
+    pub fn digest_or_encode(&self) -> Option<Digest> {
+        if let Some(digest) = self.digest() {
+            return Some(digest);
+        }
+        let value = self.0.decoded.get()?;
+        let bytes = unshared(|| postcard::to_stdvec(&**value)).ok()?;
+        Some(
+            *self
+                .0
+                .digest
+                .get_or_init(|| *blake3::hash(&bytes).as_bytes()),
+        )
+    }
+}
+
 impl<T: DeserializeOwned> Stored<T> {
     /// The value, shared.
     pub fn arc(&self) -> Arc<T> {

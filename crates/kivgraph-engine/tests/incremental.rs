@@ -372,3 +372,78 @@ fn fixture_package_key(entries: &[RepositoryEntry], path: &str) -> kivgraph_fact
         .expect("the fixture has the package")
         .key
 }
+
+/// A watcher's engine: kept between passes (the cache read once), a batch's repositories
+/// read again and the others kept as read, the cache written only when asked — and the
+/// facts those of a cold pass over the same tree, page identities included.
+#[test]
+fn a_warm_engine_reads_again_only_what_a_batch_touched() {
+    use kivgraph_engine::{Reread, WarmEngine};
+    use kivgraph_facts::FactPage;
+
+    let (dir, mut entries) = fixture();
+    let other = dir.path().join("other");
+    write(&other, "go.mod", "module example.com/other\n");
+    write(&other, "o.go", "package other\n\nfunc Other() {}\n");
+    entries.push(RepositoryEntry {
+        name: "other".into(),
+        path: other.clone(),
+        languages: vec![LanguageToken::Go],
+        ..entries[0].clone()
+    });
+    let on = options(dir.path(), FactCacheMode::On, "test-build");
+    let mut warm = WarmEngine::default();
+    let first = warm
+        .pass(&entries, &on, &|_| {}, Reread::All, true)
+        .unwrap();
+    assert_eq!(first.cache, CacheLoad::Absent);
+    assert_eq!(first.files_analyzed, 5);
+    let cache_file = dir.path().join("cache");
+    let saved = std::fs::read_dir(&cache_file).unwrap().count();
+    assert!(saved > 0);
+
+    write(
+        &entries[0].path,
+        "lib/util.py",
+        "def helper():\n    pass\n\ndef added():\n    pass\n",
+    );
+    // Changed too, but outside the batch: the warm pass keeps `other` as it was read.
+    write(&other, "o.go", "package other\n\nfunc Renamed() {}\n");
+    let touched = Reread::Touched(vec![entries[0].path.join("lib/util.py")]);
+    let second = warm.pass(&entries, &on, &|_| {}, touched, false).unwrap();
+    assert_eq!(second.cache, CacheLoad::Kept);
+    assert_eq!(second.files_analyzed, 1);
+    let names = |outcome: &PassOutcome| -> Vec<String> {
+        let mut names: Vec<String> = facts(outcome)
+            .symbols
+            .iter()
+            .map(|s| s.qualified_name.clone())
+            .collect();
+        names.sort();
+        names
+    };
+    assert!(names(&second).contains(&"added".to_string()));
+    assert!(names(&second).contains(&"Other".to_string()));
+
+    let third = warm
+        .pass(&entries, &on, &|_| {}, Reread::All, false)
+        .unwrap();
+    assert_eq!(third.files_analyzed, 1);
+    let cold = run_pass(
+        &entries,
+        &options(dir.path(), FactCacheMode::Off, "test-build"),
+        &|_| {},
+    )
+    .unwrap();
+    assert_eq!(facts(&third), facts(&cold));
+    // Pages of values computed in this process, never saved, have the identity a cold
+    // pass's pages have.
+    let identities = |outcome: &PassOutcome| -> Vec<Option<[u8; 32]>> {
+        match &outcome.graph {
+            PassGraph::Computed(pages) => pages.iter().map(FactPage::identity).collect(),
+            PassGraph::Unchanged { .. } => panic!("computed"),
+        }
+    };
+    assert!(identities(&third).iter().all(Option::is_some));
+    assert_eq!(identities(&third), identities(&cold));
+}

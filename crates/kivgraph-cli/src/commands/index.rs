@@ -89,6 +89,7 @@ fn index(args: &IndexArgs) -> anyhow::Result<serde_json::Value> {
         &Toolchains::default(),
         &progress,
         OnUnchanged::Republish,
+        None,
     );
     if terminal {
         eprintln!();

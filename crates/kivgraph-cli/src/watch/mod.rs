@@ -21,8 +21,9 @@ use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 use serde::Serialize;
 
 use crate::context::{ConfigArg, Loaded};
-use crate::pass::{OnUnchanged, PassResult, Toolchains, index_and_publish};
+use crate::pass::{OnUnchanged, PassResult, Toolchains, WarmPass, index_and_publish};
 use batch::{Next, Phase, Window};
+use kivgraph_engine::{Reread, WarmEngine};
 
 #[derive(clap::Args, Debug)]
 pub struct WatchArgs {
@@ -74,9 +75,11 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
         busy_since_unix_ms: None,
     };
     let mut toolchains = Toolchains::default();
-    let batch =
+    // The engine and the repositories as read, kept from one batch to the next.
+    let mut warm = WarmEngine::default();
+    let mut batch =
         |loaded: &Loaded, toolchains: &Toolchains, status: &mut WatcherStatus, changes: Changes| {
-            let outcome = pass(loaded, toolchains);
+            let outcome = pass(loaded, toolchains, &mut warm, &changes);
             let record = out.pass(&changes, outcome);
             status.record(record);
             if let Err(err) = loaded.store(None).write_watcher_status(status) {
@@ -114,7 +117,8 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
                 for error in &changes.errors {
                     out.error(&format!("the watcher reported: {error}"));
                 }
-                let trigger = if changes.paths.contains(&registry_file) {
+                let registry = changes.paths.contains(&registry_file);
+                let trigger = if registry {
                     match config.load() {
                         Ok(reloaded) => {
                             loaded = reloaded;
@@ -139,6 +143,12 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
                         events: changes.events,
                         paths: changes.paths.len(),
                         opened: changes.opened,
+                        // A lost event may hide any change: read everything again.
+                        reread: if registry || !changes.errors.is_empty() {
+                            Reread::All
+                        } else {
+                            Reread::Touched(changes.paths.into_iter().collect())
+                        },
                     },
                 );
             }
@@ -168,12 +178,24 @@ fn relevant(path: &Path, ignored: &[PathBuf]) -> bool {
             .any(|c| UNREAD_DIRECTORIES.iter().any(|d| c.as_os_str() == *d))
 }
 
-/// One pass, published only when something the graph reads changed. After a publication the
-/// generations older than the backup are removed: a live graph publishes often, and
-/// `rollback` needs only the one before.
-fn pass(loaded: &Loaded, toolchains: &Toolchains) -> anyhow::Result<(PassResult, Duration)> {
+/// One pass with the warm engine, published only when something the graph reads changed.
+/// The fact cache is written by the first pass and by reconciliations, not on every save: a
+/// process started later recomputes what it lacks. After a publication the generations older
+/// than the backup are removed: a live graph publishes often, and `rollback` needs only the
+/// one before.
+fn pass(
+    loaded: &Loaded,
+    toolchains: &Toolchains,
+    warm: &mut WarmEngine,
+    changes: &Changes,
+) -> anyhow::Result<(PassResult, Duration)> {
     let started = Instant::now();
-    let result = index_and_publish(loaded, toolchains, &|_| {}, OnUnchanged::Skip)?;
+    let warm = WarmPass {
+        engine: warm,
+        reread: changes.reread.clone(),
+        persist: matches!(changes.trigger, "start" | "reconciliation"),
+    };
+    let result = index_and_publish(loaded, toolchains, &|_| {}, OnUnchanged::Skip, Some(warm))?;
     let elapsed = started.elapsed();
     if matches!(result, PassResult::Published(_)) {
         let store = loaded.store(None);
@@ -208,6 +230,8 @@ struct Changes {
     paths: usize,
     /// When the batch's first change came.
     opened: Option<Instant>,
+    /// Which repositories the pass reads again.
+    reread: Reread,
 }
 
 impl Changes {
@@ -217,6 +241,7 @@ impl Changes {
             events: 0,
             paths: 0,
             opened: None,
+            reread: Reread::All,
         }
     }
 }

@@ -3,8 +3,8 @@
 //! One file a job: what a pass is asked (`options`), the engine that lives across passes
 //! (`engine`), reading the repositories and syncing the inputs (`sync`), running the
 //! analyzers' units (`schedule`), what a pass says of each repository (`report`), the
-//! `verify` mode's comparison (`verify`), the record of a published pass (`record`) and one
-//! full pass (`run`).
+//! `verify` mode's comparison (`verify`), the record of a published pass (`record`), one
+//! full pass (`run`) and what a watcher keeps between passes (`warm`).
 
 mod engine;
 mod options;
@@ -14,9 +14,11 @@ mod run;
 mod schedule;
 mod sync;
 mod verify;
+mod warm;
 
 pub use engine::{Engine, EngineError};
 pub use options::{AnalyzerOptions, LoadsAtOnce, PassOptions, Progress};
 pub use report::{AnalyzerRun, RepositoryReport};
 pub use run::{PassGraph, PassOutcome, run_pass};
 pub use sync::{LoadedRepository, load_repository};
+pub use warm::{Reread, WarmEngine};

@@ -13,6 +13,7 @@ use super::record::{PassRecord, inputs_digest};
 use super::report::RepositoryReport;
 use super::sync::load_repository;
 use super::verify::verify_against_fresh;
+use super::warm::{Reread, WarmEngine};
 use crate::cache::CacheLoad;
 use crate::pages::EnginePage;
 
@@ -66,15 +67,44 @@ impl Timings {
     }
 }
 
-/// Runs one full pass over the registered repositories.
+/// Runs one full pass over the registered repositories: every repository read, the engine
+/// restored from the fact cache and saved to it.
 pub fn run_pass(
     entries: &[RepositoryEntry],
     options: &PassOptions,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<PassOutcome, EngineError> {
+    execute(entries, options, progress, None)
+}
+
+impl WarmEngine {
+    /// A pass with the engine and the repositories kept from the last one: only the
+    /// repositories `reread` names are read again, the memos are those of the last pass
+    /// (the fact cache is read once, by the first pass), and the cache is written only when
+    /// `persist` asks (the facts published meanwhile are the record's, and a later process
+    /// recomputes what the cache lacks).
+    pub fn pass(
+        &mut self,
+        entries: &[RepositoryEntry],
+        options: &PassOptions,
+        progress: &(dyn Fn(Progress) + Sync),
+        reread: Reread,
+        persist: bool,
+    ) -> Result<PassOutcome, EngineError> {
+        execute(entries, options, progress, Some((self, reread, persist)))
+    }
+}
+
+fn execute(
+    entries: &[RepositoryEntry],
+    options: &PassOptions,
+    progress: &(dyn Fn(Progress) + Sync),
+    mut warm: Option<(&mut WarmEngine, Reread, bool)>,
+) -> Result<PassOutcome, EngineError> {
     let mut timings = Timings::default();
     let mut loaded = Vec::new();
     let mut unavailable = Vec::new();
+    let mut read = Vec::new();
     for (index, entry) in entries.iter().enumerate() {
         progress(Progress {
             phase: "discover",
@@ -82,10 +112,26 @@ pub fn run_pass(
             completed: index,
             total: entries.len(),
         });
-        match discover_repository(entry, &options.analyzers.go_build) {
-            Ok(discovered) => loaded.push(load_repository(discovered)),
-            Err(err) => unavailable.push((entry.clone(), err.to_string())),
+        let kept = warm
+            .as_mut()
+            .and_then(|(warm, reread, _)| warm.kept(entry, reread));
+        let repository = match kept {
+            Some(kept) => kept,
+            None => match discover_repository(entry, &options.analyzers.go_build) {
+                Ok(discovered) => load_repository(discovered),
+                Err(err) => {
+                    unavailable.push((entry.clone(), err.to_string()));
+                    continue;
+                }
+            },
+        };
+        if warm.is_some() {
+            read.push((entry.clone(), repository.clone()));
         }
+        loaded.push(repository);
+    }
+    if let Some((warm, ..)) = warm.as_mut() {
+        warm.read = read;
     }
     timings.lap("discover_and_read");
     let inputs_digest = inputs_digest(
@@ -115,9 +161,11 @@ pub fn run_pass(
         });
     }
     timings.lap("compare_inputs");
-    let (mut engine, cache_load) = match options.fact_cache {
-        FactCacheMode::Off => (Engine::new(), CacheLoad::Absent),
-        FactCacheMode::On | FactCacheMode::Verify => {
+    let kept_engine = warm.as_mut().and_then(|(warm, ..)| warm.engine.take());
+    let (mut engine, cache_load) = match (kept_engine, options.fact_cache) {
+        (Some(engine), _) => (engine, CacheLoad::Kept),
+        (None, FactCacheMode::Off) => (Engine::new(), CacheLoad::Absent),
+        (None, FactCacheMode::On | FactCacheMode::Verify) => {
             Engine::from_cache(&options.cache_directory, &options.identity)
         }
     };
@@ -174,6 +222,7 @@ pub fn run_pass(
         });
     }
     timings.lap("reports");
+    let persist = warm.as_ref().is_none_or(|(_, _, persist)| *persist);
     let cache_bytes = match options.fact_cache {
         FactCacheMode::Off => None,
         // Nothing was recomputed: the memos on disk already hold every fact of this pass
@@ -182,14 +231,19 @@ pub fn run_pass(
         _ if matches!(cache_load, CacheLoad::Loaded) && memos_recomputed == 0 => {
             crate::cache::size_on_disk(&options.cache_directory)
         }
+        _ if !persist => crate::cache::size_on_disk(&options.cache_directory),
         _ => Some(engine.save_cache(&options.cache_directory, &options.identity)?),
     };
     timings.lap("cache_save");
-    // After the save: every page's memo values then have their digest, its identity.
     let pages = workspace.pages(&options.identity.0, &pass_wide);
-    // The memo tables of a large workspace take a quarter of a second to free, which
-    // nobody needs to wait for.
-    std::thread::spawn(move || drop(engine));
+    match warm {
+        Some((warm, ..)) => warm.engine = Some(engine),
+        // The memo tables of a large workspace take a quarter of a second to free, which
+        // nobody needs to wait for.
+        None => {
+            std::thread::spawn(move || drop(engine));
+        }
+    }
     Ok(PassOutcome {
         graph: PassGraph::Computed(pages),
         inputs_digest,

@@ -211,6 +211,7 @@ impl Engine {
 const MAXIMUM_FILE_BYTES: u64 = 8 << 20;
 
 /// One repository's files with their contents, ready to enter the database.
+#[derive(Clone)]
 pub struct LoadedRepository {
     pub discovered: DiscoveredRepository,
     /// Parallel to `discovered.files`; `None` for a file that could not be read.
