@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 
 use common::binary;
 use common::client::{Client, index_with, init};
-use common::http::{Daemon, send};
+use common::http::Daemon;
+use common::mcp_http::{Session, send};
 use serde_json::{Value, json};
 
 fn go_repository(root: &Path) {
@@ -82,7 +83,7 @@ fn http_and_socket_clients_query_at_once_and_a_save_reaches_both() {
         .map(|door| {
             let token = daemon.token().to_string();
             std::thread::spawn(move || {
-                let mut session = common::http::Session::open(door, &token);
+                let mut session = Session::open(door, &token);
                 (0..20)
                     .map(|_| {
                         session.ok("find_symbol", json!({"name": "Existing"}))["total"].clone()

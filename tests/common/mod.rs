@@ -2,6 +2,7 @@
 
 pub mod client;
 pub mod http;
+pub mod mcp_http;
 
 use std::path::{Path, PathBuf};
 

@@ -27,8 +27,11 @@ mod answers;
 mod client;
 mod crossrepo;
 mod crossrepo_truth;
+mod daemon;
 mod go_files;
 mod intent;
+#[path = "../../../tests/common/mcp_http.rs"]
+mod mcp_http;
 mod navigate;
 mod references;
 mod serve;
@@ -52,12 +55,13 @@ fn main() -> anyhow::Result<()> {
         Some("answers") => answers::answers_benchmark(&args[1..]),
         Some("go-files") => go_files::go_files_benchmark(&args[1..]),
         Some("watch") => watch::watch_benchmark(&args[1..]),
+        Some("daemon") => daemon::daemon_benchmark(&args[1..]),
         Some("open-lookup") => open_lookup(&args[1..]),
         Some("edge-sample") => edge_sample(&args[1..]),
         Some("dispatch-sample") => dispatch_sample(&args[1..]),
         Some("unresolved-packages") => unresolved_packages(&args[1..]),
         _ => bail!(
-            "usage: kivgraph-bench index|serve|watch|references|accuracy|crossrepo|analyzers --kivgraph BIN [--corpus DIR] | answers --kivgraph BIN --work DIR [--languages L,…] | crossrepo-truth rust [--write|--survey] | navigate [--corpus DIR] | go-files --go PATH DIR... | intent --kivgraph BIN | sites [--corpus DIR] | open-lookup SNAPSHOT NAME | edge-sample SNAPSHOT KIND LANGUAGE CONFIDENCE N | dispatch-sample SNAPSHOT N | unresolved-packages SNAPSHOT REASON"
+            "usage: kivgraph-bench index|serve|watch|daemon|references|accuracy|crossrepo|analyzers --kivgraph BIN [--corpus DIR] | answers --kivgraph BIN --work DIR [--languages L,…] | crossrepo-truth rust [--write|--survey] | navigate [--corpus DIR] | go-files --go PATH DIR... | intent --kivgraph BIN | sites [--corpus DIR] | open-lookup SNAPSHOT NAME | edge-sample SNAPSHOT KIND LANGUAGE CONFIDENCE N | dispatch-sample SNAPSHOT N | unresolved-packages SNAPSHOT REASON"
         ),
     }
 }
@@ -69,6 +73,12 @@ pub(crate) fn corpus_dir(args: &[String]) -> PathBuf {
         .unwrap_or_else(|| {
             PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/kivgraph/corpus")
         })
+}
+
+/// The `p` quantile of `samples` (sorted in place), nearest rank.
+pub(crate) fn percentile(samples: &mut [f64], p: f64) -> f64 {
+    samples.sort_by(|a, b| a.total_cmp(b));
+    samples[((samples.len() as f64 - 1.0) * p).round() as usize]
 }
 
 pub(crate) fn flag(args: &[String], name: &str) -> Option<String> {

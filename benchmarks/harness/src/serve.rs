@@ -9,12 +9,7 @@ use kivgraph_store::GenerationStore;
 use serde_json::{Value, json};
 
 use crate::client::McpClient;
-use crate::{Analyzers, corpus_workspace, run_index, tokens};
-
-fn percentile(samples: &mut [f64], p: f64) -> f64 {
-    samples.sort_by(|a, b| a.total_cmp(b));
-    samples[((samples.len() as f64 - 1.0) * p).round() as usize]
-}
+use crate::{Analyzers, corpus_workspace, percentile, run_index, tokens};
 
 pub fn serve_benchmark(args: &[String]) -> anyhow::Result<()> {
     let (kivgraph, corpus, work, config) = corpus_workspace(args, "serve", "off")?;

@@ -148,6 +148,7 @@ pub fn watch_benchmark(args: &[String]) -> anyhow::Result<()> {
                 "paths": event["paths"],
                 "latency_ms": event["latency_ms"],
                 "pass_ms": event["duration_ms"],
+                "phases_ms": event["phases_ms"],
                 "save_to_event_ms": saved.elapsed().as_millis() as u64,
             }));
             Ok(())

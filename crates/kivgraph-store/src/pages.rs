@@ -223,10 +223,20 @@ pub(crate) fn write_pages<P: FactPage>(
                 .map(|f| (f.repository.as_str(), f.path.as_str())),
         );
     }
+    // A page's edges reach the same nodes of other pages again and again (every call of a
+    // common function), and finding one searches every kept page: each is searched once.
+    let searched: std::sync::Mutex<KeyMap<Option<ExternalNode>>> = Default::default();
     let lookup = |key: &StableKey| -> Option<ExternalNode> {
-        held.get(key)
-            .copied()
-            .or_else(|| snapshot.and_then(|s| s.node_by_key(key, unchanged)))
+        if let Some(node) = held.get(key) {
+            return Some(*node);
+        }
+        let snapshot = snapshot?;
+        if let Some(known) = searched.lock().expect("lookup memo").get(key) {
+            return *known;
+        }
+        let node = snapshot.node_by_key(key, unchanged);
+        searched.lock().expect("lookup memo").insert(*key, node);
+        node
     };
     let file_elsewhere = |repository: &str, path: &str| {
         files.contains(&(repository, path))

@@ -414,8 +414,12 @@ impl Output {
         };
         self.line(
             serde_json::json!({"event": "pass", "trigger": trigger, "result": state,
-                "generation_id": generation, "events": events, "paths": paths,
-                "duration_ms": duration_ms, "latency_ms": latency_ms}),
+            "generation_id": generation, "events": events, "paths": paths,
+            "duration_ms": duration_ms, "latency_ms": latency_ms,
+            "phases_ms": match &result {
+                PassResult::Published(report) => report["index"]["phases_ms"].clone(),
+                PassResult::Unchanged(_) => serde_json::Value::Null,
+            }}),
             text,
         );
         WatchedBatch {
