@@ -10,21 +10,11 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::binary;
 use common::client::{Client, index_with, init};
 use common::http::Daemon;
 use common::mcp_http::{Session, send};
+use common::{binary, go_repository, save};
 use serde_json::{Value, json};
-
-fn go_repository(root: &Path) {
-    std::fs::create_dir_all(root).unwrap();
-    std::fs::write(root.join("go.mod"), "module example.com/live\n\ngo 1.22\n").unwrap();
-    std::fs::write(
-        root.join("main.go"),
-        "package live\n\nfunc Existing() int { return 1 }\n",
-    )
-    .unwrap();
-}
 
 /// A configuration in a temporary directory over one indexed Go repository, `live`.
 fn indexed() -> tempfile::TempDir {
@@ -34,13 +24,6 @@ fn indexed() -> tempfile::TempDir {
     init(dir.path(), "go", &[("live", &repository)]);
     index_with(dir.path(), false);
     dir
-}
-
-/// Saves `text` at `path` as editors do: a temporary file renamed over it.
-fn save(path: &Path, text: &str) {
-    let temporary = path.with_extension("tmp~");
-    std::fs::write(&temporary, text).unwrap();
-    std::fs::rename(&temporary, path).unwrap();
 }
 
 /// Polls `check` until it holds, for at most `seconds`.
@@ -359,18 +342,21 @@ fn claude_code_reports_the_daemon_connected() {
             .unwrap()
     };
     let authorization = format!("Authorization: Bearer {}", daemon.token());
-    let added = claude(&[
-        "mcp",
-        "add",
-        "--transport",
-        "http",
-        "--scope",
-        "user",
-        "kivgraph",
-        daemon.url(),
-        "--header",
-        &authorization,
-    ]);
+    let add = |extra: &[&str]| {
+        let mut args = vec![
+            "mcp",
+            "add",
+            "--transport",
+            "http",
+            "--scope",
+            "user",
+            "kivgraph",
+        ];
+        args.push(daemon.url());
+        args.extend_from_slice(extra);
+        claude(&args)
+    };
+    let added = add(&["--header", &authorization]);
     assert!(added.status.success(), "{added:?}");
     let listed = claude(&["mcp", "list"]);
     let text = String::from_utf8_lossy(&listed.stdout);
@@ -382,16 +368,7 @@ fn claude_code_reports_the_daemon_connected() {
     );
     // Without the token, the same client is refused.
     claude(&["mcp", "remove", "--scope", "user", "kivgraph"]);
-    claude(&[
-        "mcp",
-        "add",
-        "--transport",
-        "http",
-        "--scope",
-        "user",
-        "kivgraph",
-        daemon.url(),
-    ]);
+    add(&[]);
     let refused = claude(&["mcp", "list"]);
     let text = String::from_utf8_lossy(&refused.stdout);
     assert!(

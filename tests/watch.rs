@@ -11,8 +11,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
-use common::binary;
 use common::client::{Client, index_with, init};
+use common::{binary, go_repository, save};
 use serde_json::{Value, json};
 
 /// A running `kivgraph watch --json` and its events.
@@ -72,27 +72,10 @@ impl Drop for Watch {
     }
 }
 
-/// Saves `text` at `path` as editors do: a temporary file renamed over it.
-fn save(path: &Path, text: &str) {
-    let temporary = path.with_extension("tmp~");
-    std::fs::write(&temporary, text).unwrap();
-    std::fs::rename(&temporary, path).unwrap();
-}
-
 fn declared(client: &mut Client, name: &str) -> u64 {
     client.ok("find_symbol", json!({"name": name}))["total"]
         .as_u64()
         .unwrap()
-}
-
-fn go_repository(root: &Path) {
-    std::fs::create_dir_all(root).unwrap();
-    std::fs::write(root.join("go.mod"), "module example.com/live\n\ngo 1.22\n").unwrap();
-    std::fs::write(
-        root.join("main.go"),
-        "package live\n\nfunc Existing() int { return 1 }\n",
-    )
-    .unwrap();
 }
 
 #[test]

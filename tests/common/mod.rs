@@ -45,6 +45,26 @@ pub fn clients_dir() -> Option<PathBuf> {
     std::env::var_os("KIVGRAPH_CLIENTS_DIR").map(PathBuf::from)
 }
 
+/// A Go module `example.com/live` at `root` declaring `Existing` in `main.go`.
+#[allow(dead_code)]
+pub fn go_repository(root: &Path) {
+    std::fs::create_dir_all(root).unwrap();
+    std::fs::write(root.join("go.mod"), "module example.com/live\n\ngo 1.22\n").unwrap();
+    std::fs::write(
+        root.join("main.go"),
+        "package live\n\nfunc Existing() int { return 1 }\n",
+    )
+    .unwrap();
+}
+
+/// Saves `text` at `path` as editors do: a temporary file renamed over it.
+#[allow(dead_code)]
+pub fn save(path: &Path, text: &str) {
+    let temporary = path.with_extension("tmp~");
+    std::fs::write(&temporary, text).unwrap();
+    std::fs::rename(&temporary, path).unwrap();
+}
+
 /// Copies a fixture repository so a test can edit it.
 #[allow(dead_code)]
 pub fn copy_tree(from: &Path, to: &Path) {

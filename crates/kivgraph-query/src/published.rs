@@ -56,6 +56,13 @@ impl Published {
         }
     }
 
+    /// The files among `files` (snapshot file indices) that changed on disk since this
+    /// generation read them, in the order given, each once.
+    pub fn stale_files(&self, files: &[usize]) -> Vec<crate::staleness::StaleFile<'_>> {
+        self.file_checks
+            .stale(&self.snapshot, &self.manifest, files)
+    }
+
     pub fn snapshot_id(&self) -> u64 {
         self.id.0
     }

@@ -11,10 +11,9 @@ use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use kivgraph_facts::Fingerprint;
-use kivgraph_snapshot::FileView;
+use kivgraph_snapshot::{FileView, Snapshot};
+use kivgraph_store::Manifest;
 use serde::Serialize;
-
-use crate::published::Published;
 
 /// What happened to a file since the generation read it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -44,18 +43,23 @@ struct Seen {
     change: Option<Change>,
 }
 
-impl Published {
-    /// The files among `files` (snapshot file indices) that changed on disk since this
-    /// generation read them, in the order given, each once.
-    pub fn stale_files(&self, files: &[usize]) -> Vec<StaleFile<'_>> {
+impl FileChecks {
+    /// The files among `files` (indices into `snapshot`) that changed on disk since the
+    /// generation `manifest` describes read them, in the order given, each once.
+    pub(crate) fn stale<'a>(
+        &self,
+        snapshot: &'a Snapshot,
+        manifest: &Manifest,
+        files: &[usize],
+    ) -> Vec<StaleFile<'a>> {
         let mut seen = std::collections::HashSet::new();
         files
             .iter()
             .filter(|index| seen.insert(**index))
             .filter_map(|index| {
-                let file = self.snapshot.file(*index)?;
+                let file = snapshot.file(*index)?;
                 Some(StaleFile {
-                    change: self.change(&file)?,
+                    change: self.change(manifest, &file)?,
                     repository: file.repository().name(),
                     path: file.path(),
                 })
@@ -63,7 +67,7 @@ impl Published {
             .collect()
     }
 
-    fn change(&self, file: &FileView) -> Option<Change> {
+    fn change(&self, manifest: &Manifest, file: &FileView) -> Option<Change> {
         let repository = file.repository();
         let root = Path::new(repository.root());
         // A checkout that is gone is the repository's freshness to report (`moved`), not a
@@ -76,20 +80,19 @@ impl Published {
             return Some(Change::Deleted);
         };
         let modified = meta.modified().unwrap_or(UNIX_EPOCH);
-        let mut checks = self.file_checks.0.lock().expect("file checks lock");
+        let mut checks = self.0.lock().expect("file checks lock");
         if let Some(seen) = checks.get(&file.index)
             && seen.len == meta.len()
             && seen.modified == modified
         {
             return seen.change;
         }
-        let read_at = self
-            .manifest
+        let read_at = manifest
             .repositories
             .iter()
             .find(|r| r.name == repository.name())
             .and_then(|r| r.files_read_at_unix_ms)
-            .unwrap_or(self.manifest.built_at_unix_ms);
+            .unwrap_or(manifest.built_at_unix_ms);
         let untouched = modified < UNIX_EPOCH + Duration::from_millis(read_at);
         let change = if untouched {
             None
@@ -115,6 +118,7 @@ impl Published {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::published::Published;
     use crate::testing::{facts, published};
 
     #[test]

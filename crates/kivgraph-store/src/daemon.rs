@@ -58,6 +58,11 @@ impl GenerationStore {
         serde_json::from_slice(&bytes).ok()
     }
 
+    /// The record of the daemon that runs now, if one does.
+    pub fn running_daemon(&self) -> Option<DaemonRecord> {
+        self.daemon_record().filter(|r| r.process.alive())
+    }
+
     /// Removes the record if it is `pid`'s: a daemon that exits never removes its successor's.
     pub fn remove_daemon_record(&self, pid: u32) {
         if self.daemon_record().is_some_and(|r| r.process.pid == pid) {

@@ -32,6 +32,12 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The store of a configuration, which need not exist yet.
+pub fn store_of(config: &ConfigArg) -> anyhow::Result<GenerationStore> {
+    let (options, _) = serve_options(config).context("cannot resolve the state directory")?;
+    Ok(GenerationStore::new(options.store_root))
+}
+
 /// What a server answers from, and whether a configuration exists. A missing configuration is
 /// not fatal: the server still completes the handshake and offers `index_project`, which
 /// creates it.

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use kivgraph_store::{GenerationStore, ProcessRecord};
 
-use crate::commands::daemon::store_of;
+use crate::commands::serve::store_of;
 use crate::context::ConfigArg;
 
 /// How long a process has to exit after SIGTERM before it is killed.

@@ -11,7 +11,7 @@ pub use supervisor::Owner;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::process::ExitCode;
 
-use anyhow::{Context as _, bail};
+use anyhow::bail;
 use kivgraph_mcp::{BoundDaemon, DaemonSettings};
 use kivgraph_store::{DaemonRecord, GenerationStore, ProcessRecord};
 use tokio_util::sync::CancellationToken;
@@ -64,7 +64,9 @@ fn address(text: &str) -> Result<SocketAddr, String> {
 pub fn run(args: DaemonArgs) -> anyhow::Result<ExitCode> {
     match args.action {
         None => serve(args.run),
-        Some(DaemonAction::Install(run)) => supervisor::install(&run),
+        Some(DaemonAction::Install(run)) => {
+            supervisor::install(&run.config, run.addr, run.allow_remote)
+        }
         Some(DaemonAction::Remove(config)) => supervisor::remove(&config),
         Some(DaemonAction::Status(status)) => supervisor::status(&status),
     }
@@ -73,7 +75,7 @@ pub fn run(args: DaemonArgs) -> anyhow::Result<ExitCode> {
 fn serve(args: DaemonRunArgs) -> anyhow::Result<ExitCode> {
     let (options, configured) = serve_options(&args.config)?;
     let store = GenerationStore::new(&options.store_root);
-    if let Some(record) = store.daemon_record().filter(|r| r.process.alive()) {
+    if let Some(record) = store.running_daemon() {
         bail!(
             "a daemon (pid {}) already serves this state directory at {}; stop it first (kivgraph stop)",
             record.process.pid,
@@ -167,15 +169,4 @@ fn token() -> anyhow::Result<String> {
     getrandom::fill(&mut bytes)
         .map_err(|err| anyhow::anyhow!("no randomness for the token: {err}"))?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
-}
-
-/// Whether the daemon named by the store's `daemon.json` runs, with its record.
-pub fn running_daemon(store: &GenerationStore) -> Option<DaemonRecord> {
-    store.daemon_record().filter(|r| r.process.alive())
-}
-
-/// The store of a configuration, which need not exist yet.
-pub fn store_of(config: &ConfigArg) -> anyhow::Result<GenerationStore> {
-    let (options, _) = serve_options(config).context("cannot resolve the state directory")?;
-    Ok(GenerationStore::new(options.store_root))
 }

@@ -3,6 +3,7 @@
 //! not driven; a platform without a supported supervisor — or a session where `systemctl
 //! --user` reaches no manager — is told so, and nothing is written.
 
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
@@ -11,7 +12,7 @@ use anyhow::{Context as _, bail};
 use kivgraph_store::GenerationStore;
 use serde::Serialize;
 
-use super::{DaemonRunArgs, running_daemon, store_of};
+use crate::commands::serve::store_of;
 use crate::commands::stop::terminate;
 use crate::context::ConfigArg;
 
@@ -53,15 +54,16 @@ fn unit_text(
     executable: &Path,
     config: &Path,
     store: &GenerationStore,
-    run: &DaemonRunArgs,
+    address: SocketAddr,
+    allow_remote: bool,
 ) -> String {
     let mut command = format!(
         "{} daemon --config {} --addr {}",
         quoted(executable),
         quoted(config),
-        run.addr
+        address
     );
-    if run.allow_remote {
+    if allow_remote {
         command.push_str(" --allow-remote");
     }
     format!(
@@ -116,8 +118,12 @@ fn supervisor() -> Result<(), String> {
         })
 }
 
-pub fn install(run: &DaemonRunArgs) -> anyhow::Result<ExitCode> {
-    let store = store_of(&run.config)?;
+pub fn install(
+    config: &ConfigArg,
+    address: SocketAddr,
+    allow_remote: bool,
+) -> anyhow::Result<ExitCode> {
+    let store = store_of(config)?;
     if let Err(reason) = supervisor() {
         bail!(
             "{reason}; nothing was installed. Start `kivgraph daemon` by hand (nothing restarts it), or run this from a session with a systemd user manager"
@@ -125,7 +131,7 @@ pub fn install(run: &DaemonRunArgs) -> anyhow::Result<ExitCode> {
     }
     let unit = Unit::of(&store)?;
     let executable = std::env::current_exe().context("cannot locate the kivgraph executable")?;
-    let text = unit_text(&executable, &run.config.path(), &store, run);
+    let text = unit_text(&executable, &config.path(), &store, address, allow_remote);
     crate::context::write_file(&unit.path, &text)?;
     for step in [
         vec!["daemon-reload"],
@@ -137,10 +143,10 @@ pub fn install(run: &DaemonRunArgs) -> anyhow::Result<ExitCode> {
         })?;
     }
     let deadline = Instant::now() + START_TIME;
-    while running_daemon(&store).is_none() && Instant::now() < deadline {
+    while store.running_daemon().is_none() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(100));
     }
-    let Some(record) = running_daemon(&store) else {
+    let Some(record) = store.running_daemon() else {
         bail!(
             "{} is installed and enabled, but no daemon published its endpoint within {} s: see journalctl --user -u {}",
             unit.path.display(),
@@ -262,7 +268,7 @@ struct DaemonState {
 
 pub fn status(args: &StatusArgs) -> anyhow::Result<ExitCode> {
     let store = store_of(&args.config)?;
-    let record = running_daemon(&store);
+    let record = store.running_daemon();
     let status = Status {
         owner: Owner::of(&store)?,
         daemon: DaemonState {
@@ -296,18 +302,12 @@ mod tests {
     #[test]
     fn the_unit_runs_this_configuration_s_daemon_and_restarts_it() {
         let store = GenerationStore::new("/home/a b/state");
-        let run = DaemonRunArgs {
-            config: ConfigArg {
-                config: Some("/home/a b/config.yaml".into()),
-            },
-            addr: "127.0.0.1:7790".parse().unwrap(),
-            allow_remote: false,
-        };
         let text = unit_text(
             Path::new("/usr/bin/kivgraph"),
             Path::new("/home/a b/config.yaml"),
             &store,
-            &run,
+            "127.0.0.1:7790".parse().unwrap(),
+            false,
         );
         assert_eq!(
             text,
