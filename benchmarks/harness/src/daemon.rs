@@ -1,12 +1,13 @@
-//! `kivgraph-bench daemon --kivgraph BIN [--corpus DIR] [--edits N]`: the live graph through
-//! `kivgraph daemon` on the whole corpus (Go, TypeScript, Python and Rust, each its own
-//! repository; syntax layer, fact cache on):
+//! `kivgraph-bench daemon --kivgraph BIN [--corpus DIR] [--edits N] [--saves N]`: the live
+//! graph through `kivgraph daemon` on the whole corpus (Go, TypeScript, Python and Rust, each
+//! its own repository; syntax layer, fact cache on):
 //!
 //! - save-to-answer: an editor's save (a function appended, the file renamed over the
 //!   original) to the first `find_symbol` answer over HTTP that holds the new function, for
 //!   `--edits` files spread across the four languages and their file sizes, p50 and p95; side
 //!   by side, `index --full` after the same edit;
-//! - the daemon's resident memory at start, after its first pass and after 1,000 saves;
+//! - the daemon's resident memory at start, after its first pass and after `--saves` saves
+//!   (1,000 by default);
 //! - eight clients at once, 1,000 queries each over five tools, p50/p99 per tool, and the
 //!   daemon's memory against eight `serve` processes answering the same queries.
 //!
@@ -377,6 +378,7 @@ fn summary(samples: &mut [f64]) -> Value {
 pub fn daemon_benchmark(args: &[String]) -> anyhow::Result<()> {
     let kivgraph = PathBuf::from(flag(args, "--kivgraph").context("--kivgraph BIN is required")?);
     let edits: usize = flag(args, "--edits").map_or(Ok(100), |n| n.parse())?;
+    let saves_wanted: usize = flag(args, "--saves").map_or(Ok(1000), |n| n.parse())?;
     let corpus = corpus_dir(args);
     let work = std::env::temp_dir().join(format!("kivgraph-daemon-bench-{}", std::process::id()));
     std::fs::create_dir_all(&work)?;
@@ -467,7 +469,7 @@ pub fn daemon_benchmark(args: &[String]) -> anyhow::Result<()> {
     // On to 1,000 saves, four at a time, each four answered before the next.
     let mut n = targets.len();
     let mut memory = vec![json!({"saves": saves, "resident_mib": round(after_edits)})];
-    while saves < 1000 {
+    while saves < saves_wanted {
         let batch: Vec<&Target> = (0..4).map(|k| &targets[(n + k) % targets.len()]).collect();
         for (k, target) in batch.iter().enumerate() {
             let (_, declaration) = target.declaration(n + k);
@@ -560,7 +562,7 @@ pub fn daemon_benchmark(args: &[String]) -> anyhow::Result<()> {
             "after_first_pass": round(after_first_pass),
             "after_edits": round(after_edits),
             "during_saves": memory,
-            "after_1000_saves": round(after_saves),
+            "after_all_saves": {"saves": saves, "resident_mib": round(after_saves)},
             "after_eight_clients": round(daemon_resident),
             "eight_serve_processes_after_the_same_queries": round(serve_resident),
             "private_after_eight_clients": round(daemon_private),

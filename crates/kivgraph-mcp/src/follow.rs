@@ -38,8 +38,21 @@ impl Follower {
                 self.report_rewind(&id.to_string(), published);
                 Ok(published.clone())
             }
-            (Some(_), _) => {
-                let published = Arc::new(Published::open_current(&self.store)?);
+            (Some(id), before) => {
+                let opened = Published::open_after(&self.store, id, before.map(|p| &**p)).or_else(
+                    |err| {
+                        // A live watcher publishes often and removes what is older than
+                        // the backup: a generation named a moment ago may be gone. The one
+                        // named now is what to answer from.
+                        match self.store.current().ok().flatten() {
+                            Some(now) if now != id => {
+                                Published::open_after(&self.store, now, before.map(|p| &**p))
+                            }
+                            _ => Err(err),
+                        }
+                    },
+                )?;
+                let published = Arc::new(opened);
                 tracing::info!(generation = %published.id, symbols = published.snapshot.symbol_count(), "serving generation");
                 *loaded = Some(published.clone());
                 Ok(published)

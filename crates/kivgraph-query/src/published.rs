@@ -33,6 +33,17 @@ impl Published {
     }
 
     pub fn open(store: &GenerationStore, id: GenerationId) -> Result<Self, QueryError> {
+        Self::open_after(store, id, None)
+    }
+
+    /// Opens generation `id`, sharing with `previous` (the generation a server answered
+    /// from until now) every page the two have in common: a generation that changed one page
+    /// costs the mapping and validation of that page alone.
+    pub fn open_after(
+        store: &GenerationStore,
+        id: GenerationId,
+        previous: Option<&Published>,
+    ) -> Result<Self, QueryError> {
         let unavailable = |detail: String| {
             QueryError::new(
                 ErrorCode::SnapshotUnavailable,
@@ -41,7 +52,8 @@ impl Published {
         };
         let manifest = store.manifest(id).map_err(|e| unavailable(e.to_string()))?;
         let snapshot =
-            Snapshot::open(&store.snapshot_path(id)).map_err(|e| unavailable(e.to_string()))?;
+            Snapshot::open_after(&store.snapshot_path(id), previous.map(|p| &p.snapshot))
+                .map_err(|e| unavailable(e.to_string()))?;
         Ok(Self::from_parts(id, snapshot, manifest))
     }
 

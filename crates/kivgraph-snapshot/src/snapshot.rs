@@ -8,6 +8,7 @@
 //! its rows is read through `crate::views`; its lookups are `crate::reader`.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use kivgraph_facts::StableKey;
 use rayon::prelude::*;
@@ -50,8 +51,9 @@ pub struct Snapshot {
     generation: u64,
     digest: [u8; 32],
     root_len: usize,
-    /// By ascending page number.
-    pub(crate) pages: Vec<Page>,
+    /// By ascending page number. Shared: a generation that keeps a page of the one before
+    /// it reads the same mapping (`open_after`).
+    pub(crate) pages: Vec<Arc<Page>>,
     /// Per table, each page's first row in the graph's numbering, then the total.
     starts: [Vec<usize>; 6],
 }
@@ -170,11 +172,31 @@ impl Snapshot {
     /// Reads the root at `path`, then maps each page it names from the `pages` directory
     /// beside it and validates it.
     pub fn open(path: &Path) -> Result<Self, SnapshotError> {
+        Self::open_after(path, None)
+    }
+
+    /// Opens the snapshot at `path`, taking from `previous` every page its root names by the
+    /// same number and payload digest: those bytes were mapped and validated already (a
+    /// generation links the pages it keeps), so only the pages a pass changed are read.
+    pub fn open_after(path: &Path, previous: Option<&Snapshot>) -> Result<Self, SnapshotError> {
         let (root, directory) = read_root(path)?;
         let (generation, digest, entries) = parse_root(&root)?;
-        let pages: Vec<Page> = entries
+        let kept = |entry: &RootEntry| {
+            previous?
+                .pages
+                .iter()
+                .find(|page| {
+                    page.number() == u64::from(entry.number)
+                        && page.payload_digest() == entry.digest
+                })
+                .cloned()
+        };
+        let pages: Vec<Arc<Page>> = entries
             .par_iter()
-            .map(|entry| entry.open(&directory))
+            .map(|entry| match kept(entry) {
+                Some(page) => Ok(page),
+                None => entry.open(&directory).map(Arc::new),
+            })
             .collect::<Result<_, _>>()?;
         Self::assemble(generation, digest, root.len(), &entries, pages)
     }
@@ -193,7 +215,7 @@ impl Snapshot {
                 .iter()
                 .position(|p| p.payload_digest() == entry.digest)
                 .ok_or_else(|| SnapshotError::Root(format!("page {} is missing", entry.number)))?;
-            pages.push(opened.swap_remove(at));
+            pages.push(Arc::new(opened.swap_remove(at)));
         }
         Self::assemble(generation, digest, root.len(), &entries, pages)
     }
@@ -203,7 +225,7 @@ impl Snapshot {
         digest: [u8; 32],
         root_len: usize,
         entries: &[RootEntry],
-        pages: Vec<Page>,
+        pages: Vec<Arc<Page>>,
     ) -> Result<Self, SnapshotError> {
         for (entry, page) in entries.iter().zip(&pages) {
             entry.names(page)?;
@@ -262,7 +284,12 @@ impl Snapshot {
 
     /// The root's and the pages' bytes.
     pub fn len_bytes(&self) -> usize {
-        self.root_len + self.pages.iter().map(Page::len_bytes).sum::<usize>()
+        self.root_len
+            + self
+                .pages
+                .iter()
+                .map(|page| page.len_bytes())
+                .sum::<usize>()
     }
 
     /// How many pages the graph is laid out in.

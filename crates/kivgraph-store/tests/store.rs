@@ -281,6 +281,16 @@ fn unchanged_pages_are_linked_and_kept_pages_stay_whole() {
         2,
         "DEFINES and the call"
     );
+    // Opened after the first generation (a server following CURRENT), the kept page is taken
+    // from it: the same answers as a cold open.
+    let before = kivgraph_snapshot::Snapshot::open(&store.snapshot_path(first.id)).unwrap();
+    let after =
+        kivgraph_snapshot::Snapshot::open_after(&store.snapshot_path(second.id), Some(&before))
+            .unwrap();
+    assert_eq!(after.symbol_count(), snapshot.symbol_count());
+    assert_eq!(after.symbols_named("Sc").len(), 1);
+    let callee = after.symbols_named("Sa")[0];
+    assert_eq!(after.incoming(callee.index).count(), 2);
     // A changed page may not drop a declaration a kept page points at.
     let refused = store.publish(
         &lock,
