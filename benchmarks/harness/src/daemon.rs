@@ -421,10 +421,13 @@ pub fn daemon_benchmark(args: &[String]) -> anyhow::Result<()> {
             let held: Vec<Target> = targets
                 .into_iter()
                 .filter(|t| {
-                    total(&session.ok(
+                    let (text, error) = session.call(
                         "get_file_outline",
                         json!({"repository": t.repository, "path": t.relative}),
-                    )) > 0
+                    );
+                    !error
+                        && serde_json::from_str::<Value>(&text)
+                            .is_ok_and(|answer| total(&answer) > 0)
                 })
                 .collect();
             let step = (held.len() / per_language.max(1)).max(1);
