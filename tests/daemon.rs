@@ -10,21 +10,11 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::client::{Client, index_with, init};
+use common::client::{Client, indexed_live};
 use common::http::Daemon;
 use common::mcp_http::{Session, send};
-use common::{binary, go_repository, save};
+use common::{binary, save};
 use serde_json::{Value, json};
-
-/// A configuration in a temporary directory over one indexed Go repository, `live`.
-fn indexed() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let repository = dir.path().join("live");
-    go_repository(&repository);
-    init(dir.path(), "go", &[("live", &repository)]);
-    index_with(dir.path(), false);
-    dir
-}
 
 /// Polls `check` until it holds, for at most `seconds`.
 fn eventually(seconds: u64, what: &str, mut check: impl FnMut() -> bool) {
@@ -50,7 +40,7 @@ fn mode(path: &Path) -> u32 {
 
 #[test]
 fn http_and_socket_clients_query_at_once_and_a_save_reaches_both() {
-    let dir = indexed();
+    let dir = indexed_live();
     let daemon = Daemon::start(dir.path());
     let state = dir.path().join("state");
     assert_eq!(mode(&state.join("daemon.json")), 0o600);
@@ -143,7 +133,7 @@ fn http_and_socket_clients_query_at_once_and_a_save_reaches_both() {
 
 #[test]
 fn every_request_needs_the_token_and_the_daemon_s_own_host_and_origin() {
-    let dir = indexed();
+    let dir = indexed_live();
     let daemon = Daemon::start(dir.path());
     let door = daemon.tcp();
     let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -237,7 +227,7 @@ fn every_request_needs_the_token_and_the_daemon_s_own_host_and_origin() {
 
 #[test]
 fn a_second_daemon_and_a_remote_bind_without_consent_are_refused() {
-    let dir = indexed();
+    let dir = indexed_live();
     let daemon = Daemon::start(dir.path());
     let second = kivgraph(dir.path(), &["daemon", "--addr", "127.0.0.1:0"]);
     assert!(!second.status.success());
@@ -262,7 +252,7 @@ fn a_second_daemon_and_a_remote_bind_without_consent_are_refused() {
 
 #[test]
 fn a_killed_daemon_leaves_the_store_serving_and_a_restarted_one_catches_up() {
-    let dir = indexed();
+    let dir = indexed_live();
     let mut daemon = Daemon::start(dir.path());
     let killed_pid = daemon.child.id();
     daemon.child.kill().unwrap();
@@ -300,7 +290,7 @@ fn a_killed_daemon_leaves_the_store_serving_and_a_restarted_one_catches_up() {
 
 #[test]
 fn install_without_a_reachable_supervisor_says_so_and_writes_nothing() {
-    let dir = indexed();
+    let dir = indexed_live();
     let config_home = dir.path().join("xdg-config");
     let out = Command::new(binary())
         .args(["daemon", "install", "--config"])
@@ -328,7 +318,7 @@ fn claude_code_reports_the_daemon_connected() {
             "KIVGRAPH_CLIENTS_DIR is not set: run the suite with cargo xtask test, which installs the MCP clients"
         );
     };
-    let dir = indexed();
+    let dir = indexed_live();
     let daemon = Daemon::start(dir.path());
     let home = dir.path().join("claude-home");
     std::fs::create_dir_all(&home).unwrap();
@@ -381,7 +371,7 @@ fn claude_code_reports_the_daemon_connected() {
 
 #[test]
 fn an_edit_then_ask_loop_waits_for_its_own_save() {
-    let dir = indexed();
+    let dir = indexed_live();
     let daemon = Daemon::start(dir.path());
     let mut session = daemon.session(daemon.tcp());
     // Saved, then asked at once: the wait covers the debounce and the pass.
@@ -413,7 +403,7 @@ fn an_edit_then_ask_loop_waits_for_its_own_save() {
 
 #[test]
 fn without_a_watcher_an_edited_file_s_rows_are_marked_stale() {
-    let dir = indexed();
+    let dir = indexed_live();
     let mut client = Client::start(dir.path());
     assert!(
         client
@@ -472,7 +462,7 @@ fn generations(dir: &Path) -> usize {
 
 #[test]
 fn a_burst_of_a_thousand_writes_is_a_few_generations_and_a_branch_switch_one() {
-    let dir = indexed();
+    let dir = indexed_live();
     let repository = dir.path().join("live");
     let git = |args: &[&str]| {
         let out = Command::new("git")

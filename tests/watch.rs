@@ -11,7 +11,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
-use common::client::{Client, index_with, init};
+use common::client::{Client, indexed_live, init};
 use common::{binary, go_repository, save};
 use serde_json::{Value, json};
 
@@ -80,11 +80,8 @@ fn declared(client: &mut Client, name: &str) -> u64 {
 
 #[test]
 fn a_save_is_answered_from_the_next_generation_and_a_delete_leaves_the_graph() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = indexed_live();
     let repository = dir.path().join("live");
-    go_repository(&repository);
-    init(dir.path(), "go", &[("live", &repository)]);
-    index_with(dir.path(), false);
     let watch = Watch::start(dir.path());
     let start = watch.pass();
     assert_eq!(
@@ -151,11 +148,7 @@ fn a_save_is_answered_from_the_next_generation_and_a_delete_leaves_the_graph() {
 
 #[test]
 fn without_a_watcher_graph_status_says_answers_reflect_the_last_index() {
-    let dir = tempfile::tempdir().unwrap();
-    let repository = dir.path().join("live");
-    go_repository(&repository);
-    init(dir.path(), "go", &[("live", &repository)]);
-    index_with(dir.path(), false);
+    let dir = indexed_live();
     let mut client = Client::start(dir.path());
     let watcher = &client.ok("graph_status", json!({}))["results"]["watcher"];
     assert_eq!(watcher["state"], "not_started", "{watcher}");
@@ -170,11 +163,8 @@ fn without_a_watcher_graph_status_says_answers_reflect_the_last_index() {
 
 #[test]
 fn a_repository_registered_while_watching_is_indexed_and_watched() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = indexed_live();
     let first = dir.path().join("live");
-    go_repository(&first);
-    init(dir.path(), "go", &[("live", &first)]);
-    index_with(dir.path(), false);
     let watch = Watch::start(dir.path());
     watch.pass();
     assert_eq!(watch.next()["event"], "watching");

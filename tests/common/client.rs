@@ -50,6 +50,17 @@ pub fn index_with(dir: &Path, analyzers: bool) {
     );
 }
 
+/// A configuration in a temporary directory over one Go repository, `live` (the module of
+/// `go_repository`), indexed by the syntax layer alone.
+pub fn indexed_live() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let repository = dir.path().join("live");
+    super::go_repository(&repository);
+    init(dir.path(), "go", &[("live", &repository)]);
+    index_with(dir.path(), false);
+    dir
+}
+
 pub struct Client {
     child: Child,
     stdin: ChildStdin,

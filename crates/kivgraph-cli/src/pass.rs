@@ -107,10 +107,7 @@ pub fn index_and_publish(
 ) -> anyhow::Result<PassResult> {
     let started = Instant::now();
     // Before discovery: a file saved after this may differ from what the pass read.
-    let files_read_at_unix_ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .ok();
+    let files_read_at_unix_ms = Some(kivgraph_store::unix_ms(std::time::SystemTime::now()));
     if loaded.registry.repositories.is_empty() {
         bail!("no repository is registered: run \"kivgraph init --repository NAME=PATH\" first");
     }

@@ -79,14 +79,13 @@ pub async fn wait(store: &GenerationStore, bound: Duration) -> Wait {
 
 #[cfg(test)]
 mod tests {
-    use kivgraph_store::WatcherStatus;
+    use kivgraph_store::{ProcessRecord, WatcherStatus};
 
     use super::*;
 
     fn status(busy: bool) -> WatcherStatus {
         WatcherStatus {
-            pid: std::process::id(),
-            started_at: "now".into(),
+            process: ProcessRecord::this_process("watch"),
             repositories: Vec::new(),
             batches: Vec::new(),
             busy_since_unix_ms: busy.then_some(1),

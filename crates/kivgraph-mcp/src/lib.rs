@@ -14,10 +14,12 @@
 mod daemon;
 mod follow;
 mod freshness;
+mod host;
 mod index_project;
 mod schema;
 mod server;
 mod tools;
 
-pub use daemon::{BOUNDS, BoundDaemon, Bounds, DaemonError, DaemonSettings, ENDPOINT_PATH};
-pub use server::{Host, KivgraphServer, ServeOptions, serve_stdio};
+pub use daemon::{BoundDaemon, DaemonError, DaemonSettings, ENDPOINT_PATH};
+pub use host::Host;
+pub use server::{KivgraphServer, ServeOptions, serve_stdio};

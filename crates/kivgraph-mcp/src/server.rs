@@ -11,12 +11,12 @@ use rmcp::model::{
     ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Map, Value};
 
 use crate::follow::Follower;
 use crate::freshness;
+use crate::host::Host;
 use crate::index_project;
 use crate::schema::input_schema;
 use crate::tools::{Context, QUERY_TOOLS, QueryTool};
@@ -36,16 +36,6 @@ pub struct ServeOptions {
     pub executable: PathBuf,
     /// `mcp.default_limit` and `mcp.maximum_limit`.
     pub limits: kivgraph_query::PageLimits,
-}
-
-/// The process a server answers in.
-#[derive(Clone, Default)]
-pub enum Host {
-    /// `kivgraph serve`: one client, over stdio.
-    #[default]
-    Stdio,
-    /// `kivgraph daemon`: every client of these sessions.
-    Daemon { sessions: Arc<LocalSessionManager> },
 }
 
 #[derive(Clone)]
@@ -103,10 +93,7 @@ impl KivgraphServer {
         let config_path = self.options.config_path.clone();
         let store_root = self.options.store_root.clone();
         let limits = self.options.limits;
-        let daemon_clients = match &self.host {
-            Host::Stdio => None,
-            Host::Daemon { sessions } => Some(sessions.sessions.read().await.len()),
-        };
+        let host = self.host.clone();
         // Mapping and validating a new generation, and walking a large snapshot, are
         // blocking work: keep them off the protocol's threads.
         tokio::task::spawn_blocking(move || {
@@ -121,7 +108,7 @@ impl KivgraphServer {
                     config_path: &config_path,
                     store_root: &store_root,
                     limits,
-                    daemon_clients,
+                    host: &host,
                     wait,
                 },
                 arguments,

@@ -18,6 +18,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::freshness::FreshnessArgs;
+use crate::host::Host;
 use crate::schema::{input_schema, unknown_field, with_properties_of};
 
 /// How long one traversal may run before it fails with `TRAVERSAL_LIMIT_REACHED` instead of
@@ -35,8 +36,8 @@ pub struct Context<'a> {
     /// The generation store this server follows (the configuration's, or `serve --root`).
     pub store_root: &'a Path,
     pub limits: PageLimits,
-    /// The MCP sessions open in this process, when it is the daemon.
-    pub daemon_clients: Option<usize>,
+    /// The process answering: the daemon counts its sessions for `graph_status`.
+    pub host: &'a Host,
     /// What the caller's `fresh_within_ms` came to, when it asked.
     pub wait: Option<Wait>,
 }
@@ -46,6 +47,15 @@ impl Context<'_> {
     /// ran there: one small file read.
     fn watcher(&self) -> Option<WatcherStatus> {
         GenerationStore::new(self.store_root).watcher_status()
+    }
+
+    /// The MCP sessions open in this process, when it is the daemon. Read on the blocking
+    /// thread a tool runs on, and only by the tool that reports it.
+    fn daemon_clients(&self) -> Option<usize> {
+        match self.host {
+            Host::Stdio => None,
+            Host::Daemon { sessions } => Some(sessions.sessions.blocking_read().len()),
+        }
     }
 
     /// What the daemon of the store this server follows wrote of itself, if one ever ran
@@ -175,7 +185,7 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
                 &LiveProcesses {
                     watcher: context.watcher().as_ref(),
                     daemon: context.daemon().as_ref(),
-                    daemon_clients: context.daemon_clients,
+                    daemon_clients: context.daemon_clients(),
                 },
             )?;
             Ok(page.render(context.published, view, None))

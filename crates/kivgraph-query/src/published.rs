@@ -2,11 +2,11 @@
 
 use std::path::Path;
 use std::sync::OnceLock;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 use kivgraph_facts::Language;
 use kivgraph_snapshot::Snapshot;
-use kivgraph_store::{GenerationId, GenerationStore, Manifest};
+use kivgraph_store::{GenerationId, GenerationStore, Manifest, unix_ms};
 
 use crate::error::{ErrorCode, QueryError};
 
@@ -80,11 +80,7 @@ impl Published {
     }
 
     pub fn age_ms(&self) -> u64 {
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_millis() as u64)
-            .unwrap_or(0);
-        now.saturating_sub(self.manifest.built_at_unix_ms)
+        unix_ms(SystemTime::now()).saturating_sub(self.manifest.built_at_unix_ms)
     }
 
     /// Whether an exact analyzer read every unit of `language` in every repository that has

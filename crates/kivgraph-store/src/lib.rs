@@ -35,5 +35,5 @@ pub use manifest::{
 };
 pub use processes::{ProcessGuard, ProcessRecord, RUN_DIRECTORY, resident_bytes, start_ticks};
 pub use store::{CleanReport, GenerationStore, PublishLock, Published, SinglePage};
-pub use time::rfc3339_utc;
+pub use time::{rfc3339_utc, unix_ms};
 pub use watcher::{RECENT_BATCHES, WATCHER_FILE, WatchedBatch, WatchedRepository, WatcherStatus};

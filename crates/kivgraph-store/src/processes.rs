@@ -5,14 +5,13 @@
 //! someone else).
 
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::{StoreError, io};
-use crate::layout::write_synced;
 use crate::store::GenerationStore;
-use crate::time::rfc3339_utc;
+use crate::time::{rfc3339_utc, unix_ms};
 
 /// The directory of the records, under the store's root.
 pub const RUN_DIRECTORY: &str = "run";
@@ -42,10 +41,7 @@ impl ProcessRecord {
             kind: kind.to_string(),
             pid: std::process::id(),
             started_at: rfc3339_utc(now),
-            started_unix_ms: now
-                .duration_since(UNIX_EPOCH)
-                .map(|d| d.as_millis() as u64)
-                .unwrap_or(0),
+            started_unix_ms: unix_ms(now),
             start_ticks: start_ticks(std::process::id()),
             command: std::env::args().collect(),
         }
@@ -66,11 +62,7 @@ impl ProcessRecord {
 
     /// How long it has run, in milliseconds.
     pub fn uptime_ms(&self) -> u64 {
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_millis() as u64)
-            .unwrap_or(0);
-        now.saturating_sub(self.started_unix_ms)
+        unix_ms(SystemTime::now()).saturating_sub(self.started_unix_ms)
     }
 }
 
@@ -115,7 +107,9 @@ impl GenerationStore {
         let record = ProcessRecord::this_process(kind);
         let path = directory.join(format!("{kind}.{}.json", record.pid));
         let bytes = serde_json::to_vec_pretty(&record).expect("a record serializes");
-        write_synced(&path, &bytes)?;
+        // Not synced: a record a crash loses belonged to a process the crash ended, and every
+        // `serve` writes one before its handshake.
+        std::fs::write(&path, bytes).map_err(io("write", &path))?;
         Ok(ProcessGuard { path })
     }
 

@@ -15,7 +15,7 @@ use crate::pages::{
     Previous, check_facts_files, facts_digest, hex, link_pages, read_facts, root_entries,
     total_counts, write_pages,
 };
-use crate::{GenerationId, rfc3339_utc};
+use crate::{GenerationId, rfc3339_utc, unix_ms};
 
 const GENERATIONS: &str = "generations";
 const CURRENT: &str = "CURRENT";
@@ -551,10 +551,7 @@ fn fresh_manifest(
         format: MANIFEST_FORMAT,
         kivgraph_version: env!("CARGO_PKG_VERSION").to_string(),
         built_at: rfc3339_utc(now),
-        built_at_unix_ms: now
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_millis() as u64)
-            .unwrap_or(0),
+        built_at_unix_ms: unix_ms(now),
         counts,
         digests,
         repositories: Vec::new(),

@@ -2,6 +2,13 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+/// Milliseconds since the Unix epoch: how the state files and manifests spell an instant.
+pub fn unix_ms(time: SystemTime) -> u64 {
+    time.duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
 /// `YYYY-MM-DDTHH:MM:SSZ` for `time`.
 pub fn rfc3339_utc(time: SystemTime) -> String {
     let seconds = time

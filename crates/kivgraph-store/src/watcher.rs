@@ -2,12 +2,13 @@
 //! process, which repositories it sees, and its last batches. Servers read it for
 //! `graph_status`; a process that is gone is reported as such, never as watching.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::{StoreError, io};
 use crate::layout::write_synced;
+use crate::processes::ProcessRecord;
 use crate::store::GenerationStore;
 
 /// The file, under the store's root.
@@ -46,8 +47,9 @@ pub struct WatchedBatch {
 /// What `watch.json` holds.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WatcherStatus {
-    pub pid: u32,
-    pub started_at: String,
+    /// The process that watches (`kivgraph watch`, or a daemon).
+    #[serde(flatten)]
+    pub process: ProcessRecord,
     pub repositories: Vec<WatchedRepository>,
     /// The most recent last.
     pub batches: Vec<WatchedBatch>,
@@ -66,11 +68,9 @@ impl WatcherStatus {
         self.batches.drain(..excess);
     }
 
-    /// Whether the process that wrote it still runs (on Linux, by `/proc`; elsewhere it is
-    /// taken at its word).
+    /// Whether the process that wrote it still runs (a reused pid is someone else).
     pub fn running(&self) -> bool {
-        let proc = Path::new("/proc");
-        !proc.is_dir() || proc.join(self.pid.to_string()).exists()
+        self.process.alive()
     }
 }
 
@@ -119,8 +119,7 @@ mod tests {
         let store = GenerationStore::new(dir.path().join("state"));
         assert_eq!(store.watcher_status(), None);
         let mut status = WatcherStatus {
-            pid: std::process::id(),
-            started_at: "now".into(),
+            process: ProcessRecord::this_process("watch"),
             repositories: vec![WatchedRepository {
                 name: "a".into(),
                 watching: true,
@@ -138,8 +137,20 @@ mod tests {
         let read = store.watcher_status().unwrap();
         assert_eq!(read, status);
         assert!(read.running());
+        // A pid now held by another process is not the watcher's.
+        let reused = WatcherStatus {
+            process: ProcessRecord {
+                start_ticks: read.process.start_ticks.map(|t| t + 1),
+                ..read.process.clone()
+            },
+            ..read.clone()
+        };
+        assert!(!reused.running());
         let gone = WatcherStatus {
-            pid: u32::MAX - 1,
+            process: ProcessRecord {
+                pid: u32::MAX - 1,
+                ..read.process.clone()
+            },
             ..read
         };
         assert!(!gone.running());

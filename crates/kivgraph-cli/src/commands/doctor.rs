@@ -184,7 +184,7 @@ fn check_live(report: &mut Report, config: &LoadedConfig, store: &GenerationStor
                 .collect();
             let detail = format!(
                 "pid {} watches {} of {} repositories{}",
-                status.pid,
+                status.process.pid,
                 status.repositories.len() - missed.len(),
                 status.repositories.len(),
                 if status.busy_since_unix_ms.is_some() { "; changes are being published" } else { "" }
@@ -199,7 +199,7 @@ fn check_live(report: &mut Report, config: &LoadedConfig, store: &GenerationStor
             "watcher",
             format!(
                 "the watcher (pid {}) stopped: answers may describe code changed since; run kivgraph daemon or kivgraph watch",
-                status.pid
+                status.process.pid
             ),
         ),
         None => report.pass(

@@ -227,28 +227,19 @@ mod tests {
     #[test]
     fn quiet_is_idle_and_a_dropped_watcher_is_closed() {
         let (send, receive) = channel::<Message>();
-        let mut phases = Vec::new();
-        assert_eq!(
+        let wait = |phases: &mut Vec<Phase>| {
             next(
                 &receive,
                 window(10, 20),
                 Duration::from_millis(30),
                 &everything,
                 &mut |phase| phases.push(phase),
-            ),
-            Next::Idle
-        );
+            )
+        };
+        let mut phases = Vec::new();
+        assert_eq!(wait(&mut phases), Next::Idle);
         assert_eq!(phases, [Phase::Idle]);
         drop(send);
-        assert_eq!(
-            next(
-                &receive,
-                window(10, 20),
-                Duration::from_millis(30),
-                &everything,
-                &mut |_| {},
-            ),
-            Next::Closed
-        );
+        assert_eq!(wait(&mut Vec::new()), Next::Closed);
     }
 }

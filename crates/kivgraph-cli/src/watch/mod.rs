@@ -16,7 +16,9 @@ use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, bail};
 use kivgraph_config::parse_duration;
-use kivgraph_store::{WatchedBatch, WatchedRepository, WatcherStatus, rfc3339_utc};
+use kivgraph_store::{
+    ProcessRecord, WatchedBatch, WatchedRepository, WatcherStatus, rfc3339_utc, unix_ms,
+};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 use serde::Serialize;
 
@@ -68,8 +70,7 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
     }
     let mut watched = watch_repositories(&mut watcher, &loaded, &[]);
     let mut status = WatcherStatus {
-        pid: std::process::id(),
-        started_at: rfc3339_utc(SystemTime::now()),
+        process: ProcessRecord::this_process("watch"),
         repositories: seen(&watched),
         batches: Vec::new(),
         busy_since_unix_ms: None,
@@ -154,12 +155,6 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
             }
         }
     }
-}
-
-fn unix_ms(time: SystemTime) -> u64 {
-    time.duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
 }
 
 /// Directories no pass reads, wherever they are: git's own, and build output (discovery

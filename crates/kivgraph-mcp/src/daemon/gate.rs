@@ -18,6 +18,7 @@ use hyper::header::{
 use hyper::{Method, Request, Response, StatusCode};
 use rmcp::model::ClientJsonRpcMessage;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 pub type Answer = Response<BoxBody<Bytes, Infallible>>;
@@ -131,7 +132,7 @@ impl Gate {
 fn json_rpc(body: &[u8]) -> Result<(), Refusal> {
     let value: Value = serde_json::from_slice(body)
         .map_err(|err| json_rpc_error(Value::Null, -32700, &format!("Parse error: {err}")))?;
-    if serde_json::from_value::<ClientJsonRpcMessage>(value.clone()).is_ok() {
+    if ClientJsonRpcMessage::deserialize(&value).is_ok() {
         return Ok(());
     }
     let id = match value.get("id") {

@@ -20,15 +20,16 @@ use tokio::net::{TcpListener, UnixListener};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 
-use crate::server::{Host, KivgraphServer, ServeOptions};
-pub use gate::Bounds;
+use crate::host::Host;
+use crate::server::{KivgraphServer, ServeOptions};
+use gate::Bounds;
 use gate::Gate;
 
 /// The path of the MCP endpoint under the daemon's address.
 pub const ENDPOINT_PATH: &str = "/mcp";
 
 /// The bounds the daemon holds every client to.
-pub const BOUNDS: Bounds = Bounds {
+const BOUNDS: Bounds = Bounds {
     body_bytes: 1 << 20,
     body_time: Duration::from_secs(30),
     sessions: 64,

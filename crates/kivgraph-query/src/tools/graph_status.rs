@@ -75,7 +75,7 @@ impl<'a> Watcher<'a> {
                 "watching",
                 format!(
                     "a watcher (pid {}, kivgraph watch or daemon) republishes on every save: {seen} of {} repositories watched",
-                    status.pid,
+                    status.process.pid,
                     status.repositories.len()
                 ),
             )
@@ -84,14 +84,11 @@ impl<'a> Watcher<'a> {
                 "not_running",
                 format!(
                     "the watcher (pid {}) has stopped: answers may describe code changed since its last batch; run kivgraph watch or kivgraph daemon again",
-                    status.pid
+                    status.process.pid
                 ),
             )
         };
-        let now_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_millis() as u64)
-            .unwrap_or(0);
+        let now_ms = kivgraph_store::unix_ms(std::time::SystemTime::now());
         Watcher {
             pending_for_ms: status
                 .busy_since_unix_ms
@@ -99,8 +96,8 @@ impl<'a> Watcher<'a> {
                 .map(|since| now_ms.saturating_sub(since)),
             state,
             detail,
-            pid: Some(status.pid),
-            started_at: Some(&status.started_at),
+            pid: Some(status.process.pid),
+            started_at: Some(&status.process.started_at),
             repositories: &status.repositories,
             last_batches: &status.batches,
         }
