@@ -11,8 +11,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
-use common::client::{Client, indexed_live, init};
-use common::{binary, go_repository, save};
+use common::client::{Client, index_with, indexed_live, init};
+use common::{binary, copy_tree, fixtures, go_repository, save};
 use serde_json::{Value, json};
 
 /// A running `kivgraph watch --json` and its events.
@@ -24,11 +24,22 @@ struct Watch {
 impl Watch {
     /// Starts the watcher over the configuration in `dir`, with the syntax layer alone.
     fn start(dir: &Path) -> Self {
-        let mut child = Command::new(binary())
+        let mut command = Command::new(binary());
+        command
+            .env("KIVGRAPH_ANALYZERS_DIR", dir.join("no-analyzers"))
+            .env("PATH", "/usr/bin:/bin");
+        Self::spawn(dir, command)
+    }
+
+    /// Starts the watcher over the configuration in `dir` with the installed analyzers.
+    fn start_with_analyzers(dir: &Path) -> Self {
+        Self::spawn(dir, Command::new(binary()))
+    }
+
+    fn spawn(dir: &Path, mut command: Command) -> Self {
+        let mut child = command
             .args(["watch", "--json", "--config"])
             .arg(dir.join("config.yaml"))
-            .env("KIVGRAPH_ANALYZERS_DIR", dir.join("no-analyzers"))
-            .env("PATH", "/usr/bin:/bin")
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -144,6 +155,97 @@ fn a_save_is_answered_from_the_next_generation_and_a_delete_leaves_the_graph() {
     drop(watch);
     let watcher = &client.ok("graph_status", json!({}))["results"]["watcher"];
     assert_eq!(watcher["state"], "not_running", "{watcher}");
+}
+
+/// With an exact analyzer, a save is published twice: its syntax layer at once (the
+/// generation says the analyzer's layer follows), then the analyzer's layer.
+#[test]
+fn a_save_publishes_the_syntax_layer_first_and_the_analyzers_layer_after() {
+    let dir = tempfile::tempdir().unwrap();
+    let repository = dir.path().join("gocalls");
+    copy_tree(&fixtures().join("../resolution/gocalls"), &repository);
+    init(dir.path(), "go", &[("gocalls", &repository)]);
+    index_with(dir.path(), true);
+    let watch = Watch::start_with_analyzers(dir.path());
+    assert_eq!(watch.pass()["result"], "unchanged");
+    let mut client = Client::start(dir.path());
+    let callers = |client: &mut Client| {
+        client.ok(
+            "find_references",
+            json!({"qualified_name": "Server.Start", "repository": "gocalls", "path": "server"}),
+        )
+    };
+    let before = callers(&mut client);
+    assert_eq!(
+        before["results"]["confidence"], "EXACT_TYPECHECKED",
+        "{before}"
+    );
+    assert!(before.get("freshness").is_none(), "{before}");
+
+    // `s.Start()` on a value: go/types proves the call, the syntax layer cannot.
+    let server = repository.join("server/server.go");
+    let text = std::fs::read_to_string(&server).unwrap();
+    save(
+        &server,
+        &format!(
+            "{text}\n// Again starts a second server.\nfunc Again(addr string) error {{\n\ts := NewServer(addr)\n\treturn s.Start()\n}}\n"
+        ),
+    );
+    let syntax = watch.pass();
+    assert_eq!(
+        (syntax["trigger"].as_str(), syntax["result"].as_str()),
+        (Some("changes"), Some("published")),
+        "{syntax}"
+    );
+    assert_eq!(
+        syntax["exact_layer_follows"],
+        json!(["gocalls"]),
+        "{syntax}"
+    );
+    // The syntax generation's manifest says the analyzer's layer is owed; nothing exact is
+    // claimed for the repository meanwhile.
+    let generation = syntax["generation_id"].as_str().unwrap();
+    let manifest: Value = serde_json::from_slice(
+        &std::fs::read(
+            dir.path()
+                .join(format!("state/generations/{generation}/manifest.json")),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let go = &manifest["repositories"][0]["analyzers"][0];
+    assert_eq!(
+        (go["language"].as_str(), go["deferred"].as_bool()),
+        (Some("go"), Some(true)),
+        "{manifest}"
+    );
+    assert!(go["analyzer"].is_null(), "{go}");
+
+    let exact = watch.pass();
+    assert_eq!(
+        (exact["trigger"].as_str(), exact["result"].as_str()),
+        (Some("analyzers"), Some("published")),
+        "{exact}"
+    );
+    assert_eq!(exact["exact_layer_follows"], json!([]), "{exact}");
+    let after = callers(&mut client);
+    assert_eq!(
+        after["results"]["confidence"], "EXACT_TYPECHECKED",
+        "{after}"
+    );
+    assert!(after.get("freshness").is_none(), "{after}");
+    let sites = after["results"]["files"][0]["at"].to_string();
+    assert!(sites.contains("Again@"), "{after}");
+    let repositories = client.ok("list_repositories", json!({}));
+    let go = &repositories["results"][0]["analyzers"][0];
+    assert!(go.get("deferred").is_none(), "{repositories}");
+    assert!(
+        go["analyzer"]
+            .as_str()
+            .unwrap()
+            .starts_with("kivgraph-go-worker"),
+        "{go}"
+    );
 }
 
 #[test]

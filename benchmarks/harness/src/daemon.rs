@@ -577,6 +577,11 @@ pub fn daemon_benchmark(args: &[String]) -> anyhow::Result<()> {
         },
     });
     println!("{}", serde_json::to_string_pretty(&report)?);
+    // The daemon's log (each pass's phases) outlives the work directory, for reading.
+    let kept = std::env::temp_dir().join("kivgraph-daemon-bench.log");
+    if std::fs::copy(work.join("daemon.log"), &kept).is_ok() {
+        eprintln!("the daemon's log: {}", kept.display());
+    }
     let _ = std::fs::remove_dir_all(&work);
     Ok(())
 }

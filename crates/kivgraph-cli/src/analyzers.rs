@@ -248,6 +248,7 @@ impl Located<'_> {
                 go_modules: loads(config.config.go.maximum_loads),
             },
             absent,
+            deferred_repositories: Vec::new(),
         }
     }
 }

@@ -13,7 +13,8 @@ use kivgraph_engine::{
 };
 use kivgraph_facts::Language;
 use kivgraph_store::{
-    AnalyzerState, BuildOutputState, GenerationId, GitPosition, RepositoryState, read_git_position,
+    AnalyzerState, BuildOutputState, GenerationId, GenerationStore, GitPosition, RepositoryState,
+    read_git_position,
 };
 use serde_json::json;
 
@@ -32,14 +33,23 @@ pub enum OnUnchanged {
 /// fact cache is written this time.
 pub struct WarmPass<'a> {
     pub engine: &'a mut WarmEngine,
+    /// The store the caller keeps: it holds the last published snapshot open, for the next
+    /// publication to share its pages.
+    pub store: &'a GenerationStore,
+    /// The repositories whose analyzers this pass leaves to the next (sorted).
+    pub deferred: Vec<String>,
     pub reread: Reread,
     pub persist: bool,
 }
 
 /// What a pass did.
 pub enum PassResult {
-    /// A generation was published: the `index --full` report.
-    Published(serde_json::Value),
+    /// A generation was published: the `index --full` report, and the repositories whose
+    /// analyzers' layer it still owes (see [`WarmPass::deferred`]).
+    Published {
+        report: serde_json::Value,
+        deferred: Vec<String>,
+    },
     /// Nothing the graph reads changed: the generation already served.
     Unchanged(GenerationId),
 }
@@ -111,7 +121,10 @@ pub fn index_and_publish(
     if loaded.registry.repositories.is_empty() {
         bail!("no repository is registered: run \"kivgraph init --repository NAME=PATH\" first");
     }
-    let store = loaded.store(None);
+    let store = match &warm {
+        Some(warm) => warm.store.clone(),
+        None => loaded.store(None),
+    };
     // Taken before any work: the loser of a race is told at once.
     let lock = store.lock()?;
     let toolchains = toolchains.get(loaded);
@@ -126,7 +139,13 @@ pub fn index_and_publish(
         fact_cache: loaded.config.config.indexing.fact_cache,
         cache_directory: loaded.config.fact_cache_path.clone(),
         identity: CacheIdentity::of_this_build(),
-        analyzers: toolchains.analyzers.clone(),
+        analyzers: AnalyzerOptions {
+            deferred_repositories: warm
+                .as_ref()
+                .map(|w| w.deferred.clone())
+                .unwrap_or_default(),
+            ..toolchains.analyzers.clone()
+        },
     };
     let outcome = match warm {
         Some(warm) => warm
@@ -167,6 +186,7 @@ pub fn index_and_publish(
                     absent: run.absent.clone(),
                     patched: run.patched.clone(),
                     not_built: run.not_built.clone(),
+                    deferred: run.deferred,
                 })
                 .collect();
             let exact = |language: Language| {
@@ -236,6 +256,12 @@ pub fn index_and_publish(
         .map(|(phase, duration)| (phase.to_string(), json!(duration.as_millis() as u64)))
         .collect();
     let counts = &published.manifest.counts;
+    let deferred: Vec<String> = outcome
+        .repositories
+        .iter()
+        .filter(|r| r.analyzers.iter().any(|a| a.deferred))
+        .map(|r| r.name.clone())
+        .collect();
     let repositories: Vec<_> = outcome
         .repositories
         .iter()
@@ -284,7 +310,10 @@ pub fn index_and_publish(
     // The computed graph takes a noticeable fraction of a second to free; the report does
     // not wait for it.
     std::thread::spawn(move || drop(outcome));
-    Ok(PassResult::Published(result))
+    Ok(PassResult::Published {
+        report: result,
+        deferred,
+    })
 }
 
 /// Whether tracked files differ from `HEAD`, asked of git at index time (never on a query

@@ -52,6 +52,33 @@ pub struct DiscoveredRepository {
     pub module_maps: ModuleMaps,
 }
 
+/// The rule that leaves the `.go` file at `path` (repository-relative) out of the build:
+/// go/build reads a path from its module's root, so a module inside a `testdata/`
+/// directory is a module like any other.
+fn go_rule(
+    module_maps: &ModuleMaps,
+    go: &GoBuildContext,
+    path: &str,
+    content: impl FnOnce() -> Option<Vec<u8>>,
+) -> Option<GoFileRule> {
+    let directory = path.rsplit_once('/').map_or("", |(dir, _)| dir);
+    let in_module = match module_maps.go_module_root(directory) {
+        Some(module) if !module.is_empty() => &path[module.len() + 1..],
+        _ => path,
+    };
+    go_file_left_out(go, in_module, content)
+}
+
+impl DiscoveredRepository {
+    /// Whether discovery, run again, would still read the file at `path` (one it read) now
+    /// that it holds `content`: a saved file's text cannot move it between packages, but a
+    /// Go file's build constraint can leave it out of the build.
+    pub fn still_reads(&self, go: &GoBuildContext, path: &str, content: &[u8]) -> bool {
+        !path.ends_with(".go")
+            || go_rule(&self.module_maps, go, path, || Some(content.to_vec())).is_none()
+    }
+}
+
 /// The source languages a registry entry enables. `typescript` covers JavaScript too, since a
 /// TypeScript program may include it; `dart` has no extractor in this build.
 pub fn enabled_languages(tokens: &[LanguageToken]) -> Vec<Language> {
@@ -170,12 +197,9 @@ pub fn discover_repository(
         if *language != Language::Go {
             return true;
         }
-        let directory = path.rsplit_once('/').map_or("", |(dir, _)| dir);
-        let in_module = match assigner.module_maps().go_module_root(directory) {
-            Some(module) if !module.is_empty() => &path[module.len() + 1..],
-            _ => path.as_str(),
-        };
-        let Some(rule) = go_file_left_out(go, in_module, || read_header(&root.join(path))) else {
+        let Some(rule) = go_rule(assigner.module_maps(), go, path, || {
+            read_header(&root.join(path))
+        }) else {
             return true;
         };
         let (files, example) = go_left_out.entry(rule).or_insert((0, path.clone()));

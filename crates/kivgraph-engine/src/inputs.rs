@@ -65,6 +65,25 @@ pub struct Workspace {
     pub repositories: Vec<RepositoryInput>,
 }
 
+/// The repositories whose exact analyzers the next merge leaves out, by name, sorted: a
+/// watcher publishes a save's syntax layer at once and the analyzers' layer in the
+/// generation after. Never persisted: a process starts with nothing deferred.
+#[salsa::input(singleton)]
+pub struct Deferral {
+    #[returns(ref)]
+    pub repositories: Vec<String>,
+}
+
+/// Whether the analyzers of repository `name` are deferred (see [`Deferral`]).
+pub fn analyzers_deferred(db: &dyn Db, name: &str) -> bool {
+    Deferral::try_get(db).is_some_and(|deferral| {
+        deferral
+            .repositories(db)
+            .binary_search_by(|r| r.as_str().cmp(name))
+            .is_ok()
+    })
+}
+
 /// The registered repository a package belongs to.
 pub fn repository_of(db: &dyn Db, package: PackageInput) -> Option<RepositoryInput> {
     let name = package.files(db).first()?.repository(db);

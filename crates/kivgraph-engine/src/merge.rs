@@ -11,8 +11,9 @@ use kivgraph_facts::{
 
 use crate::analysis::analyzed_package_facts;
 use crate::database::Db;
-use crate::inputs::{RepositoryInput, Workspace};
+use crate::inputs::{RepositoryInput, Workspace, analyzers_deferred};
 use crate::keys::{repository_key, structural};
+use crate::packages::package_facts;
 use crate::stored::Stored;
 
 /// One repository's merged facts: its own node and containment edges, and its packages.
@@ -76,10 +77,18 @@ impl WorkspaceFacts {
 #[salsa::tracked(returns(clone))]
 pub fn repository_facts(db: &dyn Db, repository: RepositoryInput) -> Arc<RepositoryFacts> {
     let name = repository.name(db);
+    let deferred = analyzers_deferred(db, name);
     let packages = repository
         .packages(db)
         .iter()
-        .map(|p| (p.key(db), analyzed_package_facts(db, *p)))
+        .map(|p| {
+            let facts = if deferred {
+                package_facts(db, *p)
+            } else {
+                analyzed_package_facts(db, *p)
+            };
+            (p.key(db), facts)
+        })
         .collect();
     Arc::new(RepositoryFacts {
         repository: RepositoryFact {

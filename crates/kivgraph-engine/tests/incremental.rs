@@ -373,6 +373,17 @@ fn fixture_package_key(entries: &[RepositoryEntry], path: &str) -> kivgraph_fact
         .key
 }
 
+/// The qualified names a pass declares, sorted.
+fn names(outcome: &PassOutcome) -> Vec<String> {
+    let mut names: Vec<String> = facts(outcome)
+        .symbols
+        .iter()
+        .map(|s| s.qualified_name.clone())
+        .collect();
+    names.sort();
+    names
+}
+
 /// A watcher's engine: kept between passes (the cache read once), a batch's repositories
 /// read again and the others kept as read, the cache written only when asked — and the
 /// facts those of a cold pass over the same tree, page identities included.
@@ -413,15 +424,6 @@ fn a_warm_engine_reads_again_only_what_a_batch_touched() {
     let second = warm.pass(&entries, &on, &|_| {}, touched, false).unwrap();
     assert_eq!(second.cache, CacheLoad::Kept);
     assert_eq!(second.files_analyzed, 1);
-    let names = |outcome: &PassOutcome| -> Vec<String> {
-        let mut names: Vec<String> = facts(outcome)
-            .symbols
-            .iter()
-            .map(|s| s.qualified_name.clone())
-            .collect();
-        names.sort();
-        names
-    };
     assert!(names(&second).contains(&"added".to_string()));
     assert!(names(&second).contains(&"Other".to_string()));
 
@@ -446,4 +448,71 @@ fn a_warm_engine_reads_again_only_what_a_batch_touched() {
     };
     assert!(identities(&third).iter().all(Option::is_some));
     assert_eq!(identities(&third), identities(&cold));
+}
+
+/// A batch of saves reads again the saved files alone; anything discovery decides — a file
+/// added, a Go build constraint that now leaves a file out — reads the repository again.
+#[test]
+fn a_save_reads_again_the_saved_files_and_a_new_file_the_whole_repository() {
+    use kivgraph_engine::{Reread, WarmEngine};
+
+    let (dir, entries) = fixture();
+    let repo = entries[0].path.clone();
+    let on = options(dir.path(), FactCacheMode::On, "test-build");
+    let mut warm = WarmEngine::default();
+    warm.pass(&entries, &on, &|_| {}, Reread::All, false)
+        .unwrap();
+
+    // An editor's save: the text written to a temporary file renamed over the original.
+    // A change the batch did not report (`web/app.ts`) is proof of what was not read again.
+    write(
+        &repo,
+        "lib/util.py",
+        "def helper():\n    pass\n\ndef saved():\n    pass\n",
+    );
+    write(
+        &repo,
+        "web/app.ts",
+        "export function unreported(): void {}\n",
+    );
+    let saved = Reread::Touched(vec![
+        repo.join("lib/util.py"),
+        repo.join("lib/.util.py.swp"),
+    ]);
+    let second = warm.pass(&entries, &on, &|_| {}, saved, false).unwrap();
+    assert_eq!(second.files_analyzed, 1);
+    let after_save = names(&second);
+    assert!(after_save.contains(&"saved".to_string()), "{after_save:?}");
+    assert!(after_save.contains(&"main".to_string()), "{after_save:?}");
+    assert!(!after_save.contains(&"unreported".to_string()));
+
+    // A new file is discovery's: the repository is read again, the unreported change with it.
+    write(&repo, "lib/added.py", "def added():\n    pass\n");
+    let added = Reread::Touched(vec![repo.join("lib/added.py")]);
+    let third = warm.pass(&entries, &on, &|_| {}, added, false).unwrap();
+    let after_add = names(&third);
+    assert!(after_add.contains(&"added".to_string()), "{after_add:?}");
+    assert!(
+        after_add.contains(&"unreported".to_string()),
+        "{after_add:?}"
+    );
+
+    // A build constraint the build does not satisfy leaves the saved file out.
+    write(
+        &repo,
+        "b.go",
+        "//go:build ignore\n\npackage acme\n\nfunc (s *Server) Start() {}\n",
+    );
+    let constrained = Reread::Touched(vec![repo.join("b.go")]);
+    let fourth = warm
+        .pass(&entries, &on, &|_| {}, constrained, false)
+        .unwrap();
+    assert!(!names(&fourth).iter().any(|name| name.ends_with("Start")));
+    let cold = run_pass(
+        &entries,
+        &options(dir.path(), FactCacheMode::Off, "test-build"),
+        &|_| {},
+    )
+    .unwrap();
+    assert_eq!(facts(&fourth), facts(&cold));
 }

@@ -5,7 +5,7 @@ use crate::{FactSet, StableKey};
 
 /// How many pages every generation has. A package's page depends on its key alone, so a
 /// package stays on its page from one generation to the next.
-pub const PAGE_COUNT: u32 = 16;
+pub const PAGE_COUNT: u32 = 64;
 
 /// The page of a package (or of a repository's pass-wide rows: by the repository's key).
 pub fn page_of(key: &StableKey) -> u32 {

@@ -118,6 +118,9 @@ impl Page {
                 published
                     .map(|p| p.stale_files(&self.files))
                     .unwrap_or_default(),
+                published
+                    .map(|p| p.exact_layer_owed(&self.files))
+                    .unwrap_or_default(),
                 wait,
             ),
             results: &self.results,

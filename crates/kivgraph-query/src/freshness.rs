@@ -30,6 +30,10 @@ pub struct Wait {
 pub(crate) struct Freshness<'a> {
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     stale: Vec<StaleFile<'a>>,
+    /// Repositories of the answer whose saved files this generation holds with the syntax
+    /// layer: their analyzers' layer follows in a later generation.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    exact_layer_follows: Vec<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     waited_ms: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -38,8 +42,12 @@ pub(crate) struct Freshness<'a> {
 }
 
 impl<'a> Freshness<'a> {
-    pub(crate) fn of(stale: Vec<StaleFile<'a>>, wait: Option<&Wait>) -> Option<Self> {
-        if stale.is_empty() && wait.is_none() {
+    pub(crate) fn of(
+        stale: Vec<StaleFile<'a>>,
+        exact_layer_follows: Vec<&'a str>,
+        wait: Option<&Wait>,
+    ) -> Option<Self> {
+        if stale.is_empty() && exact_layer_follows.is_empty() && wait.is_none() {
             return None;
         }
         let mut detail = Vec::new();
@@ -67,11 +75,68 @@ impl<'a> Freshness<'a> {
                 }
             ));
         }
+        if !exact_layer_follows.is_empty() {
+            detail.push(format!(
+                "{} changed and this generation holds their saved files with the syntax layer (CANDIDATE where an analyzer would say EXACT); the analyzers' layer follows in a later generation without another save: ask again for it",
+                exact_layer_follows.join(", ")
+            ));
+        }
         Some(Freshness {
             stale,
+            exact_layer_follows,
             waited_ms: wait.map(|w| w.waited_ms),
             watcher: wait.map(|w| w.outcome),
             detail: detail.join("; "),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use kivgraph_store::AnalyzerState;
+
+    use crate::args::PageLimits;
+    use crate::testing::{facts, published, rendered};
+    use crate::{FindSymbolArgs, TraceDependenciesArgs, find_symbol, trace_dependencies};
+
+    /// A watcher published `core`'s save with the syntax layer: an answer reaching `core`
+    /// says its analyzers' layer follows; one about `app` alone says nothing.
+    #[test]
+    fn an_answer_reaching_a_repository_owed_its_analyzers_layer_says_it_follows() {
+        let mut published = published(&facts());
+        for repository in &mut published.manifest.repositories {
+            repository.analyzers = vec![AnalyzerState {
+                language: "go".into(),
+                deferred: repository.name == "core",
+                ..AnalyzerState::default()
+            }];
+        }
+        let trace: TraceDependenciesArgs = serde_json::from_value(
+            serde_json::json!({"qualified_name": "main", "repository": "app"}),
+        )
+        .unwrap();
+        let reaching_core = rendered(
+            &published,
+            trace_dependencies(&published, &trace, &PageLimits::default(), None),
+        );
+        assert_eq!(
+            reaching_core["freshness"]["exact_layer_follows"],
+            serde_json::json!(["core"]),
+            "{reaching_core}"
+        );
+        assert!(
+            reaching_core["freshness"]["detail"]
+                .as_str()
+                .unwrap()
+                .starts_with("core changed and this generation holds"),
+            "{reaching_core}"
+        );
+        let main: FindSymbolArgs =
+            serde_json::from_value(serde_json::json!({"name": "main"})).unwrap();
+        let reaching_app = rendered(
+            &published,
+            find_symbol(&published, &main, &PageLimits::default()),
+        );
+        assert!(reaching_app.get("freshness").is_none(), "{reaching_app}");
     }
 }

@@ -75,6 +75,30 @@ impl Published {
             .stale(&self.snapshot, &self.manifest, files)
     }
 
+    /// The repositories of `files` (snapshot file indices; every repository when there are
+    /// none) whose analyzers' layer this generation still owes: a watcher published their
+    /// saves with the syntax layer, and the analyzers' generation follows. By name, each once.
+    pub fn exact_layer_owed(&self, files: &[usize]) -> Vec<&str> {
+        let owed: Vec<&str> = self
+            .manifest
+            .repositories
+            .iter()
+            .filter(|r| r.analyzers.iter().any(|a| a.deferred))
+            .map(|r| r.name.as_str())
+            .collect();
+        if owed.is_empty() || files.is_empty() {
+            return owed;
+        }
+        let answered: std::collections::BTreeSet<&str> = files
+            .iter()
+            .filter_map(|index| self.snapshot.file(*index))
+            .map(|file| file.repository().name())
+            .collect();
+        owed.into_iter()
+            .filter(|name| answered.contains(name))
+            .collect()
+    }
+
     pub fn snapshot_id(&self) -> u64 {
         self.id.0
     }

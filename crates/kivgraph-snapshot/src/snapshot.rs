@@ -462,28 +462,27 @@ impl Snapshot {
         self.pages
             .iter()
             .filter(|page| among(page.number() as u32))
-            .find_map(|page| {
-                let number = page.number() as u32;
-                let tables = [
-                    ExternalTable::Symbol,
-                    ExternalTable::Package,
-                    ExternalTable::File,
-                ];
-                tables.into_iter().find_map(|table| {
-                    let row = keyed_row(page, table, key)?;
-                    let name = match table {
-                        ExternalTable::Symbol => {
-                            page.str_at(page.record(SectionKind::Symbols, row), symbol::NAME)
-                        }
-                        ExternalTable::Package | ExternalTable::File => "",
-                    };
-                    Some(ExternalNode {
-                        table,
-                        page: number,
-                        name,
-                    })
-                })
+            .find_map(|page| node_in(page, key))
+    }
+
+    /// Where page `number` holds `key` (see [`Snapshot::node_by_key`]).
+    pub fn node_on_page(&self, number: u32, key: &StableKey) -> Option<ExternalNode<'_>> {
+        node_in(&self.pages[self.page_numbered(number)?], key)
+    }
+
+    /// The nodes of other pages that page `number`'s edges reach, each with the page that
+    /// held it: where a page laid out again looks first for the nodes it reaches.
+    pub fn reached_homes(&self, number: u32) -> Vec<(StableKey, u32)> {
+        let Some(page) = self.page_numbered(number) else {
+            return Vec::new();
+        };
+        let page = &self.pages[page];
+        (0..page.count(SectionKind::ExternalNodes))
+            .map(|row| {
+                let (key, _, home) = page.external_node(row);
+                (key, home)
             })
+            .collect()
     }
 
     /// Whether one of the pages `among` accepts holds the file at `path` in `repository`.
@@ -524,6 +523,30 @@ impl Snapshot {
         });
         node.unwrap_or(NodeRef::Missing(key))
     }
+}
+
+/// Where `page` holds `key`: its table and (a declaration's) name.
+fn node_in<'a>(page: &'a Page, key: &StableKey) -> Option<ExternalNode<'a>> {
+    let number = page.number() as u32;
+    let tables = [
+        ExternalTable::Symbol,
+        ExternalTable::Package,
+        ExternalTable::File,
+    ];
+    tables.into_iter().find_map(|table| {
+        let row = keyed_row(page, table, key)?;
+        let name = match table {
+            ExternalTable::Symbol => {
+                page.str_at(page.record(SectionKind::Symbols, row), symbol::NAME)
+            }
+            ExternalTable::Package | ExternalTable::File => "",
+        };
+        Some(ExternalNode {
+            table,
+            page: number,
+            name,
+        })
+    })
 }
 
 /// The row of `page`'s table `table` whose key is `key`, by that table's key index.

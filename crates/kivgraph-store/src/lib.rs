@@ -18,6 +18,7 @@ mod daemon;
 mod error;
 mod generation;
 mod git;
+mod kept;
 mod layout;
 mod manifest;
 mod pages;

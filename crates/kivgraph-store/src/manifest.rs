@@ -104,12 +104,17 @@ pub struct AnalyzerState {
     /// out: in the graph as declarations, their uses are not the build's.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_built: Vec<String>,
+    /// The analyzer has not run on this generation's files yet: a watcher published the
+    /// repository's syntax layer at once, and the analyzer's layer follows in a later
+    /// generation.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub deferred: bool,
 }
 
 impl AnalyzerState {
     /// Every unit of the language in the repository was analysed exactly.
     pub fn is_complete(&self) -> bool {
-        self.analyzer.is_some() && self.failures.is_empty() && self.units > 0
+        self.analyzer.is_some() && self.failures.is_empty() && self.units > 0 && !self.deferred
     }
 }
 

@@ -67,6 +67,9 @@ pub(crate) fn total_counts(pages: &[PageEntry]) -> Counts {
 pub(crate) struct Previous<'a> {
     pub directory: &'a Path,
     pub pages: &'a [PageEntry],
+    /// A snapshot validated before (the last this store published), whose pages its
+    /// snapshot shares by digest instead of validating them again.
+    pub kept: Option<&'a Snapshot>,
 }
 
 /// Links `name` under `subdirectory` of `from` into the same place under `to` (copies it
@@ -122,15 +125,25 @@ pub(crate) fn unhex(text: &str) -> [u8; 32] {
     blake3::Hash::from_hex(text).map_or([0; 32], |hash| *hash.as_bytes())
 }
 
+/// What [`write_pages`] wrote.
+pub(crate) struct WrittenPages {
+    /// Every page's entry, by page number.
+    pub entries: Vec<PageEntry>,
+    /// The numbers of the pages laid out (the others are linked).
+    pub laid_out: HashSet<u32>,
+    /// The previous generation's snapshot, open, when its pages were shared.
+    pub previous: Option<Snapshot>,
+}
+
 /// Writes the pages of a pass into `directory`: the unchanged ones linked from `previous`,
-/// the others validated and laid out. Returns their entries, by page number, and the
-/// numbers of the pages it laid out.
+/// the others validated and laid out. `lap` closes each step's timing.
 pub(crate) fn write_pages<P: FactPage>(
     directory: &Path,
     id: GenerationId,
     pages: &[P],
     previous: Option<&Previous>,
-) -> Result<(Vec<PageEntry>, HashSet<u32>), StoreError> {
+    lap: &mut dyn FnMut(&'static str),
+) -> Result<WrittenPages, StoreError> {
     create_directories(directory)?;
     let invalid = |reason: String| StoreError::Invalid { id, reason };
     let previous_entry =
@@ -157,10 +170,10 @@ pub(crate) fn write_pages<P: FactPage>(
         || {
             previous
                 .filter(|_| !reused.is_empty())
-                .map(|p| Snapshot::open(&p.directory.join(SNAPSHOT_FILE)))
+                .map(|p| Snapshot::open_after(&p.directory.join(SNAPSHOT_FILE), p.kept))
         },
     );
-    let snapshot = match snapshot {
+    let opened = match snapshot {
         Some(Err(error)) => {
             // Nothing is shared with a generation that does not read back whole.
             tracing::warn!(%error, "the served generation's snapshot is unreadable; every page is laid out again");
@@ -171,7 +184,8 @@ pub(crate) fn write_pages<P: FactPage>(
         Some(Ok(snapshot)) => Some(snapshot),
         None => None,
     };
-    let snapshot = snapshot.as_ref();
+    let snapshot = opened.as_ref();
+    lap("decode_changed_pages");
     let mut entries = Vec::with_capacity(pages.len());
     if let Some(previous) = previous {
         for (page, _) in &reused {
@@ -223,14 +237,29 @@ pub(crate) fn write_pages<P: FactPage>(
                 .map(|f| (f.repository.as_str(), f.path.as_str())),
         );
     }
+    // Where the changed pages' nodes of other pages were: a page laid out again mostly
+    // reaches what it reached before, and asking that page is one search, not one per page.
+    let homes: KeyMap<u32> = snapshot.map_or_else(KeyMap::default, |snapshot| {
+        changed_numbers
+            .iter()
+            .flat_map(|number| snapshot.reached_homes(*number))
+            .filter(|(_, home)| unchanged(*home))
+            .collect()
+    });
     // A page's edges reach the same nodes of other pages again and again (every call of a
-    // common function), and finding one searches every kept page: each is searched once.
+    // common function), and finding one may search every kept page: each is searched once.
     let searched: std::sync::Mutex<KeyMap<Option<ExternalNode>>> = Default::default();
     let lookup = |key: &StableKey| -> Option<ExternalNode> {
         if let Some(node) = held.get(key) {
             return Some(*node);
         }
         let snapshot = snapshot?;
+        if let Some(node) = homes
+            .get(key)
+            .and_then(|home| snapshot.node_on_page(*home, key))
+        {
+            return Some(node);
+        }
         if let Some(known) = searched.lock().expect("lookup memo").get(key) {
             return *known;
         }
@@ -246,6 +275,7 @@ pub(crate) fn write_pages<P: FactPage>(
         check_against_previous(snapshot, &built, &held, &unchanged)
             .map_err(|e| invalid(e.to_string()))?;
     }
+    lap("link_and_check_kept_pages");
     let laid_out: Vec<PageEntry> = built
         .par_iter()
         .map(|(number, identity, facts)| {
@@ -279,7 +309,12 @@ pub(crate) fn write_pages<P: FactPage>(
         .collect::<Result<_, StoreError>>()?;
     entries.extend(laid_out);
     entries.sort_by_key(|entry| entry.number);
-    Ok((entries, changed_numbers))
+    lap("validate_lay_out_and_write");
+    Ok(WrittenPages {
+        entries,
+        laid_out: changed_numbers,
+        previous: opened,
+    })
 }
 
 /// What the changed pages dropped or added against the pages they share with the previous

@@ -8,12 +8,13 @@ use kivgraph_facts::{FactPage, FactSet};
 use kivgraph_snapshot::{Snapshot, SnapshotError, write_root};
 
 use crate::error::{StoreError, io};
+use crate::kept::KeptSnapshot;
 use crate::layout::{MANIFEST_FILE, SNAPSHOT_FILE, sync_dir, write_synced};
 use crate::manifest::{Counts, Digests, MANIFEST_FORMAT, Manifest, RepositoryState};
 pub use crate::pages::SinglePage;
 use crate::pages::{
-    Previous, check_facts_files, facts_digest, hex, link_pages, read_facts, root_entries,
-    total_counts, write_pages,
+    Previous, WrittenPages, check_facts_files, facts_digest, hex, link_pages, read_facts,
+    root_entries, total_counts, write_pages,
 };
 use crate::{GenerationId, rfc3339_utc, unix_ms};
 
@@ -51,11 +52,16 @@ pub struct CleanReport {
 #[derive(Debug, Clone)]
 pub struct GenerationStore {
     root: PathBuf,
+    /// What this store (or a clone) published last, for the next publication to share.
+    kept: KeptSnapshot,
 }
 
 impl GenerationStore {
     pub fn new(root: impl Into<PathBuf>) -> Self {
-        GenerationStore { root: root.into() }
+        GenerationStore {
+            root: root.into(),
+            kept: KeptSnapshot::default(),
+        }
     }
 
     pub fn root(&self) -> &Path {
@@ -186,12 +192,17 @@ impl GenerationStore {
     ) -> Result<Published, StoreError> {
         self.publish_candidate(lock, |store, directory, id, lap| {
             let previous = store.reusable_generation();
+            let kept = store.kept.get();
             let previous = previous.as_ref().map(|(directory, manifest)| Previous {
                 directory,
                 pages: &manifest.pages,
+                kept: kept.as_deref(),
             });
-            let (entries, written) = write_pages(directory, id, pages, previous.as_ref())?;
-            lap("validate_lay_out_and_write");
+            let WrittenPages {
+                entries,
+                laid_out,
+                previous,
+            } = write_pages(directory, id, pages, previous.as_ref(), lap)?;
             let root = write_root(id.0, &root_entries(&entries));
             write_synced(&directory.join(SNAPSHOT_FILE), &root)?;
             let manifest = Manifest {
@@ -210,7 +221,8 @@ impl GenerationStore {
                 directory,
                 id,
                 manifest,
-                &|number| written.contains(&number),
+                &|number| laid_out.contains(&number),
+                previous.as_ref(),
                 lap,
             )
         })
@@ -249,7 +261,15 @@ impl GenerationStore {
                 repositories,
                 ..fresh_manifest(id, previous.counts, previous.digests, previous.pages)
             };
-            store.write_manifest_and_verify(directory, id, manifest, &|_| false, lap)
+            let kept = store.kept.get();
+            store.write_manifest_and_verify(
+                directory,
+                id,
+                manifest,
+                &|_| false,
+                kept.as_deref(),
+                lap,
+            )
         })
     }
 
@@ -304,12 +324,15 @@ impl GenerationStore {
         })
     }
 
+    /// Writes the manifest and validates the candidate from disk; the snapshot, when it was
+    /// opened whole, is kept for the next publication to share.
     fn write_manifest_and_verify(
         &self,
         directory: &Path,
         id: GenerationId,
         manifest: Manifest,
         written: &(dyn Fn(u32) -> bool + Sync),
+        shared: Option<&Snapshot>,
         lap: &mut dyn FnMut(&'static str),
     ) -> Result<Manifest, StoreError> {
         let manifest_bytes = serde_json::to_vec_pretty(&manifest)
@@ -319,7 +342,10 @@ impl GenerationStore {
         // Validate exactly what a server will map, from disk: the root and the pages this
         // publication wrote (the facts were validated in memory; their files are checked
         // against their digests). A linked page is the file a previous publication proved.
-        verify_files(directory, id, &manifest, Some(written))?;
+        let proof = Proof::Written { written, shared };
+        if let Some(snapshot) = verify_files(directory, id, &manifest, proof)? {
+            self.kept.set(snapshot);
+        }
         lap("verify_from_disk");
         Ok(manifest)
     }
@@ -462,20 +488,32 @@ fn verify_directory(directory: &Path, id: GenerationId) -> Result<Manifest, Stor
         return Err(invalid("the fact counts do not match the manifest".into()));
     }
     facts.validate().map_err(|e| invalid(e.to_string()))?;
-    verify_files(directory, id, &manifest, None)?;
+    verify_files(directory, id, &manifest, Proof::Everything)?;
     Ok(manifest)
 }
 
+/// How much of a candidate's snapshot [`verify_files`] validates.
+enum Proof<'a> {
+    /// Every page.
+    Everything,
+    /// The pages a publication wrote; the others are links to files a previous publication
+    /// proved, and must only be there. Those `shared` holds by number and digest, validated
+    /// before, are taken from it.
+    Written {
+        written: &'a (dyn Fn(u32) -> bool + Sync),
+        shared: Option<&'a Snapshot>,
+    },
+}
+
 /// The files on disk against the manifest: the facts' digests, and the snapshot reopened
-/// and validated by the reader that servers use — all of it (`written: None`), or the root
-/// and the pages `written` accepts, which this publication wrote (the others are links to
-/// files a previous publication proved, and must only be there).
+/// and validated by the reader that servers use, as far as `proof` asks. Returns the
+/// snapshot when it was opened whole (every page validated now or shared).
 fn verify_files(
     directory: &Path,
     id: GenerationId,
     manifest: &Manifest,
-    written: Option<&(dyn Fn(u32) -> bool + Sync)>,
-) -> Result<(), StoreError> {
+    proof: Proof,
+) -> Result<Option<Snapshot>, StoreError> {
     let invalid = |reason: String| StoreError::Invalid { id, reason };
     let root = directory.join(SNAPSHOT_FILE);
     let mismatch = || {
@@ -483,59 +521,67 @@ fn verify_files(
             "{SNAPSHOT_FILE} does not hold this generation's facts"
         ))
     };
+    let written = |number: u32| match &proof {
+        Proof::Everything => true,
+        Proof::Written { written, .. } => written(number),
+    };
     let checked: Vec<_> = manifest
         .pages
         .iter()
-        .filter(|entry| written.is_none_or(|written| written(entry.number)))
+        .filter(|entry| written(entry.number))
         .cloned()
         .collect();
+    // Opening whole costs no more than the written pages when the others are shared (or
+    // there are none).
+    let shared = match &proof {
+        Proof::Everything => None,
+        Proof::Written { shared, .. } => *shared,
+    };
+    let whole = shared.is_some() || checked.len() == manifest.pages.len();
     // The facts' digests are checked beside the snapshot's validation.
-    let (facts, payload_digest) = rayon::join(
+    let (facts, snapshot) = rayon::join(
         || check_facts_files(directory, &checked),
-        || -> Result<String, StoreError> {
+        || -> Result<(String, Option<Snapshot>), StoreError> {
             let in_file = |e: SnapshotError| invalid(format!("{SNAPSHOT_FILE}: {e}"));
-            match written {
-                None => {
-                    let snapshot = Snapshot::open(&root).map_err(in_file)?;
-                    let counts = &manifest.counts;
-                    if snapshot.generation() != id.0
-                        || snapshot.symbol_count() != counts.symbols
-                        || snapshot.file_count() != counts.files
-                        || snapshot.edge_count() != counts.edges
-                    {
-                        return Err(mismatch());
-                    }
-                    Ok(hex(&snapshot.payload_digest()))
+            if whole {
+                let snapshot = Snapshot::open_after(&root, shared).map_err(in_file)?;
+                let counts = &manifest.counts;
+                if snapshot.generation() != id.0
+                    || snapshot.symbol_count() != counts.symbols
+                    || snapshot.file_count() != counts.files
+                    || snapshot.edge_count() != counts.edges
+                {
+                    return Err(mismatch());
                 }
-                Some(written) => {
-                    let validated = Snapshot::validate_pages(&root, written).map_err(in_file)?;
-                    let agrees = validated.generation == id.0
-                        && validated
-                            .pages
-                            .iter()
-                            .all(|(number, symbols, files, edges)| {
-                                manifest.pages.iter().any(|entry| {
-                                    entry.number == *number
-                                        && entry.counts.symbols == *symbols
-                                        && entry.counts.files == *files
-                                        && entry.counts.edges == *edges
-                                })
-                            });
-                    if !agrees {
-                        return Err(mismatch());
-                    }
-                    Ok(hex(&validated.payload_digest))
-                }
+                return Ok((hex(&snapshot.payload_digest()), Some(snapshot)));
             }
+            let validated = Snapshot::validate_pages(&root, written).map_err(in_file)?;
+            let agrees = validated.generation == id.0
+                && validated
+                    .pages
+                    .iter()
+                    .all(|(number, symbols, files, edges)| {
+                        manifest.pages.iter().any(|entry| {
+                            entry.number == *number
+                                && entry.counts.symbols == *symbols
+                                && entry.counts.files == *files
+                                && entry.counts.edges == *edges
+                        })
+                    });
+            if !agrees {
+                return Err(mismatch());
+            }
+            Ok((hex(&validated.payload_digest), None))
         },
     );
     facts.map_err(|e| invalid(e.to_string()))?;
-    if payload_digest? != manifest.digests.snapshot_payload {
+    let (payload_digest, snapshot) = snapshot?;
+    if payload_digest != manifest.digests.snapshot_payload {
         return Err(invalid(format!(
             "{SNAPSHOT_FILE} does not match the digest in its manifest"
         )));
     }
-    Ok(())
+    Ok(snapshot)
 }
 
 /// A manifest built now, by this build, for pages with these counts and digests.

@@ -95,7 +95,7 @@ fn index(args: &IndexArgs) -> anyhow::Result<serde_json::Value> {
         eprintln!();
     }
     match result? {
-        PassResult::Published(report) => Ok(report),
+        PassResult::Published { report, .. } => Ok(report),
         PassResult::Unchanged(generation) => {
             bail!("generation {generation} was kept, though index --full republishes")
         }

@@ -17,7 +17,8 @@ use std::time::{Duration, Instant, SystemTime};
 use anyhow::{Context, bail};
 use kivgraph_config::parse_duration;
 use kivgraph_store::{
-    ProcessRecord, WatchedBatch, WatchedRepository, WatcherStatus, rfc3339_utc, unix_ms,
+    GenerationStore, ProcessRecord, WatchedBatch, WatchedRepository, WatcherStatus, rfc3339_utc,
+    unix_ms,
 };
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 use serde::Serialize;
@@ -78,16 +79,34 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
     let mut toolchains = Toolchains::default();
     // The engine and the repositories as read, kept from one batch to the next.
     let mut warm = WarmEngine::default();
-    let mut batch =
-        |loaded: &Loaded, toolchains: &Toolchains, status: &mut WatcherStatus, changes: Changes| {
-            let outcome = pass(loaded, toolchains, &mut warm, &changes);
-            let record = out.pass(&changes, outcome);
-            status.record(record);
-            if let Err(err) = loaded.store(None).write_watcher_status(status) {
-                out.error(&format!("the watcher's status could not be written: {err}"));
-            }
-        };
-    batch(&loaded, &toolchains, &mut status, Changes::none("start"));
+    let mut kept_store = loaded.store(None);
+    // The repositories whose analyzers' layer the published generation still owes.
+    let mut owed: Vec<String> = Vec::new();
+    let mut batch = |loaded: &Loaded,
+                     toolchains: &Toolchains,
+                     status: &mut WatcherStatus,
+                     owed: &mut Vec<String>,
+                     changes: Changes| {
+        if kept_store.root() != loaded.config.generation_store() {
+            kept_store = loaded.store(None);
+        }
+        let outcome = pass(loaded, toolchains, &mut warm, &kept_store, &changes);
+        if let Ok((PassResult::Published { deferred, .. }, _)) = &outcome {
+            owed.clone_from(deferred);
+        }
+        let record = out.pass(&changes, outcome);
+        status.record(record);
+        if let Err(err) = loaded.store(None).write_watcher_status(status) {
+            out.error(&format!("the watcher's status could not be written: {err}"));
+        }
+    };
+    batch(
+        &loaded,
+        &toolchains,
+        &mut status,
+        &mut owed,
+        Changes::none("start"),
+    );
     out.watching(&watched, idle);
     loop {
         let ignored = ignored_directories(&loaded);
@@ -106,12 +125,29 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
                 out.error(&format!("the watcher's status could not be written: {err}"));
             }
         };
-        match batch::next(&receive, window, idle, &relevant, &mut on_phase) {
+        // An owed analyzers' layer runs as soon as no change is queued.
+        let quiet_for = if owed.is_empty() {
+            idle
+        } else {
+            Duration::ZERO
+        };
+        match batch::next(&receive, window, quiet_for, &relevant, &mut on_phase) {
             Next::Closed => bail!("the file-system watcher stopped"),
+            Next::Idle if !owed.is_empty() => batch(
+                &loaded,
+                &toolchains,
+                &mut status,
+                &mut owed,
+                Changes {
+                    reread: Reread::Touched(Vec::new()),
+                    ..Changes::none("analyzers")
+                },
+            ),
             Next::Idle => batch(
                 &loaded,
                 &toolchains,
                 &mut status,
+                &mut owed,
                 Changes::none("reconciliation"),
             ),
             Next::Changes(changes) => {
@@ -135,23 +171,27 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
                 } else {
                     "changes"
                 };
-                batch(
-                    &loaded,
-                    &toolchains,
-                    &mut status,
-                    Changes {
-                        trigger,
-                        events: changes.events,
-                        paths: changes.paths.len(),
-                        opened: changes.opened,
-                        // A lost event may hide any change: read everything again.
-                        reread: if registry || !changes.errors.is_empty() {
-                            Reread::All
-                        } else {
-                            Reread::Touched(changes.paths.into_iter().collect())
-                        },
-                    },
-                );
+                // A lost event may hide any change: read everything again, analyzers
+                // included.
+                let paths = changes.paths.len();
+                let (reread, deferred) = if registry || !changes.errors.is_empty() {
+                    (Reread::All, Vec::new())
+                } else {
+                    let deferred = touched_repositories(&loaded, &changes.paths, &owed);
+                    (
+                        Reread::Touched(changes.paths.into_iter().collect()),
+                        deferred,
+                    )
+                };
+                let changes = Changes {
+                    trigger,
+                    events: changes.events,
+                    paths,
+                    opened: changes.opened,
+                    reread,
+                    deferred,
+                };
+                batch(&loaded, &toolchains, &mut status, &mut owed, changes);
             }
         }
     }
@@ -182,18 +222,20 @@ fn pass(
     loaded: &Loaded,
     toolchains: &Toolchains,
     warm: &mut WarmEngine,
+    store: &GenerationStore,
     changes: &Changes,
 ) -> anyhow::Result<(PassResult, Duration)> {
     let started = Instant::now();
     let warm = WarmPass {
         engine: warm,
+        store,
+        deferred: changes.deferred.clone(),
         reread: changes.reread.clone(),
         persist: matches!(changes.trigger, "start" | "reconciliation"),
     };
     let result = index_and_publish(loaded, toolchains, &|_| {}, OnUnchanged::Skip, Some(warm))?;
     let elapsed = started.elapsed();
-    if matches!(result, PassResult::Published(_)) {
-        let store = loaded.store(None);
+    if matches!(result, PassResult::Published { .. }) {
         // Another writer holding the lock prunes nothing now; the next publication will.
         if let Ok(lock) = store.lock() {
             match store.prune(&lock) {
@@ -227,6 +269,9 @@ struct Changes {
     opened: Option<Instant>,
     /// Which repositories the pass reads again.
     reread: Reread,
+    /// The repositories whose analyzers the pass leaves to the next (sorted): those the
+    /// batch touched, and those whose analyzers' layer is still owed.
+    deferred: Vec<String>,
 }
 
 impl Changes {
@@ -237,8 +282,29 @@ impl Changes {
             paths: 0,
             opened: None,
             reread: Reread::All,
+            deferred: Vec::new(),
         }
     }
+}
+
+/// The registered repositories holding one of `paths`, with those already `owed`, sorted:
+/// their syntax layer is published first, their analyzers' layer in the generation after.
+fn touched_repositories(
+    loaded: &Loaded,
+    paths: &std::collections::BTreeSet<PathBuf>,
+    owed: &[String],
+) -> Vec<String> {
+    let mut names: Vec<String> = loaded
+        .registry
+        .repositories
+        .iter()
+        .filter(|entry| paths.iter().any(|path| path.starts_with(&entry.path)))
+        .map(|entry| entry.name.clone())
+        .chain(owed.iter().cloned())
+        .collect();
+    names.sort();
+    names.dedup();
+    names
 }
 
 /// The repositories as the status file names them.
@@ -392,7 +458,7 @@ impl Output {
         };
         let duration_ms = duration.as_millis() as u64;
         let (state, generation) = match &result {
-            PassResult::Published(report) => (
+            PassResult::Published { report, .. } => (
                 "published",
                 report["generation_id"].as_str().unwrap_or("").to_string(),
             ),
@@ -412,8 +478,12 @@ impl Output {
             "generation_id": generation, "events": events, "paths": paths,
             "duration_ms": duration_ms, "latency_ms": latency_ms,
             "phases_ms": match &result {
-                PassResult::Published(report) => report["index"]["phases_ms"].clone(),
+                PassResult::Published { report, .. } => report["index"]["phases_ms"].clone(),
                 PassResult::Unchanged(_) => serde_json::Value::Null,
+            },
+            "exact_layer_follows": match &result {
+                PassResult::Published { deferred, .. } => deferred.clone(),
+                PassResult::Unchanged(_) => Vec::new(),
             }}),
             text,
         );

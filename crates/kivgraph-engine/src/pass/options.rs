@@ -54,6 +54,10 @@ pub struct AnalyzerOptions {
     pub loads_at_once: LoadsAtOnce,
     /// Why each absent analyzer is absent, by the language it serves.
     pub absent: Vec<(Language, String)>,
+    /// The repositories whose analyzers this pass leaves to the next, sorted: a watcher
+    /// publishes a save's syntax layer first, and the analyzers' layer in the generation
+    /// after (their reports say `deferred`).
+    pub deferred_repositories: Vec<String>,
 }
 
 /// How many Rust and Go loads run at once, each with its own budget: each load holds a

@@ -11,7 +11,7 @@ use crate::analysis::{
     AnalyzerSettings, UnitAnalysis, configured_units, go_unit, load_groups, package_summary,
     python_unit, rust_unit, typescript_unit,
 };
-use crate::inputs::Workspace;
+use crate::inputs::{Workspace, analyzers_deferred};
 
 impl Engine {
     /// What each exact analyzer did for one repository: TypeScript per package, Python as
@@ -47,6 +47,7 @@ impl Engine {
                 .iter()
                 .find(|(l, _)| *l == language)
                 .map(|(_, why)| why.clone()),
+            deferred: false,
         };
         let mut runs = Vec::new();
         let name = input.name(&self.db);
@@ -54,6 +55,38 @@ impl Engine {
             .map(|settings| settings.scip_indexers(&self.db).clone())
             .unwrap_or_default();
         let covered = |language: Language| indexers.iter().any(|i| i.covers(name, language));
+        if analyzers_deferred(&self.db, name) {
+            // Nothing is asked of a unit (that would run its analyzer): each language an
+            // analyzer would read is owed to the next generation.
+            return [
+                Language::TypeScript,
+                Language::Python,
+                Language::Rust,
+                Language::Go,
+            ]
+            .into_iter()
+            .filter(|language| match language {
+                Language::TypeScript => has(&[Language::TypeScript, Language::JavaScript]),
+                _ => has(&[*language]),
+            })
+            .map(|language| {
+                let located =
+                    AnalyzerSettings::try_get(&self.db).is_some_and(|settings| match language {
+                        Language::TypeScript => settings.typescript(&self.db).is_some(),
+                        Language::Python => settings.python(&self.db).is_some(),
+                        Language::Rust => settings.rust(&self.db).is_some(),
+                        _ => settings.go(&self.db).is_some(),
+                    });
+                let owed = located || covered(language);
+                let run = absent(language);
+                AnalyzerRun {
+                    absent: run.absent.filter(|_| !owed),
+                    deferred: owed,
+                    ..run
+                }
+            })
+            .collect();
+        }
         for (indexer, unit) in indexers.iter().zip(configured_units(&self.db, *input)) {
             for language in indexer.languages.iter().filter(|l| has(&[**l])) {
                 if !indexer.covers(name, *language) {
@@ -72,6 +105,7 @@ impl Engine {
                     absent: None,
                     patched: Vec::new(),
                     not_built: Vec::new(),
+                    deferred: false,
                 });
             }
         }
@@ -225,4 +259,8 @@ pub struct AnalyzerRun {
     /// `unit: how many files, e.g. one` per unit whose build leaves some of its own
     /// files out (Rust: a module behind an inactive feature or `cfg`).
     pub not_built: Vec<String>,
+    /// The analyzer did not run for this generation: the repository changed, its syntax
+    /// layer was published at once, and the analyzer's layer follows in the next one.
+    #[serde(default)]
+    pub deferred: bool,
 }

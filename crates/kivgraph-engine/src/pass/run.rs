@@ -114,7 +114,7 @@ fn execute(
         });
         let kept = warm
             .as_mut()
-            .and_then(|(warm, reread, _)| warm.kept(entry, reread));
+            .and_then(|(warm, reread, _)| warm.kept(entry, reread, &options.analyzers.go_build));
         let repository = match kept {
             Some(kept) => kept,
             None => match discover_repository(entry, &options.analyzers.go_build) {

@@ -13,7 +13,7 @@ use crate::analysis::{
     typescript_unit,
 };
 use crate::database::EngineDatabase;
-use crate::inputs::{PackageInput, RepositoryInput, Workspace};
+use crate::inputs::{PackageInput, RepositoryInput, Workspace, analyzers_deferred};
 
 impl Engine {
     /// Runs the analyzer units that need it, heaviest first, each language within its own
@@ -50,6 +50,10 @@ impl Engine {
             (self.loads_at_once.go_modules, Vec::new()),
         ];
         for repository in workspace.repositories(&self.db) {
+            // A deferred repository's units run in the pass after this one.
+            if analyzers_deferred(&self.db, repository.name(&self.db)) {
+                continue;
+            }
             let packages = repository.packages(&self.db);
             for package in packages {
                 let modules = bytes(

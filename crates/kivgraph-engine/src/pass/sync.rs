@@ -12,7 +12,7 @@ use salsa::Setter;
 use super::engine::Engine;
 use super::options::AnalyzerOptions;
 use crate::analysis::AnalyzerSettings;
-use crate::inputs::{FileInput, PackageInput, RepositoryInput, UnitInput, Workspace};
+use crate::inputs::{Deferral, FileInput, PackageInput, RepositoryInput, UnitInput, Workspace};
 use crate::keys::package_key;
 
 impl Engine {
@@ -164,6 +164,18 @@ impl Engine {
         // Where analyzers write is not part of what they answer: it is no input.
         self.db.set_analyzer_scratch(options.scratch.clone());
         self.loads_at_once = options.loads_at_once;
+        match Deferral::try_get(&self.db) {
+            Some(deferral) => {
+                if deferral.repositories(&self.db) != &options.deferred_repositories {
+                    deferral
+                        .set_repositories(&mut self.db)
+                        .to(options.deferred_repositories.clone());
+                }
+            }
+            None => {
+                Deferral::new(&self.db, options.deferred_repositories.clone());
+            }
+        }
         match AnalyzerSettings::try_get(&self.db) {
             Some(settings) => {
                 if settings.typescript(&self.db) != &options.typescript {
@@ -208,7 +220,7 @@ impl Engine {
 
 /// Files above this size are not analysed (minified bundles, generated blobs); they are
 /// reported as skipped.
-const MAXIMUM_FILE_BYTES: u64 = 8 << 20;
+pub(super) const MAXIMUM_FILE_BYTES: u64 = 8 << 20;
 
 /// One repository's files with their contents, ready to enter the database.
 #[derive(Clone)]
@@ -239,19 +251,21 @@ pub fn load_repository(mut discovered: DiscoveredRepository) -> LoadedRepository
     let sources = discovered
         .files
         .par_iter()
-        .map(|file| {
-            let bytes = std::fs::read(root.join(&file.path)).ok()?;
-            let fingerprint = Fingerprint::of(&bytes);
-            let len = bytes.len() as u64;
-            let text: Arc<str> = match String::from_utf8(bytes) {
-                Ok(text) => text.into(),
-                Err(err) => String::from_utf8_lossy(err.as_bytes()).into(),
-            };
-            Some((fingerprint, text, len))
-        })
+        .map(|file| Some(source_of(std::fs::read(root.join(&file.path)).ok()?)))
         .collect();
     LoadedRepository {
         discovered,
         sources,
     }
+}
+
+/// A file's bytes as the engine takes them: fingerprint, text (lossy), length.
+pub(super) fn source_of(bytes: Vec<u8>) -> (Fingerprint, Arc<str>, u64) {
+    let fingerprint = Fingerprint::of(&bytes);
+    let len = bytes.len() as u64;
+    let text: Arc<str> = match String::from_utf8(bytes) {
+        Ok(text) => text.into(),
+        Err(err) => String::from_utf8_lossy(err.as_bytes()).into(),
+    };
+    (fingerprint, text, len)
 }

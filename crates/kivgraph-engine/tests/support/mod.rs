@@ -51,6 +51,7 @@ pub fn installed_analyzers(scratch: &std::path::Path) -> AnalyzerOptions {
             go_modules: 2,
         },
         absent: Vec::new(),
+        deferred_repositories: Vec::new(),
     }
 }
 

@@ -107,6 +107,10 @@ struct AnalyzerRow<'a> {
     not_built: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]
     absent: Option<&'a str>,
+    /// The analyzer's layer follows in a later generation: a watcher published the
+    /// repository's saves with the syntax layer first.
+    #[serde(skip_serializing_if = "is_false")]
+    deferred: bool,
 }
 
 #[derive(Serialize)]
@@ -131,11 +135,12 @@ pub(crate) fn row(state: &kivgraph_store::RepositoryState) -> RepositoryRow<'_> 
             language: &a.language,
             analyzer: a.analyzer.as_deref(),
             units: a.analyzer.is_some().then_some(a.units),
-            edges: a.analyzer.is_none().then_some("syntax layer"),
+            edges: (a.analyzer.is_none() || a.deferred).then_some("syntax layer"),
             failed_units: &a.failures,
             patched: &a.patched,
             not_built: &a.not_built,
             absent: a.absent.as_deref(),
+            deferred: a.deferred,
         })
         .collect();
     let build_output = state
