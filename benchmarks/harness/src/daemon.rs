@@ -471,7 +471,8 @@ pub fn daemon_benchmark(args: &[String]) -> anyhow::Result<()> {
     );
     // On to 1,000 saves, four at a time, each four answered before the next.
     let mut n = targets.len();
-    let mut memory = vec![json!({"saves": saves, "resident_mib": round(after_edits)})];
+    let mut memory = vec![json!({"saves": saves, "resident_mib": round(after_edits),
+        "private_mib": round(daemon.private_mib())})];
     while saves < saves_wanted {
         let batch: Vec<&Target> = (0..4).map(|k| &targets[(n + k) % targets.len()]).collect();
         for (k, target) in batch.iter().enumerate() {
@@ -495,7 +496,8 @@ pub fn daemon_benchmark(args: &[String]) -> anyhow::Result<()> {
         saves += 8;
         n += 4;
         if saves % 200 < 8 {
-            memory.push(json!({"saves": saves, "resident_mib": round(daemon.resident_mib())}));
+            memory.push(json!({"saves": saves, "resident_mib": round(daemon.resident_mib()),
+                "private_mib": round(daemon.private_mib())}));
         }
     }
     let after_saves = daemon.resident_mib();
