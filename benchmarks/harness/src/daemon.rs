@@ -496,8 +496,10 @@ pub fn daemon_benchmark(args: &[String]) -> anyhow::Result<()> {
         saves += 8;
         n += 4;
         if saves % 200 < 8 {
-            memory.push(json!({"saves": saves, "resident_mib": round(daemon.resident_mib()),
-                "private_mib": round(daemon.private_mib())}));
+            memory.push(
+                json!({"saves": saves, "resident_mib": round(daemon.resident_mib()),
+                "private_mib": round(daemon.private_mib())}),
+            );
         }
     }
     let after_saves = daemon.resident_mib();

@@ -31,6 +31,13 @@ Getting started
   stop [--dry-run]                                      Stop every running serve, daemon and watch of this user
   watch [--json]                                        Keep the published graph in step with the checkouts while it runs
 
+Integrations
+  mcp install --target T [--scope user|project] [--stdio] [--dry-run] [--force]
+                                                        Register with an MCP client (claude-code, claude-desktop, codex,
+                                                        opencode, oh-my-pi, gemini, cursor, vscode), daemon first
+  mcp status --target T [--scope user|project]          Say whether a client's registration is ours, absent or another's
+  mcp remove --target T [--scope user|project]          Remove only kivgraph's registration
+
 Reading code
   report FILE [--view compact]                          A file's shape: imports, declarations, what to read first
   read FILE SYMBOL [--kind K]                           One symbol's verbatim body, from its doc comment
@@ -76,6 +83,7 @@ enum Command {
     Watch(watch::WatchArgs),
     Daemon(commands::daemon::DaemonArgs),
     Stop(commands::stop::StopArgs),
+    Mcp(commands::mcp::McpArgs),
 }
 
 fn main() -> ExitCode {
@@ -119,6 +127,7 @@ fn main() -> ExitCode {
         Command::Watch(args) => watch::run(args),
         Command::Daemon(args) => commands::daemon::run(args),
         Command::Stop(args) => commands::stop::run(args),
+        Command::Mcp(args) => commands::mcp::run(args),
     };
     match result {
         Ok(code) => code,

@@ -4,6 +4,7 @@ pub mod doctor;
 pub mod graph;
 pub mod index;
 pub mod init;
+pub mod mcp;
 pub mod navigate;
 pub mod serve;
 pub mod stop;

@@ -6,7 +6,10 @@
 
 mod supervisor;
 
-pub use supervisor::Owner;
+pub use supervisor::{Owner, install as give_owner, supervisor as supervisor_reachable};
+
+/// Where the daemon listens unless told otherwise.
+pub const DEFAULT_ADDRESS: &str = "127.0.0.1:7788";
 
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::process::ExitCode;
@@ -47,14 +50,14 @@ pub struct DaemonRunArgs {
     #[command(flatten)]
     config: ConfigArg,
     /// The HTTP address to bind.
-    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:7788", value_parser = address)]
+    #[arg(long, value_name = "HOST:PORT", default_value = DEFAULT_ADDRESS, value_parser = address)]
     addr: SocketAddr,
     /// Bind a non-loopback address (the answers carry paths and symbol names).
     #[arg(long)]
     allow_remote: bool,
 }
 
-fn address(text: &str) -> Result<SocketAddr, String> {
+pub fn address(text: &str) -> Result<SocketAddr, String> {
     text.to_socket_addrs()
         .map_err(|err| format!("{text:?} is not a HOST:PORT address: {err}"))?
         .next()

@@ -104,7 +104,7 @@ fn systemctl(args: &[&str]) -> Result<String, String> {
 }
 
 /// `Ok` when a supported supervisor can be driven here.
-fn supervisor() -> Result<(), String> {
+pub fn supervisor() -> Result<(), String> {
     if !cfg!(target_os = "linux") {
         return Err(format!(
             "no supported supervisor on {}: only systemd user units are installed (a launchd agent is described in docs/daemon.md)",

@@ -1,0 +1,297 @@
+//! `kivgraph mcp install | status | remove` over clients' real configuration files: only the
+//! entry named `kivgraph` changes, every other byte stays, and a real Claude Code connects
+//! to what was written.
+
+#[path = "common/mod.rs"]
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use common::binary;
+use serde_json::{Value, json};
+
+/// `kivgraph ARGS` with `home` as HOME and the working directory.
+fn kivgraph(home: &Path, args: &[&str]) -> Output {
+    Command::new(binary())
+        .args(args)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_STATE_HOME", home.join(".local/state"))
+        .current_dir(home)
+        .output()
+        .unwrap()
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+fn outcome(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|_| panic!("{}", text(output)))
+}
+
+/// `mcp install --target claude-code --stdio --json`, and `extra`.
+fn install_claude_code(home: &Path, extra: &[&str]) -> Output {
+    let args = [
+        "mcp",
+        "install",
+        "--target",
+        "claude-code",
+        "--stdio",
+        "--json",
+    ];
+    kivgraph(home, &[&args[..], extra].concat())
+}
+
+fn executable() -> String {
+    std::fs::canonicalize(binary())
+        .unwrap()
+        .display()
+        .to_string()
+}
+
+const OTHER_SERVER: &str = r#"    "other": {
+      "command": "/opt/other/bin/server",
+      "args": ["--stdio"],
+      "env": {"TOKEN": "x"}
+    }"#;
+
+#[test]
+fn an_install_keeps_every_other_byte_and_remove_takes_only_its_own_entry() {
+    let home = tempfile::tempdir().unwrap();
+    let file = home.path().join(".claude.json");
+    let original = format!(
+        "{{\n  \"numStartups\": 7,\n  \"mcpServers\": {{\n{OTHER_SERVER}\n  }},\n  \"theme\": \"dark\"\n}}\n"
+    );
+    std::fs::write(&file, &original).unwrap();
+    let dry = install_claude_code(home.path(), &["--dry-run"]);
+    assert_eq!(outcome(&dry)["state"], "would-install", "{}", text(&dry));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), original);
+
+    let installed = install_claude_code(home.path(), &[]);
+    assert!(installed.status.success(), "{}", text(&installed));
+    assert_eq!(outcome(&installed)["state"], "installed");
+    let written = std::fs::read_to_string(&file).unwrap();
+    assert!(written.contains(OTHER_SERVER), "{written}");
+    assert!(
+        written.starts_with("{\n  \"numStartups\": 7,\n"),
+        "{written}"
+    );
+    assert!(written.ends_with("  \"theme\": \"dark\"\n}\n"), "{written}");
+    let parsed: Value = serde_json::from_str(&written).unwrap();
+    assert_eq!(
+        parsed["mcpServers"]["kivgraph"],
+        json!({"command": executable(), "args": ["serve"]})
+    );
+    assert_eq!(
+        std::fs::read_to_string(home.path().join(".claude.json.kivgraph.bak")).unwrap(),
+        original
+    );
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+
+    // Installed again: managed, and the file is not rewritten.
+    let again = install_claude_code(home.path(), &[]);
+    assert_eq!(outcome(&again)["state"], "managed", "{}", text(&again));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), written);
+    let status = kivgraph(
+        home.path(),
+        &["mcp", "status", "--target", "claude-code", "--json"],
+    );
+    assert_eq!(outcome(&status)["state"], "managed", "{}", text(&status));
+
+    let removed = kivgraph(
+        home.path(),
+        &["mcp", "remove", "--target", "claude-code", "--json"],
+    );
+    assert_eq!(outcome(&removed)["state"], "removed", "{}", text(&removed));
+    let after: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let before: Value = serde_json::from_str(&original).unwrap();
+    assert_eq!(after, before);
+    assert!(
+        std::fs::read_to_string(&file)
+            .unwrap()
+            .contains(OTHER_SERVER)
+    );
+    let absent = kivgraph(
+        home.path(),
+        &["mcp", "status", "--target", "claude-code", "--json"],
+    );
+    assert_eq!(outcome(&absent)["state"], "absent");
+}
+
+#[test]
+fn comments_in_jsonc_and_toml_survive_and_another_installation_s_entry_needs_force() {
+    let home = tempfile::tempdir().unwrap();
+    // VS Code's project file: JSON with comments.
+    let vscode = home.path().join(".vscode/mcp.json");
+    std::fs::create_dir_all(vscode.parent().unwrap()).unwrap();
+    let commented = "{\n  // the team's servers\n  \"servers\": {\n    \"lint\": {\"type\": \"stdio\", \"command\": \"lint-mcp\"} // keep\n  }\n}\n";
+    std::fs::write(&vscode, commented).unwrap();
+    let out = kivgraph(
+        home.path(),
+        &[
+            "mcp", "install", "--target", "vscode", "--scope", "project", "--json",
+        ],
+    );
+    assert_eq!(outcome(&out)["state"], "installed", "{}", text(&out));
+    // A project's file is committed: stdio, and the answer says why.
+    assert_eq!(outcome(&out)["transport"], "stdio");
+    assert!(
+        outcome(&out)["detail"]
+            .as_str()
+            .unwrap()
+            .contains("committed")
+    );
+    let written = std::fs::read_to_string(&vscode).unwrap();
+    assert!(written.contains("// the team's servers"), "{written}");
+    // The other server's text and its comment stay; only the comma a new entry needs is added.
+    assert!(
+        written.contains("\"lint\": {\"type\": \"stdio\", \"command\": \"lint-mcp\"}, // keep"),
+        "{written}"
+    );
+    assert!(written.contains("\"kivgraph\""), "{written}");
+
+    // Codex: TOML, a comment and another table kept as they were.
+    let codex = home.path().join(".codex/config.toml");
+    std::fs::create_dir_all(codex.parent().unwrap()).unwrap();
+    let toml =
+        "# my settings\nmodel = \"o3\"\n\n[mcp_servers.docs]\ncommand = \"docs-mcp\" # pinned\n";
+    std::fs::write(&codex, toml).unwrap();
+    let out = kivgraph(
+        home.path(),
+        &["mcp", "install", "--target", "codex", "--stdio", "--json"],
+    );
+    assert_eq!(outcome(&out)["state"], "installed", "{}", text(&out));
+    let written = std::fs::read_to_string(&codex).unwrap();
+    assert!(written.starts_with(toml), "{written}");
+    assert!(
+        written.contains(&format!(
+            "[mcp_servers.kivgraph]\ncommand = \"{}\"\nargs = [\"serve\"]\n",
+            executable()
+        )),
+        "{written}"
+    );
+
+    // An entry another installation wrote is not ours: refused, then replaced with --force.
+    let claude = home.path().join(".claude.json");
+    std::fs::write(
+        &claude,
+        "{\"mcpServers\": {\"kivgraph\": {\"command\": \"/usr/local/bin/kivgraph\", \"args\": [\"serve\"]}}}",
+    )
+    .unwrap();
+    let refused = install_claude_code(home.path(), &[]);
+    assert!(!refused.status.success());
+    assert_eq!(
+        outcome(&refused)["state"],
+        "incompatible",
+        "{}",
+        text(&refused)
+    );
+    let status = kivgraph(
+        home.path(),
+        &["mcp", "status", "--target", "claude-code", "--json"],
+    );
+    assert_eq!(outcome(&status)["state"], "incompatible");
+    let forced = install_claude_code(home.path(), &["--force"]);
+    assert_eq!(outcome(&forced)["state"], "installed", "{}", text(&forced));
+}
+
+/// Runs `kivgraph ARGS` and checks it fails saying `message`.
+fn refused_saying(home: &Path, args: &[&str], message: &str) {
+    let out = kivgraph(home, args);
+    assert!(!out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains(message), "{}", text(&out));
+}
+
+#[test]
+fn a_symlink_a_broken_file_and_a_missing_target_are_refused_with_nothing_written() {
+    let home = tempfile::tempdir().unwrap();
+    let real = home.path().join("real.json");
+    std::fs::write(&real, "{}").unwrap();
+    std::os::unix::fs::symlink(&real, home.path().join(".claude.json")).unwrap();
+    let install = ["mcp", "install", "--stdio", "--target"];
+    refused_saying(
+        home.path(),
+        &[&install[..], &["claude-code"]].concat(),
+        "is a symlink: refused",
+    );
+    assert_eq!(std::fs::read_to_string(&real).unwrap(), "{}");
+
+    let gemini = home.path().join(".gemini/settings.json");
+    std::fs::create_dir_all(gemini.parent().unwrap()).unwrap();
+    std::fs::write(&gemini, "{\"mcpServers\": [1, 2]}").unwrap();
+    refused_saying(
+        home.path(),
+        &[&install[..], &["gemini"]].concat(),
+        "`mcpServers` is not a table: left alone",
+    );
+    refused_saying(home.path(), &install[..3], "detected here: gemini");
+    refused_saying(
+        home.path(),
+        &[
+            "mcp",
+            "install",
+            "--target",
+            "claude-desktop",
+            "--scope",
+            "project",
+        ],
+        "claude-desktop has no project scope",
+    );
+    // Without a configuration the daemon has no state directory: --daemon refuses.
+    refused_saying(
+        home.path(),
+        &["mcp", "install", "--target", "cursor", "--daemon"],
+        "no configuration exists yet",
+    );
+    assert!(!home.path().join(".cursor/mcp.json").exists());
+}
+
+/// The real Claude Code reads what `mcp install` wrote, spawns the server and reports it
+/// connected.
+#[test]
+fn claude_code_connects_to_what_mcp_install_wrote() {
+    let Some(claude) = common::clients_dir().map(|d| d.join("node_modules/.bin/claude")) else {
+        panic!(
+            "KIVGRAPH_CLIENTS_DIR is not set: run the suite with cargo xtask test, which installs the MCP clients"
+        );
+    };
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join(".claude.json"),
+        "{\"mcpServers\": {\"other\": {\"command\": \"/nonexistent/other\"}}}",
+    )
+    .unwrap();
+    let out = kivgraph(home.path(), &["mcp", "install", "--target", "claude-code"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let listed = Command::new(&claude)
+        .args(["mcp", "list"])
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path().join(".config"))
+        .env("XDG_STATE_HOME", home.path().join(".local/state"))
+        .env_remove("ANTHROPIC_API_KEY")
+        .current_dir(home.path())
+        .output()
+        .unwrap();
+    let listing = text(&listed);
+    assert!(
+        listing
+            .lines()
+            .any(|l| l.starts_with("kivgraph: ") && l.contains("Connected")),
+        "{listing}"
+    );
+    // The other server is still registered, as it was (and fails to start, as it did).
+    assert!(
+        listing.lines().any(|l| l.starts_with("other: ")),
+        "{listing}"
+    );
+}
