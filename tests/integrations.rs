@@ -295,3 +295,89 @@ fn claude_code_connects_to_what_mcp_install_wrote() {
         "{listing}"
     );
 }
+
+/// What bash offers after `words`, the stub sourced in a real bash as a user's shell does.
+fn bash_completes(home: &Path, script: &Path, words: &[&str]) -> Vec<String> {
+    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+    let current = words.last().unwrap();
+    let previous = words[words.len() - 2];
+    let program = format!(
+        "source '{}'; COMP_WORDS=({}); COMP_CWORD={}; COMP_TYPE=9; _clap_complete_kivgraph kivgraph '{current}' '{previous}'; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+        script.display(),
+        quoted.join(" "),
+        words.len() - 1
+    );
+    let out = Command::new("bash")
+        .args(["--norc", "--noprofile", "-c", &program])
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_STATE_HOME", home.join(".local/state"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.trim().to_string())
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+#[test]
+fn bash_completes_commands_flags_and_the_generations_on_disk() {
+    let home = tempfile::tempdir().unwrap();
+    let stub = kivgraph(home.path(), &["completion", "bash"]);
+    assert!(stub.status.success(), "{}", text(&stub));
+    let script = home.path().join("kivgraph.bash");
+    std::fs::write(&script, &stub.stdout).unwrap();
+    // The stub names no command and no flag: it asks the executable.
+    let stub_text = String::from_utf8_lossy(&stub.stdout);
+    assert!(
+        !stub_text.contains("rollback") && !stub_text.contains("--target"),
+        "{stub_text}"
+    );
+
+    assert_eq!(
+        bash_completes(home.path(), &script, &["kivgraph", "mc"]),
+        ["mcp"]
+    );
+    let actions = bash_completes(home.path(), &script, &["kivgraph", "mcp", ""]);
+    for action in ["install", "status", "remove"] {
+        assert!(actions.iter().any(|a| a == action), "{actions:?}");
+    }
+    let targets = bash_completes(
+        home.path(),
+        &script,
+        &["kivgraph", "mcp", "install", "--target", "claude-"],
+    );
+    assert_eq!(targets, ["claude-code", "claude-desktop"]);
+
+    // Generations come from the disk of the default configuration.
+    let repository = home.path().join("live");
+    common::go_repository(&repository);
+    let registered = format!("live={}", repository.display());
+    let init = kivgraph(
+        home.path(),
+        &["init", "--repository", &registered, "--languages", "go"],
+    );
+    assert!(init.status.success(), "{}", text(&init));
+    for _ in 0..2 {
+        let index = Command::new(binary())
+            .args(["index", "--full"])
+            .env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", home.path().join(".config"))
+            .env("XDG_STATE_HOME", home.path().join(".local/state"))
+            .env("KIVGRAPH_ANALYZERS_DIR", home.path().join("no-analyzers"))
+            .env("PATH", "/usr/bin:/bin")
+            .output()
+            .unwrap();
+        assert!(index.status.success(), "{}", text(&index));
+    }
+    assert_eq!(
+        bash_completes(
+            home.path(),
+            &script,
+            &["kivgraph", "rollback", "--generation", "0"]
+        ),
+        ["000002", "000001"]
+    );
+}

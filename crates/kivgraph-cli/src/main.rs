@@ -32,11 +32,10 @@ Getting started
   watch [--json]                                        Keep the published graph in step with the checkouts while it runs
 
 Integrations
-  mcp install --target T [--scope user|project] [--stdio] [--dry-run] [--force]
-                                                        Register with an MCP client (claude-code, claude-desktop, codex,
-                                                        opencode, oh-my-pi, gemini, cursor, vscode), daemon first
-  mcp status --target T [--scope user|project]          Say whether a client's registration is ours, absent or another's
-  mcp remove --target T [--scope user|project]          Remove only kivgraph's registration
+  mcp install --target T [--scope S] [--stdio]          Register with an MCP client, against the daemon where it has an owner
+  mcp status --target T [--scope S]                     Say whether a client's registration is ours, absent or another's
+  mcp remove --target T [--scope S]                     Remove only kivgraph's registration from the client's file
+  completion bash|zsh|fish                              Print the shell completion stub for one shell
 
 Reading code
   report FILE [--view compact]                          A file's shape: imports, declarations, what to read first
@@ -84,9 +83,14 @@ enum Command {
     Daemon(commands::daemon::DaemonArgs),
     Stop(commands::stop::StopArgs),
     Mcp(commands::mcp::McpArgs),
+    Completion(commands::completion::CompletionArgs),
 }
 
 fn main() -> ExitCode {
+    // Asked by the completion stub: answer with candidates and exit, before anything else.
+    clap_complete::CompleteEnv::with_factory(Cli::command)
+        .var(commands::completion::COMPLETE_VAR)
+        .complete();
     let args: Vec<String> = std::env::args().collect();
     match args.get(1).map(String::as_str) {
         None | Some("--help" | "-h" | "help") => {
@@ -128,6 +132,7 @@ fn main() -> ExitCode {
         Command::Daemon(args) => commands::daemon::run(args),
         Command::Stop(args) => commands::stop::run(args),
         Command::Mcp(args) => commands::mcp::run(args),
+        Command::Completion(args) => commands::completion::run(args),
     };
     match result {
         Ok(code) => code,

@@ -27,7 +27,7 @@ enum DoctorCommand {
         #[command(flatten)]
         config: ConfigArg,
         /// The generation to check (default: the active one).
-        #[arg(long, value_name = "ID")]
+        #[arg(long, value_name = "ID", add = clap_complete::engine::ArgValueCompleter::new(crate::commands::completion::generations))]
         generation: Option<String>,
     },
     /// Audit whether each registered repository can be indexed, and say what to change.

@@ -33,7 +33,7 @@ pub struct RollbackArgs {
     #[arg(long, value_name = "PATH")]
     root: Option<PathBuf>,
     /// The generation to return to (default: the registered backup).
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", add = clap_complete::engine::ArgValueCompleter::new(crate::commands::completion::generations))]
     generation: Option<String>,
 }
 

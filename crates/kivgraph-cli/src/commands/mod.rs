@@ -1,4 +1,5 @@
 pub mod audit;
+pub mod completion;
 pub mod daemon;
 pub mod doctor;
 pub mod graph;
