@@ -980,3 +980,53 @@ fn warm_pass_after_an_edit_equals_a_cold_pass() {
     };
     assert_eq!(snapshot(&warm), snapshot(&cold));
 }
+
+/// `version --json` says which commit and profile built the binary and, for this
+/// configuration, each exact analyzer it would run or why none would.
+#[test]
+fn version_json_carries_the_commit_the_profile_and_the_analyzers() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(binary())
+        .args(["version", "--json", "--config"])
+        .arg(dir.path().join("config.yaml"))
+        .env("KIVGRAPH_ANALYZERS_DIR", dir.path().join("no-analyzers"))
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let version: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let head = Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .current_dir(common::manifest_dir())
+        .output()
+        .unwrap();
+    if head.status.success() {
+        assert_eq!(version["commit"], stdout(&head).trim(), "{version}");
+    }
+    assert_eq!(version["profile"], "debug", "{version}");
+    assert!(
+        version["compiler"].as_str().unwrap().starts_with("rustc "),
+        "{version}"
+    );
+    assert_eq!(version["snapshot_format"], 5);
+    let analyzers = version["analyzers"].as_object().unwrap();
+    assert_eq!(
+        analyzers.keys().collect::<Vec<_>>(),
+        [
+            "scip-typescript",
+            "scip-python",
+            "rust-analyzer",
+            "kivgraph-go-worker"
+        ]
+    );
+    assert!(
+        analyzers.values().all(|a| a["absent"].is_string()),
+        "{version}"
+    );
+    // Without --json, one line.
+    let out = Command::new(binary()).arg("version").output().unwrap();
+    assert_eq!(
+        stdout(&out),
+        format!("kivgraph {}\n", env!("CARGO_PKG_VERSION"))
+    );
+}
