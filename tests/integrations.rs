@@ -381,3 +381,95 @@ fn bash_completes_commands_flags_and_the_generations_on_disk() {
         ["000002", "000001"]
     );
 }
+
+/// The Agent Skill lands where each client reads skills, is never rewritten when it is
+/// already there, and a file someone else put at its path is neither replaced nor removed
+/// without `--force`.
+#[test]
+fn the_skill_is_installed_where_clients_read_it_and_only_ours_is_removed() {
+    let home = tempfile::tempdir().unwrap();
+    let skill = |args: &[&str]| {
+        let out = kivgraph(home.path(), &[&["skill"][..], args, &["--json"]].concat());
+        (outcome(&out)["state"].as_str().unwrap().to_string(), out)
+    };
+    let canonical =
+        std::fs::read_to_string(common::manifest_dir().join("skills/kivgraph/SKILL.md")).unwrap();
+    assert!(canonical.starts_with("---\nname: kivgraph\ndescription: "));
+    let path = home.path().join(".claude/skills/kivgraph/SKILL.md");
+    assert_eq!(
+        skill(&["install", "--target", "claude-code"]).0,
+        "installed"
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), canonical);
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        std::fs::metadata(path.parent().unwrap())
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777,
+        0o700
+    );
+    let written_at = std::fs::metadata(&path).unwrap().modified().unwrap();
+    assert_eq!(skill(&["install", "--target", "claude-code"]).0, "managed");
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().modified().unwrap(),
+        written_at
+    );
+    assert_eq!(skill(&["status", "--target", "claude-code"]).0, "managed");
+
+    // Codex's project scope, beside the current directory.
+    assert_eq!(
+        skill(&["install", "--target", "codex", "--scope", "project"]).0,
+        "installed"
+    );
+    assert!(
+        home.path()
+            .join(".agents/skills/kivgraph/SKILL.md")
+            .is_file()
+    );
+
+    // Someone's own file at the path.
+    std::fs::write(&path, "my notes\n").unwrap();
+    assert_eq!(
+        skill(&["status", "--target", "claude-code"]).0,
+        "incompatible"
+    );
+    let (state, out) = skill(&["remove", "--target", "claude-code"]);
+    assert_eq!(state, "incompatible");
+    assert!(!out.status.success());
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "my notes\n");
+    assert_eq!(
+        skill(&["install", "--target", "claude-code", "--force"]).0,
+        "installed"
+    );
+    assert_eq!(
+        std::fs::read_to_string(
+            home.path()
+                .join(".claude/skills/kivgraph/SKILL.md.kivgraph.bak")
+        )
+        .unwrap(),
+        "my notes\n"
+    );
+    std::fs::write(path.with_file_name("other.md"), "another skill's file").unwrap();
+    assert_eq!(
+        skill(&["remove", "--target", "claude-code", "--dry-run"]).0,
+        "would-remove"
+    );
+    assert!(path.is_file());
+    assert_eq!(skill(&["remove", "--target", "claude-code"]).0, "removed");
+    assert!(!path.exists());
+    assert!(path.with_file_name("other.md").is_file());
+    assert_eq!(skill(&["status", "--target", "claude-code"]).0, "absent");
+
+    refused_saying(
+        home.path(),
+        &["skill", "install", "--target", "claude-desktop"],
+        "target \"claude-desktop\" does not support local skill installation",
+    );
+    refused_saying(
+        home.path(),
+        &["skill", "install"],
+        "interactive selection requires a terminal; pass --target",
+    );
+}

@@ -35,6 +35,7 @@ Integrations
   mcp install --target T [--scope S] [--stdio]          Register with an MCP client, against the daemon where it has an owner
   mcp status --target T [--scope S]                     Say whether a client's registration is ours, absent or another's
   mcp remove --target T [--scope S]                     Remove only kivgraph's registration from the client's file
+  skill install|status|remove --target T [--scope S]    The Agent Skill: when to ask the graph, which tool answers what
   completion bash|zsh|fish                              Print the shell completion stub for one shell
 
 Reading code
@@ -82,7 +83,8 @@ enum Command {
     Watch(watch::WatchArgs),
     Daemon(commands::daemon::DaemonArgs),
     Stop(commands::stop::StopArgs),
-    Mcp(commands::mcp::McpArgs),
+    Mcp(commands::integrations::mcp::McpArgs),
+    Skill(commands::integrations::skill::SkillArgs),
     Completion(commands::completion::CompletionArgs),
 }
 
@@ -131,7 +133,8 @@ fn main() -> ExitCode {
         Command::Watch(args) => watch::run(args),
         Command::Daemon(args) => commands::daemon::run(args),
         Command::Stop(args) => commands::stop::run(args),
-        Command::Mcp(args) => commands::mcp::run(args),
+        Command::Mcp(args) => commands::integrations::mcp::run(args),
+        Command::Skill(args) => commands::integrations::skill::run(args),
         Command::Completion(args) => commands::completion::run(args),
     };
     match result {

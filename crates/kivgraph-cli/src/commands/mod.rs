@@ -5,7 +5,7 @@ pub mod doctor;
 pub mod graph;
 pub mod index;
 pub mod init;
-pub mod mcp;
+pub mod integrations;
 pub mod navigate;
 pub mod serve;
 pub mod stop;

@@ -2,20 +2,17 @@
 //! clients people use, against the daemon where it has an owner and over stdio otherwise,
 //! touching nothing in their files but the entry named `kivgraph`.
 
-mod clients;
-mod config_file;
-
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use serde::Serialize;
 
+use super::clients::{Scope, Target, Transport, written_by_us};
+use super::config_file::ConfigFile;
+use super::{Clients, Outcome, Places, report, scope_name};
 use crate::commands::daemon::{DEFAULT_ADDRESS, Owner, address, give_owner, supervisor_reachable};
 use crate::commands::serve::store_of;
 use crate::context::ConfigArg;
-use clients::{Scope, Target, Transport, written_by_us};
-use config_file::ConfigFile;
 
 #[derive(clap::Args, Debug)]
 pub struct McpArgs {
@@ -35,18 +32,11 @@ enum McpAction {
 
 #[derive(clap::Args, Debug)]
 struct Selection {
-    /// A client: claude-code, claude-desktop, codex, opencode, oh-my-pi, gemini, cursor, vscode.
-    #[arg(long, value_enum)]
-    target: Vec<Target>,
-    /// `user` (the client's own configuration) or `project` (the current directory's).
-    #[arg(long, value_enum, default_value = "user")]
-    scope: Scope,
+    #[command(flatten)]
+    clients: Clients,
     /// Consider the stdio entry (what status compares, and what install writes).
     #[arg(long)]
     stdio: bool,
-    /// One JSON object per client instead of a line.
-    #[arg(long)]
-    json: bool,
     #[command(flatten)]
     config: ConfigArg,
 }
@@ -76,30 +66,12 @@ struct RemoveArgs {
     force: bool,
 }
 
-/// What one client's file holds, or what was done to it.
-#[derive(Serialize)]
-struct Outcome {
-    target: &'static str,
-    scope: &'static str,
-    path: PathBuf,
-    /// `managed`, `absent`, `incompatible`, `installed`, `removed`, `would-install`,
-    /// `would-remove`.
-    state: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    transport: Option<&'static str>,
-    detail: String,
-}
-
 pub fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
-    if !cfg!(any(target_os = "linux", target_os = "macos")) {
-        bail!("client integrations run on Linux and macOS only: no path is guessed here");
-    }
-    let home = PathBuf::from(std::env::var_os("HOME").context("HOME is not set")?);
-    let project = std::env::current_dir().context("cannot read the current directory")?;
-    let executable = std::env::current_exe()
-        .context("cannot locate the kivgraph executable")?
-        .display()
-        .to_string();
+    let Places {
+        home,
+        project,
+        executable,
+    } = Places::here()?;
     let (selection, outcomes) = match args.action {
         McpAction::Install(install) => {
             let targets = chosen(&install.selection, &home)?;
@@ -139,31 +111,13 @@ pub fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
             (remove.selection, outcomes)
         }
     };
-    for outcome in &outcomes {
-        if selection.json {
-            println!("{}", serde_json::to_string(outcome)?);
-        } else {
-            println!(
-                "{} ({} scope): {} — {} ({})",
-                outcome.target,
-                outcome.scope,
-                outcome.state,
-                outcome.detail,
-                outcome.path.display()
-            );
-        }
-    }
-    Ok(if outcomes.iter().any(|o| o.state == "incompatible") {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+    report(&outcomes, selection.clients.json)
 }
 
 /// The clients to install into: `--target`, or those this machine has.
 fn chosen(selection: &Selection, home: &Path) -> anyhow::Result<Vec<Target>> {
-    if !selection.target.is_empty() {
-        return Ok(selection.target.clone());
+    if !selection.clients.target.is_empty() {
+        return Ok(selection.clients.target.clone());
     }
     let detected: Vec<&str> = Target::ALL
         .iter()
@@ -181,10 +135,10 @@ fn chosen(selection: &Selection, home: &Path) -> anyhow::Result<Vec<Target>> {
 }
 
 fn required(selection: &Selection) -> anyhow::Result<Vec<Target>> {
-    if selection.target.is_empty() {
+    if selection.clients.target.is_empty() {
         bail!("--target is required: name the client whose registration to read or remove");
     }
-    Ok(selection.target.clone())
+    Ok(selection.clients.target.clone())
 }
 
 /// What install writes: the daemon's url where the daemon has an owner (installing one
@@ -205,7 +159,7 @@ fn transport(
         }
         Ok((stdio.clone(), Some(why)))
     };
-    if install.selection.scope == Scope::Project {
+    if install.selection.clients.scope == Scope::Project {
         return fallback("a project's file gets committed, and a url entry carries a token".into());
     }
     let config = &install.selection.config;
@@ -238,13 +192,6 @@ fn transport(
     ))
 }
 
-fn scope_name(scope: Scope) -> &'static str {
-    match scope {
-        Scope::User => "user",
-        Scope::Project => "project",
-    }
-}
-
 /// One client's file for the selection's scope, read and checked, with what an outcome
 /// about it names.
 struct Registration<'a> {
@@ -261,12 +208,12 @@ impl<'a> Registration<'a> {
         project: &Path,
     ) -> anyhow::Result<Self> {
         let path = target
-            .file(selection.scope, home, project)
+            .file(selection.clients.scope, home, project)
             .with_context(|| {
                 format!(
                     "{} has no {} scope",
                     target.name(),
-                    scope_name(selection.scope)
+                    scope_name(selection.clients.scope)
                 )
             })?;
         Ok(Registration {
@@ -299,7 +246,7 @@ impl<'a> Registration<'a> {
     fn outcome(&self, state: &'static str, detail: String) -> Outcome {
         Outcome {
             target: self.target.name(),
-            scope: scope_name(self.selection.scope),
+            scope: scope_name(self.selection.clients.scope),
             path: self.file.path.clone(),
             state,
             transport: None,

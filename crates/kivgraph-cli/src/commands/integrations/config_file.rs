@@ -1,11 +1,7 @@
 //! A client's configuration file, edited in place: the entry named `kivgraph` under one
 //! section read, set or removed, and every other byte left as it was (JSON with comments
-//! through a concrete syntax tree, TOML through `toml_edit`). Writes are atomic (a `0600`
-//! temporary file beside it, synced, renamed), keep the first state in `.kivgraph.bak`, and
-//! refuse a symlink or anything but a regular file.
+//! through a concrete syntax tree, TOML through `toml_edit`), written as `safe_file` writes.
 
-use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
@@ -14,6 +10,7 @@ use jsonc_parser::cst::{CstInputValue, CstRootNode};
 use serde_json::Value;
 
 use super::clients::Format;
+use super::safe_file;
 
 /// The server's name in every client.
 pub const NAME: &str = "kivgraph";
@@ -23,35 +20,17 @@ pub struct ConfigFile {
     pub path: PathBuf,
     format: Format,
     text: String,
-    pub exists: bool,
 }
 
 impl ConfigFile {
     /// Reads `path`, refusing a symlink or a non-regular file, and checks it parses with
     /// its section a table.
     pub fn read(path: &Path, format: Format, section: &str) -> anyhow::Result<Self> {
-        let exists = match path.symlink_metadata() {
-            Ok(metadata) if metadata.file_type().is_symlink() => {
-                bail!("{} is a symlink: refused, nothing written", path.display())
-            }
-            Ok(metadata) if !metadata.is_file() => {
-                bail!("{} is not a regular file: refused", path.display())
-            }
-            Ok(_) => true,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => false,
-            Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
-        };
-        let text = if exists {
-            std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read {}", path.display()))?
-        } else {
-            String::new()
-        };
+        let text = safe_file::read_regular(path)?;
         let file = ConfigFile {
             path: path.to_path_buf(),
             format,
-            text,
-            exists,
+            text: text.unwrap_or_default(),
         };
         file.section_value(section)?;
         Ok(file)
@@ -157,63 +136,10 @@ impl ConfigFile {
         }
     }
 
-    /// Writes `text` over the file: the first state kept beside it, then a synced `0600`
-    /// temporary file renamed into place (missing directories created `0700`).
+    /// Writes `text` over the file (see [`safe_file::write`]).
     pub fn write(&self, text: &str) -> anyhow::Result<()> {
-        let directory = self
-            .path
-            .parent()
-            .context("a configuration file has a directory")?;
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(directory)
-            .with_context(|| format!("cannot create {}", directory.display()))?;
-        if self.exists {
-            let backup = backup_path(&self.path);
-            match backup.symlink_metadata() {
-                Ok(metadata) if metadata.file_type().is_symlink() || !metadata.is_file() => {
-                    bail!("{} is not a regular file: refused", backup.display())
-                }
-                // The backup holds the state before the first write: kept as it is.
-                Ok(_) => {}
-                Err(_) => {
-                    std::fs::copy(&self.path, &backup)
-                        .with_context(|| format!("cannot write {}", backup.display()))?;
-                }
-            }
-        }
-        let temporary = directory.join(format!(
-            ".{}.kivgraph-{}",
-            self.path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or("config"),
-            std::process::id()
-        ));
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&temporary)
-            .with_context(|| format!("cannot write {}", temporary.display()))?;
-        let written = file
-            .write_all(text.as_bytes())
-            .and_then(|()| file.sync_all())
-            .and_then(|()| std::fs::rename(&temporary, &self.path));
-        if let Err(err) = written {
-            let _ = std::fs::remove_file(&temporary);
-            return Err(err).with_context(|| format!("cannot write {}", self.path.display()));
-        }
-        Ok(())
+        safe_file::write(&self.path, text)
     }
-}
-
-/// `<file>.kivgraph.bak`, beside it.
-pub fn backup_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".kivgraph.bak");
-    path.with_file_name(name)
 }
 
 /// A JSON value as the syntax tree takes it.
