@@ -473,3 +473,143 @@ fn the_skill_is_installed_where_clients_read_it_and_only_ours_is_removed() {
         "interactive selection requires a terminal; pass --target",
     );
 }
+
+/// `kivgraph hook` as Claude Code runs it: the PreToolUse payload on stdin, the verdict on
+/// stdout, always exit 0.
+fn gate(home: &Path, payload: &str, disabled: bool) -> (String, Option<i32>) {
+    use std::io::Write;
+    let mut command = Command::new(binary());
+    command
+        .arg("hook")
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_STATE_HOME", home.join(".local/state"))
+        .env_remove("KIVGRAPH_DISABLE_HOOK")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    if disabled {
+        command.env("KIVGRAPH_DISABLE_HOOK", "1");
+    }
+    let mut child = command.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        out.status.code(),
+    )
+}
+
+#[test]
+fn the_hook_sends_a_search_for_a_shared_name_to_the_graph_and_lets_the_rest_run() {
+    let home = tempfile::tempdir().unwrap();
+    let repository = home.path().join("gocalls");
+    common::copy_tree(
+        &common::fixtures().join("../resolution/gocalls"),
+        &repository,
+    );
+    let registered = format!("gocalls={}", repository.display());
+    let init = kivgraph(
+        home.path(),
+        &["init", "--repository", &registered, "--languages", "go"],
+    );
+    assert!(init.status.success(), "{}", text(&init));
+    let index = Command::new(binary())
+        .args(["index", "--full"])
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path().join(".config"))
+        .env("XDG_STATE_HOME", home.path().join(".local/state"))
+        .env("KIVGRAPH_ANALYZERS_DIR", home.path().join("no-analyzers"))
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .unwrap();
+    assert!(index.status.success(), "{}", text(&index));
+    let grep = |pattern: &str| {
+        json!({"session_id": "s", "hook_event_name": "PreToolUse", "cwd": repository,
+            "tool_name": "Grep", "tool_input": {"pattern": pattern, "path": "."}})
+        .to_string()
+    };
+
+    // `Server` is declared in two packages: grep cannot tell their uses apart.
+    let (verdict, code) = gate(home.path(), &grep("\\bServer\\b"), false);
+    assert_eq!(code, Some(0));
+    let verdict: Value = serde_json::from_str(&verdict).unwrap();
+    let output = &verdict["hookSpecificOutput"];
+    assert_eq!(output["hookEventName"], "PreToolUse");
+    assert_eq!(output["permissionDecision"], "deny");
+    let reason = output["permissionDecisionReason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("2 declarations of Server in gocalls"),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("client/client.go:10 type Server"),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("server/server.go:6 type Server"),
+        "{reason}"
+    );
+    assert!(reason.contains("find_references {"), "{reason}");
+    // The same search as a shell command.
+    let bash = json!({"cwd": repository, "tool_name": "Bash",
+        "tool_input": {"command": "rg -n Server ."}})
+    .to_string();
+    assert!(gate(home.path(), &bash, false).0.contains("\"deny\""));
+
+    // One declaration, a regular expression, a pipeline, another tool, a directory no
+    // repository holds, a disabled gate and a broken payload: all run, silently.
+    for payload in [
+        grep("retry"),
+        grep("Serv.*"),
+        json!({"cwd": repository, "tool_name": "Bash",
+            "tool_input": {"command": "grep -rn Server . | head"}})
+        .to_string(),
+        json!({"cwd": repository, "tool_name": "Read", "tool_input": {"file_path": "x"}})
+            .to_string(),
+        json!({"cwd": home.path(), "tool_name": "Grep", "tool_input": {"pattern": "Server"}})
+            .to_string(),
+        "not json".to_string(),
+    ] {
+        assert_eq!(
+            gate(home.path(), &payload, false),
+            (String::new(), Some(0)),
+            "{payload}"
+        );
+    }
+    assert_eq!(
+        gate(home.path(), &grep("Server"), true),
+        (String::new(), Some(0))
+    );
+
+    // Registered in Claude Code's settings beside what was there, then removed alone.
+    let settings = home.path().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let existing = "{\n  \"model\": \"opus\",\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"matcher\": \"Write\", \"hooks\": [{\"type\": \"command\", \"command\": \"lint\"}]}\n    ]\n  }\n}\n";
+    std::fs::write(&settings, existing).unwrap();
+    let hook = |args: &[&str]| {
+        let out = kivgraph(home.path(), &[&["hook"][..], args, &["--json"]].concat());
+        outcome(&out)["state"].as_str().unwrap().to_string()
+    };
+    assert_eq!(hook(&["status"]), "absent");
+    assert_eq!(hook(&["install"]), "installed");
+    assert_eq!(hook(&["install"]), "managed");
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(written["model"], "opus");
+    let entries = written["hooks"]["PreToolUse"].as_array().unwrap();
+    assert_eq!(entries.len(), 2);
+    assert_eq!(entries[1]["matcher"], "Grep|Bash");
+    assert_eq!(
+        entries[1]["hooks"][0]["command"],
+        format!("{} hook", executable())
+    );
+    assert_eq!(hook(&["remove"]), "removed");
+    let after: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(after, serde_json::from_str::<Value>(existing).unwrap());
+    assert_eq!(hook(&["status"]), "absent");
+}

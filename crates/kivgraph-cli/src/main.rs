@@ -36,6 +36,7 @@ Integrations
   mcp status --target T [--scope S]                     Say whether a client's registration is ours, absent or another's
   mcp remove --target T [--scope S]                     Remove only kivgraph's registration from the client's file
   skill install|status|remove --target T [--scope S]    The Agent Skill: when to ask the graph, which tool answers what
+  hook install|status|remove [--scope S]                Claude Code's gate: a search for a shared identifier is sent to the graph
   completion bash|zsh|fish                              Print the shell completion stub for one shell
 
 Reading code
@@ -85,6 +86,7 @@ enum Command {
     Stop(commands::stop::StopArgs),
     Mcp(commands::integrations::mcp::McpArgs),
     Skill(commands::integrations::skill::SkillArgs),
+    Hook(commands::integrations::hook::HookArgs),
     Completion(commands::completion::CompletionArgs),
 }
 
@@ -135,6 +137,7 @@ fn main() -> ExitCode {
         Command::Stop(args) => commands::stop::run(args),
         Command::Mcp(args) => commands::integrations::mcp::run(args),
         Command::Skill(args) => commands::integrations::skill::run(args),
+        Command::Hook(args) => commands::integrations::hook::run(args),
         Command::Completion(args) => commands::completion::run(args),
     };
     match result {

@@ -5,6 +5,7 @@
 
 mod clients;
 mod config_file;
+pub mod hook;
 pub mod mcp;
 mod safe_file;
 pub mod skill;
