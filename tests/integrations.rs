@@ -35,6 +35,20 @@ fn outcome(output: &Output) -> Value {
     serde_json::from_slice(&output.stdout).unwrap_or_else(|_| panic!("{}", text(output)))
 }
 
+/// `index --full` of the default configuration under `home`, the syntax layer alone.
+fn index_syntax_only(home: &Path) {
+    let index = Command::new(binary())
+        .args(["index", "--full"])
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_STATE_HOME", home.join(".local/state"))
+        .env("KIVGRAPH_ANALYZERS_DIR", home.join("no-analyzers"))
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .unwrap();
+    assert!(index.status.success(), "{}", text(&index));
+}
+
 /// `mcp install --target claude-code --stdio --json`, and `extra`.
 fn install_claude_code(home: &Path, extra: &[&str]) -> Output {
     let args = [
@@ -361,16 +375,7 @@ fn bash_completes_commands_flags_and_the_generations_on_disk() {
     );
     assert!(init.status.success(), "{}", text(&init));
     for _ in 0..2 {
-        let index = Command::new(binary())
-            .args(["index", "--full"])
-            .env("HOME", home.path())
-            .env("XDG_CONFIG_HOME", home.path().join(".config"))
-            .env("XDG_STATE_HOME", home.path().join(".local/state"))
-            .env("KIVGRAPH_ANALYZERS_DIR", home.path().join("no-analyzers"))
-            .env("PATH", "/usr/bin:/bin")
-            .output()
-            .unwrap();
-        assert!(index.status.success(), "{}", text(&index));
+        index_syntax_only(home.path());
     }
     assert_eq!(
         bash_completes(
@@ -518,16 +523,7 @@ fn the_hook_sends_a_search_for_a_shared_name_to_the_graph_and_lets_the_rest_run(
         &["init", "--repository", &registered, "--languages", "go"],
     );
     assert!(init.status.success(), "{}", text(&init));
-    let index = Command::new(binary())
-        .args(["index", "--full"])
-        .env("HOME", home.path())
-        .env("XDG_CONFIG_HOME", home.path().join(".config"))
-        .env("XDG_STATE_HOME", home.path().join(".local/state"))
-        .env("KIVGRAPH_ANALYZERS_DIR", home.path().join("no-analyzers"))
-        .env("PATH", "/usr/bin:/bin")
-        .output()
-        .unwrap();
-    assert!(index.status.success(), "{}", text(&index));
+    index_syntax_only(home.path());
     let grep = |pattern: &str| {
         json!({"session_id": "s", "hook_event_name": "PreToolUse", "cwd": repository,
             "tool_name": "Grep", "tool_input": {"pattern": pattern, "path": "."}})
