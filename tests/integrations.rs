@@ -609,3 +609,78 @@ fn the_hook_sends_a_search_for_a_shared_name_to_the_graph_and_lets_the_rest_run(
     assert_eq!(after, serde_json::from_str::<Value>(existing).unwrap());
     assert_eq!(hook(&["status"]), "absent");
 }
+
+/// `kivgraph logs` and `tool-stats` over a real run: an index, a server, answered and refused
+/// calls — recorded by shape, never by value.
+#[test]
+fn logs_and_tool_stats_read_back_what_was_indexed_served_and_answered() {
+    let dir = common::client::indexed_live();
+    let config = dir.path().join("config.yaml");
+    let mut client = common::client::Client::start(dir.path());
+    client.ok("find_symbol", json!({"name": "Existing"}));
+    client.ok("find_symbol", json!({"name": "Existing", "view": "full"}));
+    client.refused("get_symbol", json!({"repository": "live"}));
+    drop(client);
+    let cli = |args: &[&str]| {
+        let out = Command::new(binary())
+            .args(args)
+            .arg("--config")
+            .arg(&config)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let events: Vec<Value> = cli(&["logs", "--json"])
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let kinds: Vec<(&str, &str)> = events
+        .iter()
+        .map(|e| (e["kind"].as_str().unwrap(), e["role"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("pass", "index"),
+            ("server", "serve"),
+            ("tool_call", "serve"),
+            ("tool_call", "serve"),
+            ("tool_call", "serve")
+        ],
+        "{events:?}"
+    );
+    assert_eq!(events[0]["trigger"], "index --full");
+    assert_eq!(events[0]["result"], "published");
+    assert_eq!(events[2]["tool"], "find_symbol");
+    assert_eq!(events[2]["arguments"], json!([["name", "string"]]));
+    assert!(events[2]["answer_bytes"].as_u64().unwrap() > 0);
+    let log = std::fs::read_to_string(dir.path().join("state/events.jsonl")).unwrap();
+    assert!(
+        !log.contains("Existing"),
+        "argument values are never written: {log}"
+    );
+
+    let failures: Vec<Value> = cli(&["logs", "--failures", "--json"])
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert_eq!(failures[0]["tool"], "get_symbol");
+    assert_eq!(failures[0]["error"], "INVALID_ARGUMENT");
+    let text = cli(&["logs", "--kind", "pass"]);
+    assert!(
+        text.contains("index[") && text.contains("pass (index --full) published 000001"),
+        "{text}"
+    );
+
+    let stats: Value = serde_json::from_str(&cli(&["tool-stats", "--json"])).unwrap();
+    assert_eq!(stats[0]["tool"], "find_symbol");
+    assert_eq!(stats[0]["calls"], 2);
+    assert_eq!(stats[0]["failures"], json!({}));
+    assert_eq!(stats[1]["tool"], "get_symbol");
+    assert_eq!(stats[1]["failures"], json!({"INVALID_ARGUMENT": 1}));
+    let only: Value =
+        serde_json::from_str(&cli(&["tool-stats", "--tool", "get_symbol", "--json"])).unwrap();
+    assert_eq!(only.as_array().unwrap().len(), 1);
+}

@@ -50,6 +50,9 @@ Diagnostics
   graph status [--root PATH]                            Report the active, next and backup generations
   daemon status [--json]                                Report whether the daemon has an owner, and where its unit lives
   version [--json]                                      Print the release, with --json for full provenance
+  logs [--follow] [--kind K] [--tool T] [--since D] [--failures] [--json]
+                                                        What this machine indexed, served and answered (the event log)
+  tool-stats [--tool T] [--since D] [--json]            Calls, p50/p95, bytes out and failures of every tool
 
 Maintenance
   clean [--keep-active] [--yes]                         Remove published graph generations
@@ -87,6 +90,8 @@ enum Command {
     Mcp(commands::integrations::mcp::McpArgs),
     Skill(commands::integrations::skill::SkillArgs),
     Hook(commands::integrations::hook::HookArgs),
+    Logs(commands::events::LogsArgs),
+    ToolStats(commands::events::ToolStatsArgs),
     Completion(commands::completion::CompletionArgs),
 }
 
@@ -138,6 +143,8 @@ fn main() -> ExitCode {
         Command::Mcp(args) => commands::integrations::mcp::run(args),
         Command::Skill(args) => commands::integrations::skill::run(args),
         Command::Hook(args) => commands::integrations::hook::run(args),
+        Command::Logs(args) => commands::events::run_logs(args),
+        Command::ToolStats(args) => commands::events::run_tool_stats(args),
         Command::Completion(args) => commands::completion::run(args),
     };
     match result {

@@ -13,8 +13,8 @@ use kivgraph_engine::{
 };
 use kivgraph_facts::Language;
 use kivgraph_store::{
-    AnalyzerState, BuildOutputState, GenerationId, GenerationStore, GitPosition, RepositoryState,
-    read_git_position,
+    AnalyzerState, BuildOutputState, Event, EventKind, EventLog, GenerationId, GenerationStore,
+    GitPosition, RepositoryState, read_git_position,
 };
 use serde_json::json;
 
@@ -38,6 +38,8 @@ pub struct WarmPass<'a> {
     pub store: &'a GenerationStore,
     /// The repositories whose analyzers this pass leaves to the next (sorted).
     pub deferred: Vec<String>,
+    /// What ran the pass (`start`, `changes`, `analyzers`, …), for the event log.
+    pub trigger: &'static str,
     pub reread: Reread,
     pub persist: bool,
 }
@@ -107,8 +109,45 @@ impl Toolchains {
     }
 }
 
-/// Analyses every registered repository and publishes the result.
+/// Analyses every registered repository and publishes the result, recorded in the event
+/// log (a log that cannot be written costs the record, never the pass).
 pub fn index_and_publish(
+    loaded: &Loaded,
+    toolchains: &Toolchains,
+    progress: &(dyn Fn(Progress) + Sync),
+    on_unchanged: OnUnchanged,
+    warm: Option<WarmPass>,
+) -> anyhow::Result<PassResult> {
+    let started = Instant::now();
+    let (role, trigger) = match &warm {
+        Some(warm) => ("watch", warm.trigger),
+        None => ("index", "index --full"),
+    };
+    let result = publish_pass(loaded, toolchains, progress, on_unchanged, warm);
+    let (state, generation) = match &result {
+        Ok(PassResult::Published { report, .. }) => (
+            "published",
+            report["generation_id"].as_str().map(str::to_string),
+        ),
+        Ok(PassResult::Unchanged(generation)) => ("unchanged", Some(generation.to_string())),
+        Err(_) => ("failed", None),
+    };
+    let event = Event::now(
+        role,
+        EventKind::Pass {
+            trigger: trigger.to_string(),
+            result: state.to_string(),
+            generation,
+            duration_ms: started.elapsed().as_millis() as u64,
+        },
+    );
+    if let Err(err) = EventLog::new(&loaded.config.event_log_path).append(&event) {
+        tracing::debug!("the event log could not be written: {err}");
+    }
+    result
+}
+
+fn publish_pass(
     loaded: &Loaded,
     toolchains: &Toolchains,
     progress: &(dyn Fn(Progress) + Sync),

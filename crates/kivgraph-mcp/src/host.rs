@@ -13,3 +13,13 @@ pub enum Host {
     /// `kivgraph daemon`: every client of these sessions.
     Daemon { sessions: Arc<LocalSessionManager> },
 }
+
+impl Host {
+    /// The role the event log records for this process.
+    pub fn role(&self) -> &'static str {
+        match self {
+            Host::Stdio => "serve",
+            Host::Daemon { .. } => "daemon",
+        }
+    }
+}

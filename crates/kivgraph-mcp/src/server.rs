@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use kivgraph_query::{ErrorCode, QueryError};
-use kivgraph_store::GenerationStore;
+use kivgraph_store::{Event, EventKind, EventLog, GenerationStore, argument_shape};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequestParams,
     ElicitationAction, ElicitationSchema, Implementation, ListToolsResult, PaginatedRequestParams,
@@ -36,6 +36,8 @@ pub struct ServeOptions {
     pub executable: PathBuf,
     /// `mcp.default_limit` and `mcp.maximum_limit`.
     pub limits: kivgraph_query::PageLimits,
+    /// `logging.event_log_path`: where each tool call is recorded.
+    pub event_log: PathBuf,
 }
 
 #[derive(Clone)]
@@ -245,6 +247,7 @@ impl ServerHandler for KivgraphServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let arguments = request.arguments.unwrap_or_default();
+        let shape = argument_shape(&arguments);
         let started = std::time::Instant::now();
         let tool = QueryTool::find(&request.name);
         if tool.is_none() && request.name != "index_project" {
@@ -258,13 +261,28 @@ impl ServerHandler for KivgraphServer {
             (None, Some(tool)) => self.call_query(tool, arguments).await,
             (None, None) => self.call_index_project(arguments, &context).await,
         };
-        match &result {
-            Ok(_) => {
-                tracing::info!(tool = %request.name, elapsed_ms = started.elapsed().as_millis() as u64, "tool answered")
+        let (answer_bytes, error) = match &result {
+            Ok(text) => {
+                tracing::info!(tool = %request.name, elapsed_ms = started.elapsed().as_millis() as u64, "tool answered");
+                (text.len(), None)
             }
             Err(err) => {
-                tracing::info!(tool = %request.name, code = err.code.as_str(), "tool refused")
+                tracing::info!(tool = %request.name, code = err.code.as_str(), "tool refused");
+                (err.to_string().len(), Some(err.code.as_str().to_string()))
             }
+        };
+        let call = EventKind::ToolCall {
+            tool: echoed(&request.name),
+            arguments: shape,
+            duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+            answer_bytes,
+            error,
+        };
+        // A log that cannot be written costs the record, never the answer.
+        if let Err(err) =
+            EventLog::new(&self.options.event_log).append(&Event::now(self.host.role(), call))
+        {
+            tracing::debug!("the event log could not be written: {err}");
         }
         Ok(answer(result))
     }

@@ -7,8 +7,8 @@
 //! rename, fsync), the non-blocking publish lock, the validation a candidate must pass before
 //! it becomes `CURRENT`, rollback and clean; and where a repository's checkout stands
 //! (read from `.git` without running git), which manifests record and servers compare; and
-//! the running watcher's status (`watch.json`), the daemon's endpoint and token
-//! (`daemon.json`) and the records of the running processes (`run/`), which servers report and
+//! the running watcher's status (`watch.json`), the event log (`events.jsonl`), the daemon's
+//! endpoint and token (`daemon.json`) and the records of the running processes (`run/`), which servers report and
 //! `stop` reads.
 //!
 //! Must not know about: how facts are produced (the engine), or how they are queried. The
@@ -16,6 +16,7 @@
 
 mod daemon;
 mod error;
+mod events;
 mod generation;
 mod git;
 mod kept;
@@ -29,6 +30,7 @@ mod watcher;
 
 pub use daemon::{DAEMON_FILE, DaemonRecord};
 pub use error::StoreError;
+pub use events::{Event, EventKind, EventLog, ROTATE_AT_BYTES, argument_shape};
 pub use generation::GenerationId;
 pub use git::{GitPosition, read_git_position};
 pub use manifest::{

@@ -2,6 +2,7 @@ pub mod audit;
 pub mod completion;
 pub mod daemon;
 pub mod doctor;
+pub mod events;
 pub mod graph;
 pub mod index;
 pub mod init;

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use kivgraph_config::{Config, LoadedConfig, StatePaths};
 use kivgraph_mcp::{ServeOptions, serve_stdio};
-use kivgraph_store::GenerationStore;
+use kivgraph_store::{Event, EventKind, EventLog, GenerationStore};
 
 use crate::context::ConfigArg;
 
@@ -22,6 +22,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         .register_process("serve")
         .inspect_err(|err| tracing::warn!("this serve is not recorded for kivgraph stop: {err}"))
         .ok();
+    record_start(&options, "serve", "serving MCP over stdio");
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -30,6 +31,19 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         .block_on(serve_stdio(options))
         .map_err(|e| anyhow::anyhow!(e))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Records a server's start in the event log (a log that cannot be written costs the record).
+pub fn record_start(options: &ServeOptions, role: &str, detail: &str) {
+    let event = Event::now(
+        role,
+        EventKind::Server {
+            detail: detail.to_string(),
+        },
+    );
+    if let Err(err) = EventLog::new(&options.event_log).append(&event) {
+        tracing::debug!("the event log could not be written: {err}");
+    }
 }
 
 /// The store of a configuration, which need not exist yet.
@@ -59,6 +73,7 @@ pub fn serve_options(config: &ConfigArg) -> anyhow::Result<(ServeOptions, bool)>
             default: config.config.mcp.default_limit as usize,
             maximum: config.config.mcp.maximum_limit as usize,
         },
+        event_log: config.event_log_path.clone(),
     };
     Ok((options, configured))
 }

@@ -230,6 +230,7 @@ fn pass(
         engine: warm,
         store,
         deferred: changes.deferred.clone(),
+        trigger: changes.trigger,
         reread: changes.reread.clone(),
         persist: matches!(changes.trigger, "start" | "reconciliation"),
     };

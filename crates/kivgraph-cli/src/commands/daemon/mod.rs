@@ -87,6 +87,11 @@ fn serve(args: DaemonRunArgs) -> anyhow::Result<ExitCode> {
     }
     let token = token()?;
     let socket = options.store_root.join(SOCKET_FILE);
+    crate::commands::serve::record_start(
+        &options,
+        "daemon",
+        "serving MCP over HTTP and a unix socket",
+    );
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
