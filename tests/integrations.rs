@@ -684,3 +684,36 @@ fn logs_and_tool_stats_read_back_what_was_indexed_served_and_answered() {
         serde_json::from_str(&cli(&["tool-stats", "--tool", "get_symbol", "--json"])).unwrap();
     assert_eq!(only.as_array().unwrap().len(), 1);
 }
+
+/// A server logs as its configuration's `logging` section says: JSON at info by default,
+/// text when asked, and nothing under the level asked for.
+#[test]
+fn a_server_logs_in_the_format_and_level_its_configuration_names() {
+    let serve_log = |logging: Option<&str>| {
+        let dir = common::client::indexed_live();
+        if let Some(logging) = logging {
+            let config = dir.path().join("config.yaml");
+            let text = std::fs::read_to_string(&config).unwrap();
+            std::fs::write(&config, format!("{text}\nlogging:\n{logging}")).unwrap();
+        }
+        let log = std::fs::File::create(dir.path().join("serve.log")).unwrap();
+        let mut client =
+            common::client::Client::spawn(dir.path(), json!({}), std::process::Stdio::from(log));
+        client.ok("find_symbol", json!({"name": "Existing"}));
+        drop(client);
+        std::fs::read_to_string(dir.path().join("serve.log")).unwrap()
+    };
+    let default = serve_log(None);
+    assert!(default.contains("tool answered"), "{default}");
+    assert!(
+        default
+            .lines()
+            .all(|l| serde_json::from_str::<Value>(l).is_ok()),
+        "{default}"
+    );
+    let text = serve_log(Some("  format: text\n  level: info\n"));
+    assert!(text.contains("tool answered"), "{text}");
+    assert!(!text.trim_start().starts_with('{'), "{text}");
+    let quiet = serve_log(Some("  format: json\n  level: warn\n"));
+    assert!(!quiet.contains("tool answered"), "{quiet}");
+}

@@ -122,10 +122,14 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(err) => err.exit(),
     };
-    logging::init(matches!(
-        cli.command,
-        Command::Serve(_) | Command::Daemon(_)
-    ));
+    // A server's logs follow its configuration's `logging` section; a one-shot command's are
+    // for the person or pipeline that ran it.
+    let server = match &cli.command {
+        Command::Serve(args) => Some(args.config()),
+        Command::Daemon(args) => args.serving(),
+        _ => None,
+    };
+    logging::init(server.map(logging::Server::of));
     let result = match cli.command {
         Command::Init(args) => commands::init::run(args),
         Command::Index(args) => commands::index::run(args),

@@ -15,6 +15,12 @@ pub struct ServeArgs {
     config: ConfigArg,
 }
 
+impl ServeArgs {
+    pub fn config(&self) -> &ConfigArg {
+        &self.config
+    }
+}
+
 pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let (options, _) = serve_options(&args.config)?;
     // A record `stop` finds; a store nobody can write to still serves.

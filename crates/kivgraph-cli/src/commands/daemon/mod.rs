@@ -35,6 +35,13 @@ pub struct DaemonArgs {
     run: DaemonRunArgs,
 }
 
+impl DaemonArgs {
+    /// The configuration of a running daemon; `None` for `install`, `remove`, `status`.
+    pub fn serving(&self) -> Option<&ConfigArg> {
+        self.action.is_none().then_some(&self.run.config)
+    }
+}
+
 #[derive(clap::Subcommand, Debug)]
 enum DaemonAction {
     /// Give the daemon an owner, so the platform starts it and restarts it.
