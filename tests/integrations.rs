@@ -717,3 +717,28 @@ fn a_server_logs_in_the_format_and_level_its_configuration_names() {
     let quiet = serve_log(Some("  format: json\n  level: warn\n"));
     assert!(!quiet.contains("tool answered"), "{quiet}");
 }
+
+/// `kivgraph stats` finds a running server by its executable, with its memory and the
+/// generation it maps.
+#[test]
+fn stats_reports_a_running_server_and_the_generation_it_maps() {
+    let dir = common::client::indexed_live();
+    let mut client = common::client::Client::start(dir.path());
+    client.ok("find_symbol", json!({"name": "Existing"}));
+    let out = Command::new(binary())
+        .args(["stats", "--once", "--json", "--interval", "300ms"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let processes: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let server = processes
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["pid"] == client.pid())
+        .unwrap_or_else(|| panic!("{processes}"));
+    assert_eq!(server["role"], "serve");
+    assert_eq!(server["generation"], "000001");
+    assert!(server["rss_mib"].as_f64().unwrap() > 1.0, "{server}");
+    assert!(server["cpu_percent"].as_f64().is_some());
+}

@@ -189,6 +189,12 @@ impl Client {
         serde_json::from_str(&text).unwrap()
     }
 
+    /// The server process's id.
+    #[allow(dead_code)]
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub fn refused(&mut self, tool: &str, arguments: Value) -> String {
         let (text, error) = self.call(tool, arguments);
         assert!(error, "expected a refusal, got {text}");

@@ -53,6 +53,7 @@ Diagnostics
   logs [--follow] [--kind K] [--tool T] [--since D] [--failures] [--json]
                                                         What this machine indexed, served and answered (the event log)
   tool-stats [--tool T] [--since D] [--json]            Calls, p50/p95, bytes out and failures of every tool
+  stats [--interval D] [--once] [--json]                What every kivgraph process of this user costs: memory, CPU, generation
 
 Maintenance
   clean [--keep-active] [--yes]                         Remove published graph generations
@@ -92,6 +93,7 @@ enum Command {
     Hook(commands::integrations::hook::HookArgs),
     Logs(commands::events::LogsArgs),
     ToolStats(commands::events::ToolStatsArgs),
+    Stats(commands::stats::StatsArgs),
     Completion(commands::completion::CompletionArgs),
 }
 
@@ -149,6 +151,7 @@ fn main() -> ExitCode {
         Command::Hook(args) => commands::integrations::hook::run(args),
         Command::Logs(args) => commands::events::run_logs(args),
         Command::ToolStats(args) => commands::events::run_tool_stats(args),
+        Command::Stats(args) => commands::stats::run(args),
         Command::Completion(args) => commands::completion::run(args),
     };
     match result {

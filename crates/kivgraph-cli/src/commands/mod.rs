@@ -9,5 +9,6 @@ pub mod init;
 pub mod integrations;
 pub mod navigate;
 pub mod serve;
+pub mod stats;
 pub mod stop;
 pub mod version;
