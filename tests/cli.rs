@@ -1030,3 +1030,43 @@ fn version_json_carries_the_commit_the_profile_and_the_analyzers() {
         format!("kivgraph {}\n", env!("CARGO_PKG_VERSION"))
     );
 }
+
+/// At a terminal (`script` gives the command one), `index --full` draws a bar per phase
+/// with its count, rate and time left; in a pipe it writes lines.
+#[test]
+fn index_draws_progress_bars_at_a_terminal_and_lines_in_a_pipe() {
+    let dir = tempfile::tempdir().unwrap();
+    let repository = dir.path().join("live");
+    common::go_repository(&repository);
+    let config = dir.path().join("config.yaml");
+    let registered = format!("live={}", repository.display());
+    let init = Command::new(binary())
+        .args(["init", "--config"])
+        .arg(&config)
+        .args(["--repository", &registered, "--languages", "go"])
+        .output()
+        .unwrap();
+    assert!(init.status.success(), "{}", stderr(&init));
+    let command = format!("{} index --full --config {}", binary(), config.display());
+    let at_terminal = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env("KIVGRAPH_ANALYZERS_DIR", dir.path().join("no-analyzers"))
+        .output()
+        .unwrap();
+    assert!(at_terminal.status.success(), "{}", stderr(&at_terminal));
+    let drawn = stdout(&at_terminal);
+    assert!(drawn.contains("index: parse live"), "{drawn}");
+    assert!(drawn.contains('█') && drawn.contains("/s ETA"), "{drawn}");
+    let piped = Command::new(binary())
+        .args(["index", "--full", "--config"])
+        .arg(&config)
+        .env("KIVGRAPH_ANALYZERS_DIR", dir.path().join("no-analyzers"))
+        .output()
+        .unwrap();
+    assert!(
+        stderr(&piped).lines().any(|l| l == "index: discover live 0/1"),
+        "{}",
+        stderr(&piped)
+    );
+    assert!(!stderr(&piped).contains('█'));
+}

@@ -9,6 +9,7 @@ mod commands;
 mod context;
 mod logging;
 mod pass;
+mod progress;
 mod watch;
 
 use std::process::ExitCode;

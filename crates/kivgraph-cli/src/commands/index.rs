@@ -12,6 +12,7 @@ use serde_json::json;
 
 use crate::context::ConfigArg;
 use crate::pass::{OnUnchanged, PassResult, Toolchains, index_and_publish};
+use crate::progress::Bars;
 
 #[derive(clap::Args, Debug)]
 pub struct IndexArgs {
@@ -59,12 +60,17 @@ pub fn run(args: IndexArgs) -> anyhow::Result<ExitCode> {
 fn index(args: &IndexArgs) -> anyhow::Result<serde_json::Value> {
     let loaded = args.config.load()?;
     let terminal = !args.json && std::io::stderr().is_terminal();
+    let bars = Bars::default();
     let last_line = Mutex::new(String::new());
     let progress = |event: Progress| {
         if args.json {
             emit(json!({"event": "progress", "progress": {
                 "phase": event.phase, "repository": event.repository, "completed": event.completed, "total": event.total,
             }}));
+            return;
+        }
+        if terminal {
+            bars.show(&event);
             return;
         }
         let line = match &event.repository {
@@ -76,11 +82,7 @@ fn index(args: &IndexArgs) -> anyhow::Result<serde_json::Value> {
         };
         let mut last = last_line.lock().expect("progress lock");
         if *last != line {
-            if terminal {
-                eprint!("\r\x1b[2K{line}");
-            } else {
-                eprintln!("{line}");
-            }
+            eprintln!("{line}");
             *last = line;
         }
     };
@@ -91,9 +93,7 @@ fn index(args: &IndexArgs) -> anyhow::Result<serde_json::Value> {
         OnUnchanged::Republish,
         None,
     );
-    if terminal {
-        eprintln!();
-    }
+    bars.finish();
     match result? {
         PassResult::Published { report, .. } => Ok(report),
         PassResult::Unchanged(generation) => {
