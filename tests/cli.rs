@@ -1064,7 +1064,9 @@ fn index_draws_progress_bars_at_a_terminal_and_lines_in_a_pipe() {
         .output()
         .unwrap();
     assert!(
-        stderr(&piped).lines().any(|l| l == "index: discover live 0/1"),
+        stderr(&piped)
+            .lines()
+            .any(|l| l == "index: discover live 0/1"),
         "{}",
         stderr(&piped)
     );

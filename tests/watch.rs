@@ -145,7 +145,15 @@ fn a_save_is_answered_from_the_next_generation_and_a_delete_leaves_the_graph() {
         "{unchanged}"
     );
 
-    std::fs::remove_file(repository.join("added.go")).unwrap();
+    // A file renamed: its declarations answer from the new path.
+    std::fs::rename(repository.join("added.go"), repository.join("moved.go")).unwrap();
+    let moved = watch.pass();
+    assert_eq!(moved["result"], "published", "{moved}");
+    let found = client.ok("find_symbol", json!({"name": "Added", "view": "full"}));
+    assert_eq!(found["total"], 1, "{found}");
+    assert!(found.to_string().contains("moved.go"), "{found}");
+
+    std::fs::remove_file(repository.join("moved.go")).unwrap();
     let removed = watch.pass();
     assert_eq!(removed["result"], "published", "{removed}");
     assert_eq!(declared(&mut client, "Added"), 0);
