@@ -742,3 +742,74 @@ fn stats_reports_a_running_server_and_the_generation_it_maps() {
     assert!(server["rss_mib"].as_f64().unwrap() > 1.0, "{server}");
     assert!(server["cpu_percent"].as_f64().is_some());
 }
+
+/// Codex, Gemini CLI and OpenCode, as npm installs them, read the entries `mcp install`
+/// wrote — Gemini and OpenCode start the server and report it connected — and a server
+/// registered beforehand is still theirs.
+#[test]
+fn codex_gemini_and_opencode_read_the_entries_mcp_install_wrote() {
+    let Some(clients) = common::clients_dir().map(|d| d.join("node_modules/.bin")) else {
+        panic!(
+            "KIVGRAPH_CLIENTS_DIR is not set: run the suite with cargo xtask test, which installs the MCP clients"
+        );
+    };
+    let home = tempfile::tempdir().unwrap();
+    let work = home.path().join("work");
+    std::fs::create_dir_all(home.path().join(".codex")).unwrap();
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::write(
+        home.path().join(".codex/config.toml"),
+        "[mcp_servers.docs]\ncommand = \"/nonexistent/docs\"\n",
+    )
+    .unwrap();
+    let install = kivgraph(
+        home.path(),
+        &[
+            "mcp", "install", "--target", "codex", "--target", "gemini", "--target", "opencode",
+            "--stdio",
+        ],
+    );
+    assert!(install.status.success(), "{}", text(&install));
+    // Gemini CLI starts servers only in a folder the user trusts.
+    std::fs::write(
+        home.path().join(".gemini/trustedFolders.json"),
+        json!({work.display().to_string(): "TRUST_FOLDER"}).to_string(),
+    )
+    .unwrap();
+    let list = |client: &str| {
+        let out = Command::new(clients.join(client))
+            .args(["mcp", "list"])
+            .env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", home.path().join(".config"))
+            .env("XDG_STATE_HOME", home.path().join(".local/state"))
+            .env("NO_COLOR", "1")
+            .current_dir(&work)
+            .output()
+            .unwrap();
+        text(&out)
+    };
+    let codex = list("codex");
+    let row = codex
+        .lines()
+        .find(|l| l.starts_with("kivgraph "))
+        .unwrap_or_else(|| panic!("{codex}"));
+    assert!(
+        row.contains(&executable()) && row.contains("serve") && row.contains("enabled"),
+        "{codex}"
+    );
+    assert!(codex.lines().any(|l| l.starts_with("docs ")), "{codex}");
+    let gemini = list("gemini");
+    assert!(
+        gemini
+            .lines()
+            .any(|l| l.contains("kivgraph:") && l.contains("Connected")),
+        "{gemini}"
+    );
+    let opencode = list("opencode");
+    assert!(
+        opencode
+            .lines()
+            .any(|l| l.contains("kivgraph") && l.contains("connected")),
+        "{opencode}"
+    );
+}

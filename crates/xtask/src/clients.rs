@@ -1,4 +1,5 @@
-//! The real MCP clients the test suite drives (Claude Code from npm), pinned by
+//! The real MCP clients the test suite drives (Claude Code, Codex, Gemini CLI and OpenCode,
+//! from npm), pinned by
 //! `crates/xtask/clients`, installed under `~/.cache/kivgraph/clients`.
 
 use std::fs::File;
@@ -16,6 +17,11 @@ pub fn setup(locations: &Locations) -> anyhow::Result<Option<PathBuf>> {
     let lock = File::create(dir.join(".setup.lock"))?;
     lock.lock().context("cannot lock the clients' directory")?;
     let pins = locations.root.join("crates/xtask/clients");
-    let installed = crate::npm::ci("the MCP clients", &pins, &dir, &["claude"])?;
+    let installed = crate::npm::ci(
+        "the MCP clients",
+        &pins,
+        &dir,
+        &["claude", "codex", "gemini", "opencode"],
+    )?;
     Ok(installed.then_some(dir))
 }
