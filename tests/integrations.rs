@@ -743,11 +743,12 @@ fn stats_reports_a_running_server_and_the_generation_it_maps() {
     assert!(server["cpu_percent"].as_f64().is_some());
 }
 
-/// Codex, Gemini CLI and OpenCode, as npm installs them, read the entries `mcp install`
-/// wrote — Gemini and OpenCode start the server and report it connected — and a server
-/// registered beforehand is still theirs.
+/// Codex and Gemini CLI, as npm installs them, read the entries `mcp install` wrote — Gemini
+/// starts the server and reports it connected — and a server registered beforehand is still
+/// theirs. (OpenCode, checked by hand the same way, is not pinned: npm's lock file omits its
+/// other platforms' optional packages, which `npm ci` then refuses.)
 #[test]
-fn codex_gemini_and_opencode_read_the_entries_mcp_install_wrote() {
+fn codex_and_gemini_read_the_entries_mcp_install_wrote() {
     let Some(clients) = common::clients_dir().map(|d| d.join("node_modules/.bin")) else {
         panic!(
             "KIVGRAPH_CLIENTS_DIR is not set: run the suite with cargo xtask test, which installs the MCP clients"
@@ -765,8 +766,7 @@ fn codex_gemini_and_opencode_read_the_entries_mcp_install_wrote() {
     let install = kivgraph(
         home.path(),
         &[
-            "mcp", "install", "--target", "codex", "--target", "gemini", "--target", "opencode",
-            "--stdio",
+            "mcp", "install", "--target", "codex", "--target", "gemini", "--stdio",
         ],
     );
     assert!(install.status.success(), "{}", text(&install));
@@ -804,12 +804,5 @@ fn codex_gemini_and_opencode_read_the_entries_mcp_install_wrote() {
             .lines()
             .any(|l| l.contains("kivgraph:") && l.contains("Connected")),
         "{gemini}"
-    );
-    let opencode = list("opencode");
-    assert!(
-        opencode
-            .lines()
-            .any(|l| l.contains("kivgraph") && l.contains("connected")),
-        "{opencode}"
     );
 }

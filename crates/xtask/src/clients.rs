@@ -1,5 +1,5 @@
-//! The real MCP clients the test suite drives (Claude Code, Codex, Gemini CLI and OpenCode,
-//! from npm), pinned by
+//! The real MCP clients the test suite drives (Claude Code, Codex and Gemini CLI, from npm),
+//! pinned by
 //! `crates/xtask/clients`, installed under `~/.cache/kivgraph/clients`.
 
 use std::fs::File;
@@ -21,7 +21,7 @@ pub fn setup(locations: &Locations) -> anyhow::Result<Option<PathBuf>> {
         "the MCP clients",
         &pins,
         &dir,
-        &["claude", "codex", "gemini", "opencode"],
+        &["claude", "codex", "gemini"],
     )?;
     Ok(installed.then_some(dir))
 }
