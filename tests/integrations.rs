@@ -385,6 +385,21 @@ fn bash_completes_commands_flags_and_the_generations_on_disk() {
         ),
         ["000002", "000001"]
     );
+
+    // --tool completes the tools this installation was called with (the event log).
+    let mut client = common::client::Client::start_at_home(home.path());
+    client.ok("find_symbol", json!({"name": "Existing"}));
+    client.ok("find_references", json!({"qualified_name": "Existing"}));
+    client.ok("graph_status", json!({}));
+    drop(client);
+    assert_eq!(
+        bash_completes(
+            home.path(),
+            &script,
+            &["kivgraph", "tool-stats", "--tool", "find_"]
+        ),
+        ["find_references", "find_symbol"]
+    );
 }
 
 /// The Agent Skill lands where each client reads skills, is never rewritten when it is

@@ -81,12 +81,31 @@ impl Client {
 
     /// Starts a server whose log goes to `stderr`.
     pub fn spawn(dir: &Path, capabilities: Value, stderr: Stdio) -> Self {
-        let mut child = Command::new(binary())
+        let mut command = Command::new(binary());
+        command
             .args(["serve", "--config"])
             .arg(dir.join("config.yaml"))
+            .stderr(stderr);
+        Self::handshake(command, capabilities)
+    }
+
+    /// Starts the server of the default configuration of a user whose home is `home`.
+    #[allow(dead_code)]
+    pub fn start_at_home(home: &Path) -> Self {
+        let mut command = Command::new(binary());
+        command
+            .arg("serve")
+            .env("HOME", home)
+            .env("XDG_CONFIG_HOME", home.join(".config"))
+            .env("XDG_STATE_HOME", home.join(".local/state"))
+            .stderr(Stdio::null());
+        Self::handshake(command, json!({}))
+    }
+
+    fn handshake(mut command: Command, capabilities: Value) -> Self {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(stderr)
             .spawn()
             .unwrap();
         let stdin = child.stdin.take().unwrap();

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
+use clap_complete::engine::{ArgValueCompleter, CompletionCandidate};
 use kivgraph_config::parse_duration;
 use kivgraph_store::{Event, EventKind, EventLog, unix_ms};
 use serde::Serialize;
@@ -23,7 +24,7 @@ pub struct LogsArgs {
     #[arg(long)]
     kind: Option<String>,
     /// Only calls of this tool.
-    #[arg(long)]
+    #[arg(long, add = ArgValueCompleter::new(called_tools))]
     tool: Option<String>,
     /// Only events of the last D (a Go duration: 90s, 10m, 2h).
     #[arg(long, value_name = "D", value_parser = duration)]
@@ -43,7 +44,7 @@ pub struct LogsArgs {
 pub struct ToolStatsArgs {
     #[command(flatten)]
     config: ConfigArg,
-    #[arg(long)]
+    #[arg(long, add = ArgValueCompleter::new(called_tools))]
     tool: Option<String>,
     #[arg(long, value_name = "D", value_parser = duration)]
     since: Option<Duration>,
@@ -53,6 +54,25 @@ pub struct ToolStatsArgs {
 
 fn duration(text: &str) -> Result<Duration, String> {
     parse_duration(text).ok_or_else(|| format!("{text:?} is not a duration such as 90s, 10m or 2h"))
+}
+
+/// The tools the default configuration's event log has seen called, that start with what
+/// was typed: what `--tool` completes to.
+fn called_tools(typed: &std::ffi::OsStr) -> Vec<CompletionCandidate> {
+    let typed = typed.to_string_lossy();
+    let Ok(log) = log_of(&ConfigArg { config: None }) else {
+        return Vec::new();
+    };
+    let tools: std::collections::BTreeSet<String> = log
+        .read()
+        .into_iter()
+        .filter_map(|event| match event.what {
+            EventKind::ToolCall { tool, .. } => Some(tool),
+            _ => None,
+        })
+        .filter(|tool| tool.starts_with(typed.as_ref()))
+        .collect();
+    tools.into_iter().map(CompletionCandidate::new).collect()
 }
 
 fn log_of(config: &ConfigArg) -> anyhow::Result<EventLog> {
