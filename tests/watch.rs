@@ -247,6 +247,11 @@ fn a_save_publishes_the_syntax_layer_first_and_the_analyzers_layer_after() {
     let repositories = client.ok("list_repositories", json!({}));
     let go = &repositories["results"][0]["analyzers"][0];
     assert!(go.get("deferred").is_none(), "{repositories}");
+    // A file the graph does not read defers nothing and publishes nothing.
+    std::fs::write(repository.join("NOTES.txt"), "nothing to index\n").unwrap();
+    let unread = watch.pass();
+    assert_eq!(unread["result"], "unchanged", "{unread}");
+    assert_eq!(unread["generation_id"], exact["generation_id"], "{unread}");
     assert!(
         go["analyzer"]
             .as_str()

@@ -5,13 +5,13 @@ use std::time::{Duration, Instant};
 
 use kivgraph_config::{FactCacheMode, RepositoryEntry};
 use kivgraph_discovery::discover_repository;
-use kivgraph_facts::{FactPage, FactSet, Language, Reason, UnresolvedReference};
+use kivgraph_facts::{FactPage, FactSet, Fingerprint, Language, Reason, UnresolvedReference};
 
 use super::engine::{Engine, EngineError};
-use super::options::{PassOptions, Progress};
+use super::options::{AnalyzerOptions, PassOptions, Progress};
 use super::record::{PassRecord, inputs_digest};
 use super::report::RepositoryReport;
-use super::sync::load_repository;
+use super::sync::{LoadedRepository, load_repository};
 use super::verify::verify_against_fresh;
 use super::warm::{Reread, WarmEngine};
 use crate::cache::CacheLoad;
@@ -130,13 +130,35 @@ fn execute(
         }
         loaded.push(repository);
     }
-    if let Some((warm, ..)) = warm.as_mut() {
-        warm.read = read;
-    }
+    let previous = match warm.as_mut() {
+        Some((warm, ..)) => std::mem::replace(&mut warm.read, read),
+        None => Vec::new(),
+    };
+    // Analyzers wait only where one is installed, and only for a repository whose files
+    // changed since the last read: a batch that changed nothing the graph reads publishes
+    // nothing, and one that did not touch a repository whose layer is owed runs it now.
+    let installed = {
+        let a = &options.analyzers;
+        a.typescript.is_some()
+            || a.python.is_some()
+            || a.rust.is_some()
+            || a.go.is_some()
+            || !a.scip_indexers.is_empty()
+    };
+    let analyzers = AnalyzerOptions {
+        deferred_repositories: options
+            .analyzers
+            .deferred_repositories
+            .iter()
+            .filter(|name| installed && read_differently(&previous, &loaded, name))
+            .cloned()
+            .collect(),
+        ..options.analyzers.clone()
+    };
     timings.lap("discover_and_read");
     let inputs_digest = inputs_digest(
         &options.identity.0,
-        &options.analyzers,
+        &analyzers,
         entries,
         &loaded,
         &unavailable,
@@ -172,7 +194,7 @@ fn execute(
     timings.lap("cache_load");
     engine.execution_log().take();
     engine.update(&loaded);
-    engine.set_analyzers(&options.analyzers);
+    engine.set_analyzers(&analyzers);
     timings.lap("update_inputs");
     let workspace = engine.facts(progress);
     timings.lap("analyse_and_merge");
@@ -185,14 +207,14 @@ fn execute(
         .filter(|query| !crate::persisted::UNPERSISTED_QUERIES.contains(&query.as_str()))
         .count();
     if options.fact_cache == FactCacheMode::Verify {
-        verify_against_fresh(&engine, &workspace, &loaded, &options.analyzers)?;
+        verify_against_fresh(&engine, &workspace, &loaded, &analyzers)?;
         timings.lap("verify");
     }
     let mut reports: Vec<RepositoryReport> = loaded
         .iter()
         .map(|l| {
             let mut report = engine.repository_report(l);
-            report.analyzers = engine.analyzer_runs(&report.name, &options.analyzers);
+            report.analyzers = engine.analyzer_runs(&report.name, &analyzers);
             report
         })
         .collect();
@@ -254,6 +276,37 @@ fn execute(
         cache_bytes,
         timings,
     })
+}
+
+/// Whether repository `name` as `loaded` now differs from its `previous` read (or was not
+/// read before): other files, or other contents.
+fn read_differently(
+    previous: &[(RepositoryEntry, LoadedRepository)],
+    loaded: &[LoadedRepository],
+    name: &str,
+) -> bool {
+    let now = loaded.iter().find(|l| l.discovered.name == name);
+    let before = previous
+        .iter()
+        .find(|(entry, _)| entry.name == name)
+        .map(|(_, read)| read);
+    let (Some(now), Some(before)) = (now, before) else {
+        return true;
+    };
+    let fingerprints = |read: &LoadedRepository| -> Vec<Option<Fingerprint>> {
+        read.sources
+            .iter()
+            .map(|s| s.as_ref().map(|(f, _, _)| *f))
+            .collect()
+    };
+    now.discovered.files.len() != before.discovered.files.len()
+        || now
+            .discovered
+            .files
+            .iter()
+            .zip(&before.discovered.files)
+            .any(|(a, b)| a.path != b.path)
+        || fingerprints(now) != fingerprints(before)
 }
 
 impl PassOutcome {
