@@ -3,7 +3,9 @@
 use std::path::PathBuf;
 
 use anyhow::Context as _;
-use kivgraph_config::{LoadedConfig, Registry, default_config_path};
+use kivgraph_config::{
+    Config, ConfigError, LoadedConfig, Registry, StatePaths, default_config_path,
+};
 use kivgraph_store::GenerationStore;
 
 /// `--config PATH`, shared by every command.
@@ -17,6 +19,20 @@ pub struct ConfigArg {
 impl ConfigArg {
     pub fn path(&self) -> PathBuf {
         self.config.clone().unwrap_or_else(default_config_path)
+    }
+
+    /// The configuration, or the defaults where no file exists yet (with whether one did); a
+    /// file that cannot be read is an error.
+    pub fn load_or_default(&self) -> anyhow::Result<(LoadedConfig, bool)> {
+        let path = self.path();
+        match LoadedConfig::load(&path) {
+            Ok(config) => Ok((config, true)),
+            Err(ConfigError::Missing { .. }) => Ok((
+                LoadedConfig::resolve(Config::default(), StatePaths::for_config(&path))?,
+                false,
+            )),
+            Err(err) => Err(err.into()),
+        }
     }
 
     pub fn load(&self) -> anyhow::Result<Loaded> {

@@ -5,8 +5,6 @@
 
 use std::io::IsTerminal;
 
-use kivgraph_config::LoadedConfig;
-
 use crate::context::ConfigArg;
 
 /// How a server logs.
@@ -19,8 +17,8 @@ impl Server {
     /// The configuration's `logging` section; the defaults where it cannot be read (the
     /// server reports that itself).
     pub fn of(config: &ConfigArg) -> Self {
-        match LoadedConfig::load(&config.path()) {
-            Ok(loaded) => Server {
+        match config.load_or_default() {
+            Ok((loaded, _)) => Server {
                 json: loaded.config.logging.format != "text",
                 level: loaded.config.logging.level.clone(),
             },

@@ -141,9 +141,7 @@ pub fn index_and_publish(
             duration_ms: started.elapsed().as_millis() as u64,
         },
     );
-    if let Err(err) = EventLog::new(&loaded.config.event_log_path).append(&event) {
-        tracing::debug!("the event log could not be written: {err}");
-    }
+    EventLog::new(&loaded.config.event_log_path).record(&event);
     result
 }
 

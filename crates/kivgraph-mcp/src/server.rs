@@ -278,12 +278,7 @@ impl ServerHandler for KivgraphServer {
             answer_bytes,
             error,
         };
-        // A log that cannot be written costs the record, never the answer.
-        if let Err(err) =
-            EventLog::new(&self.options.event_log).append(&Event::now(self.host.role(), call))
-        {
-            tracing::debug!("the event log could not be written: {err}");
-        }
+        EventLog::new(&self.options.event_log).record(&Event::now(self.host.role(), call));
         Ok(answer(result))
     }
 }

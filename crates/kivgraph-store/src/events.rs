@@ -121,19 +121,36 @@ impl EventLog {
     /// writing at once do not interleave), rotating first past [`ROTATE_AT_BYTES`]. A log
     /// that cannot be written is reported to the caller, who never fails for it.
     pub fn append(&self, event: &Event) -> std::io::Result<()> {
-        if let Some(directory) = self.path.parent() {
-            std::fs::create_dir_all(directory)?;
-        }
         if std::fs::metadata(&self.path).is_ok_and(|m| m.len() >= ROTATE_AT_BYTES) {
             std::fs::rename(&self.path, self.rotated())?;
         }
         let mut line = serde_json::to_vec(event).map_err(std::io::Error::other)?;
         line.push(b'\n');
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.path)?
-            .write_all(&line)
+        let open = || {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&self.path)
+        };
+        // The directory is created by the first append that finds it missing, not by every one.
+        let mut file = match open() {
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                if let Some(directory) = self.path.parent() {
+                    std::fs::create_dir_all(directory)?;
+                }
+                open()?
+            }
+            opened => opened?,
+        };
+        file.write_all(&line)
+    }
+
+    /// Appends `event`; a log that cannot be written costs the record, never the caller's
+    /// work (an answer, a pass).
+    pub fn record(&self, event: &Event) {
+        if let Err(err) = self.append(event) {
+            tracing::debug!(path = %self.path.display(), "the event log could not be written: {err}");
+        }
     }
 
     /// Every readable event, oldest first (the rotation, then the log); a line that does

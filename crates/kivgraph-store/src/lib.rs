@@ -30,7 +30,7 @@ mod watcher;
 
 pub use daemon::{DAEMON_FILE, DaemonRecord};
 pub use error::StoreError;
-pub use events::{Event, EventKind, EventLog, ROTATE_AT_BYTES, argument_shape};
+pub use events::{Event, EventKind, EventLog, argument_shape};
 pub use generation::GenerationId;
 pub use git::{GitPosition, read_git_position};
 pub use manifest::{

@@ -3,7 +3,6 @@
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use kivgraph_config::{Config, LoadedConfig, StatePaths};
 use kivgraph_mcp::{ServeOptions, serve_stdio};
 use kivgraph_store::{Event, EventKind, EventLog, GenerationStore};
 
@@ -41,15 +40,12 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
 
 /// Records a server's start in the event log (a log that cannot be written costs the record).
 pub fn record_start(options: &ServeOptions, role: &str, detail: &str) {
-    let event = Event::now(
+    EventLog::new(&options.event_log).record(&Event::now(
         role,
         EventKind::Server {
             detail: detail.to_string(),
         },
-    );
-    if let Err(err) = EventLog::new(&options.event_log).append(&event) {
-        tracing::debug!("the event log could not be written: {err}");
-    }
+    ));
 }
 
 /// The store of a configuration, which need not exist yet.
@@ -62,15 +58,7 @@ pub fn store_of(config: &ConfigArg) -> anyhow::Result<GenerationStore> {
 /// not fatal: the server still completes the handshake and offers `index_project`, which
 /// creates it.
 pub fn serve_options(config: &ConfigArg) -> anyhow::Result<(ServeOptions, bool)> {
-    let config_path = config.path();
-    let (config, configured) = match LoadedConfig::load(&config_path) {
-        Ok(config) => (config, true),
-        Err(kivgraph_config::ConfigError::Missing { .. }) => (
-            LoadedConfig::resolve(Config::default(), StatePaths::for_config(&config_path))?,
-            false,
-        ),
-        Err(err) => return Err(err.into()),
-    };
+    let (config, configured) = config.load_or_default()?;
     let options = ServeOptions {
         store_root: config.generation_store(),
         config_path: config.paths.config_file.clone(),

@@ -5,7 +5,6 @@
 use std::process::ExitCode;
 
 use kivgraph_analyzers::Analyzer;
-use kivgraph_config::{Config, ConfigError, LoadedConfig, StatePaths};
 use serde_json::json;
 
 use crate::context::ConfigArg;
@@ -24,14 +23,7 @@ pub fn run(args: VersionArgs) -> anyhow::Result<ExitCode> {
         println!("kivgraph {version}");
         return Ok(ExitCode::SUCCESS);
     }
-    let path = args.config.path();
-    let config = match LoadedConfig::load(&path) {
-        Ok(config) => config,
-        Err(ConfigError::Missing { .. }) => {
-            LoadedConfig::resolve(Config::default(), StatePaths::for_config(&path))?
-        }
-        Err(err) => return Err(err.into()),
-    };
+    let (config, _) = args.config.load_or_default()?;
     let located = crate::analyzers::locate(&config);
     let analyzers: serde_json::Map<String, serde_json::Value> = [
         Analyzer::Typescript,
