@@ -1,11 +1,13 @@
-//! `kivgraph-bench daemon --kivgraph BIN [--corpus DIR] [--edits N] [--saves N]`: the live
-//! graph through `kivgraph daemon` on the whole corpus (Go, TypeScript, Python and Rust, each
-//! its own repository; syntax layer, fact cache on):
+//! `kivgraph-bench daemon --kivgraph BIN [--corpus DIR] [--edits N] [--saves N]
+//! [--ask poll|fresh]`: the live graph through `kivgraph daemon` on the whole corpus (Go,
+//! TypeScript, Python and Rust, each its own repository; syntax layer, fact cache on):
 //!
 //! - save-to-answer: an editor's save (a function appended, the file renamed over the
 //!   original) to the first `find_symbol` answer over HTTP that holds the new function, for
 //!   `--edits` files spread across the four languages and their file sizes, p50 and p95; side
-//!   by side, `index --full` after the same edit;
+//!   by side, `index --full` after the same edit. The client asks as an agent may: again and
+//!   again without pause (`poll`, the default), or once with `fresh_within_ms` (`fresh`: the
+//!   server waits for the watcher to publish the save, asked again only if it did not);
 //! - the daemon's resident memory at start, after its first pass and after `--saves` saves
 //!   (1,000 by default);
 //! - eight clients at once, 1,000 queries each over five tools, p50/p99 per tool, and the
@@ -255,17 +257,35 @@ fn total(answer: &Value) -> u64 {
     answer["total"].as_u64().unwrap_or(0)
 }
 
+/// How the client asks after its save.
+#[derive(Clone, Copy, PartialEq)]
+enum Ask {
+    /// Again and again, without pause.
+    Poll,
+    /// With `fresh_within_ms`: the server answers once the watcher has published.
+    Fresh,
+}
+
 /// Saves `target` with function `n` appended and asks until an answer holds it: the
 /// milliseconds from the save to that answer, or `None` when none did within a minute.
-fn save_to_answer(session: &mut Session, target: &Target, n: usize) -> anyhow::Result<Option<f64>> {
+fn save_to_answer(
+    session: &mut Session,
+    target: &Target,
+    n: usize,
+    ask: Ask,
+) -> anyhow::Result<Option<f64>> {
     let (name, declaration) = target.declaration(n);
+    let arguments = match ask {
+        Ask::Poll => json!({"name": name}),
+        Ask::Fresh => json!({"name": name, "fresh_within_ms": 10000}),
+    };
     let started = Instant::now();
     atomic_save(
         &target.path,
         &[&target.original[..], declaration.as_bytes()].concat(),
     )?;
     while started.elapsed() < Duration::from_secs(60) {
-        if total(&session.ok("find_symbol", json!({"name": name}))) > 0 {
+        if total(&session.ok("find_symbol", arguments.clone())) > 0 {
             return Ok(Some(started.elapsed().as_secs_f64() * 1000.0));
         }
     }
@@ -379,6 +399,11 @@ pub fn daemon_benchmark(args: &[String]) -> anyhow::Result<()> {
     let kivgraph = PathBuf::from(flag(args, "--kivgraph").context("--kivgraph BIN is required")?);
     let edits: usize = flag(args, "--edits").map_or(Ok(100), |n| n.parse())?;
     let saves_wanted: usize = flag(args, "--saves").map_or(Ok(1000), |n| n.parse())?;
+    let ask = match flag(args, "--ask").as_deref() {
+        None | Some("poll") => Ask::Poll,
+        Some("fresh") => Ask::Fresh,
+        Some(other) => bail!("--ask takes poll or fresh, not {other}"),
+    };
     let corpus = corpus_dir(args);
     let work = std::env::temp_dir().join(format!("kivgraph-daemon-bench-{}", std::process::id()));
     std::fs::create_dir_all(&work)?;
@@ -453,7 +478,7 @@ pub fn daemon_benchmark(args: &[String]) -> anyhow::Result<()> {
     let mut saves = 0;
     for (n, index) in order.iter().enumerate() {
         let target = &targets[*index];
-        match save_to_answer(&mut session, target, n)? {
+        match save_to_answer(&mut session, target, n, ask)? {
             Some(ms) => {
                 all.push(ms);
                 by_language.entry(target.language).or_default().push(ms);
@@ -555,6 +580,7 @@ pub fn daemon_benchmark(args: &[String]) -> anyhow::Result<()> {
         "corpus": {"files": cold["index"]["files_total"], "symbols": cold["counts"]["symbols"],
             "cold_index_seconds": round(cold_seconds)},
         "save_to_answer": {
+            "asked": match ask { Ask::Poll => "poll", Ask::Fresh => "fresh" },
             "all": summary(&mut all),
             "by_language": by_language.iter_mut().map(|(language, samples)| {
                 json!({"language": language, "summary": summary(samples)})

@@ -14,7 +14,7 @@ use kivgraph_engine::{
 use kivgraph_facts::Language;
 use kivgraph_store::{
     AnalyzerState, BuildOutputState, Event, EventKind, EventLog, GenerationId, GenerationStore,
-    GitPosition, RepositoryState, read_git_position,
+    RepositoryState, read_git_position,
 };
 use serde_json::json;
 
@@ -184,6 +184,25 @@ fn publish_pass(
             ..toolchains.analyzers.clone()
         },
     };
+    // Where each checkout stands in git (`git status` can take a while in a large checkout):
+    // asked while the engine works.
+    let git_positions = {
+        let roots: Vec<String> = entries
+            .iter()
+            .filter(|e| !kivgraph_facts::is_derived(&e.name))
+            .map(|e| e.path.to_string_lossy().to_string())
+            .collect();
+        std::thread::spawn(move || {
+            roots
+                .into_iter()
+                .map(|root| {
+                    let git = read_git_position(std::path::Path::new(&root));
+                    let dirty = git.commit.as_ref().and_then(|_| working_tree_dirty(&root));
+                    (root, (git, dirty))
+                })
+                .collect::<std::collections::HashMap<_, _>>()
+        })
+    };
     let outcome = match warm {
         Some(warm) => warm
             .engine
@@ -201,17 +220,14 @@ fn publish_pass(
         completed: 0,
         total: 1,
     });
+    let git_positions = git_positions.join().unwrap_or_default();
     let states = outcome
         .repositories
         .iter()
         .map(|report| {
             let entry = entries.iter().find(|e| e.name == report.name);
             // A derived provider has no commit: nothing clones it, nothing moves it.
-            let git = if kivgraph_facts::is_derived(&report.name) {
-                GitPosition::default()
-            } else {
-                read_git_position(std::path::Path::new(&report.root))
-            };
+            let (git, dirty) = git_positions.get(&report.root).cloned().unwrap_or_default();
             let analyzers: Vec<AnalyzerState> = report
                 .analyzers
                 .iter()
@@ -240,10 +256,7 @@ fn publish_pass(
                     .unwrap_or_default(),
                 indexed_commit: git.commit.clone(),
                 indexed_branch: git.branch.clone(),
-                indexed_dirty: git
-                    .commit
-                    .as_ref()
-                    .and_then(|_| working_tree_dirty(&report.root)),
+                indexed_dirty: dirty,
                 git_unavailable: git.unavailable.clone(),
                 resolved_relations: entry
                     .map(|e| {

@@ -44,6 +44,9 @@ pub enum Next {
 /// Whether the watcher has changes it has not published yet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
+    /// Nothing is queued, and callers are not told yet: time for work nothing waits on. The
+    /// queue is looked at again before `Idle`.
+    Quiet,
     /// Nothing is queued: every change it was sent is published (or changed nothing read).
     Idle,
     /// A batch opened: a pass will follow.
@@ -51,8 +54,8 @@ pub enum Phase {
 }
 
 /// Waits up to `idle` for the first relevant change, then gathers the batch it opens.
-/// `on_phase` hears `Idle` when the queue is found empty (never while a change waits in it)
-/// and `Busy` when a batch opens.
+/// `on_phase` hears `Quiet` when the queue is first found empty, `Idle` when it is found
+/// empty after that (never while a change waits in it) and `Busy` when a batch opens.
 pub fn next(
     events: &Receiver<Message>,
     window: Window,
@@ -62,16 +65,24 @@ pub fn next(
 ) -> Next {
     let mut batch = Batch::default();
     let started = Instant::now();
-    let mut said_idle = false;
+    let mut said = None;
     // Until the first relevant change: irrelevant events are dropped, the idle clock runs.
     loop {
         let message = match events.try_recv() {
             Ok(message) => message,
             Err(TryRecvError::Disconnected) => return Next::Closed,
             Err(TryRecvError::Empty) => {
-                if !said_idle {
-                    on_phase(Phase::Idle);
-                    said_idle = true;
+                match said {
+                    None => {
+                        on_phase(Phase::Quiet);
+                        said = Some(Phase::Quiet);
+                        continue;
+                    }
+                    Some(Phase::Quiet) => {
+                        on_phase(Phase::Idle);
+                        said = Some(Phase::Idle);
+                    }
+                    Some(_) => {}
                 }
                 let left = idle.saturating_sub(started.elapsed());
                 match events.recv_timeout(left) {
@@ -238,8 +249,29 @@ mod tests {
         };
         let mut phases = Vec::new();
         assert_eq!(wait(&mut phases), Next::Idle);
-        assert_eq!(phases, [Phase::Idle]);
+        assert_eq!(phases, [Phase::Quiet, Phase::Idle]);
         drop(send);
         assert_eq!(wait(&mut Vec::new()), Next::Closed);
+    }
+
+    #[test]
+    fn a_change_during_the_quiet_work_opens_a_batch_and_idle_is_never_said() {
+        let (send, receive) = channel::<Message>();
+        let mut phases = Vec::new();
+        let next = next(
+            &receive,
+            window(10, 20),
+            Duration::from_secs(5),
+            &everything,
+            &mut |phase| {
+                if phase == Phase::Quiet {
+                    send.send(event(EventKind::Modify(ModifyKind::Any), "/r/a.go"))
+                        .unwrap();
+                }
+                phases.push(phase);
+            },
+        );
+        assert!(matches!(next, Next::Changes(batch) if batch.events == 1));
+        assert_eq!(phases, [Phase::Quiet, Phase::Busy]);
     }
 }

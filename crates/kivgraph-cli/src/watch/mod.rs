@@ -82,7 +82,8 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
     let mut kept_store = loaded.store(None);
     // The repositories whose analyzers' layer the published generation still owes.
     let mut owed: Vec<String> = Vec::new();
-    let mut batch = |loaded: &Loaded,
+    let mut batch = |warm: &mut WarmEngine,
+                     loaded: &Loaded,
                      toolchains: &Toolchains,
                      status: &mut WatcherStatus,
                      owed: &mut Vec<String>,
@@ -90,17 +91,20 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
         if kept_store.root() != loaded.config.generation_store() {
             kept_store = loaded.store(None);
         }
-        let outcome = pass(loaded, toolchains, &mut warm, &kept_store, &changes);
+        let outcome = pass(loaded, toolchains, warm, &kept_store, &changes);
         if let Ok((PassResult::Published { deferred, .. }, _)) = &outcome {
             owed.clone_from(deferred);
         }
-        let record = out.pass(&changes, outcome);
-        status.record(record);
-        if let Err(err) = loaded.store(None).write_watcher_status(status) {
-            out.error(&format!("the watcher's status could not be written: {err}"));
-        }
+        // Recorded before it is said: whoever hears of the pass finds it in the status.
+        out.pass(&changes, outcome, &mut |record| {
+            status.record(record);
+            if let Err(err) = loaded.store(None).write_watcher_status(status) {
+                out.error(&format!("the watcher's status could not be written: {err}"));
+            }
+        });
     };
     batch(
+        &mut warm,
         &loaded,
         &toolchains,
         &mut status,
@@ -118,6 +122,10 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
         // What a caller waiting for its saves (`fresh_within_ms`) reads.
         let mut on_phase = |phase: Phase| {
             status.busy_since_unix_ms = match phase {
+                // What the last pass superseded is freed here rather than by the next pass,
+                // which a save waits for. Callers stay told `busy` meanwhile: a save that
+                // comes now is only seen after it.
+                Phase::Quiet => return warm.settle(),
                 Phase::Idle => None,
                 Phase::Busy => Some(unix_ms(SystemTime::now())),
             };
@@ -134,6 +142,7 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
         match batch::next(&receive, window, quiet_for, &relevant, &mut on_phase) {
             Next::Closed => bail!("the file-system watcher stopped"),
             Next::Idle if !owed.is_empty() => batch(
+                &mut warm,
                 &loaded,
                 &toolchains,
                 &mut status,
@@ -144,6 +153,7 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
                 },
             ),
             Next::Idle => batch(
+                &mut warm,
                 &loaded,
                 &toolchains,
                 &mut status,
@@ -191,7 +201,14 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
                     reread,
                     deferred,
                 };
-                batch(&loaded, &toolchains, &mut status, &mut owed, changes);
+                batch(
+                    &mut warm,
+                    &loaded,
+                    &toolchains,
+                    &mut status,
+                    &mut owed,
+                    changes,
+                );
             }
         }
     }
@@ -433,11 +450,13 @@ impl Output {
 
     /// A pass's outcome: what triggered it, how many changes it took in, and how long after
     /// the first of them the generation was published; returned as the status records it.
+    /// Tells what a pass did, after `record` has kept it.
     fn pass(
         &self,
         changes: &Changes,
         outcome: anyhow::Result<(PassResult, Duration)>,
-    ) -> WatchedBatch {
+        record: &mut dyn FnMut(WatchedBatch),
+    ) {
         let trigger = changes.trigger;
         let (events, paths) = (changes.events, changes.paths);
         let latency_ms = changes.opened.map(|at| at.elapsed().as_millis() as u64);
@@ -445,8 +464,7 @@ impl Output {
         let (result, duration) = match outcome {
             Ok(done) => done,
             Err(err) => {
-                self.error(&format!("{trigger}: the pass failed: {err:#}"));
-                return WatchedBatch {
+                record(WatchedBatch {
                     at,
                     trigger: trigger.into(),
                     result: "failed".into(),
@@ -454,7 +472,9 @@ impl Output {
                     events,
                     latency_ms,
                     duration_ms: 0,
-                };
+                });
+                self.error(&format!("{trigger}: the pass failed: {err:#}"));
+                return;
             }
         };
         let duration_ms = duration.as_millis() as u64;
@@ -474,6 +494,15 @@ impl Output {
                 format!("{trigger}: nothing the graph reads changed (generation {generation})")
             }
         };
+        record(WatchedBatch {
+            at,
+            trigger: trigger.into(),
+            result: state.into(),
+            generation_id: Some(generation.clone()),
+            events,
+            latency_ms,
+            duration_ms,
+        });
         self.line(
             serde_json::json!({"event": "pass", "trigger": trigger, "result": state,
             "generation_id": generation, "events": events, "paths": paths,
@@ -488,15 +517,6 @@ impl Output {
             }}),
             text,
         );
-        WatchedBatch {
-            at,
-            trigger: trigger.into(),
-            result: state.into(),
-            generation_id: Some(generation),
-            events,
-            latency_ms,
-            duration_ms,
-        }
     }
 }
 

@@ -1,12 +1,14 @@
 //! The engine: a salsa database that lives across passes (watch mode) or across processes
 //! (through the fact cache), and the workspace's facts asked of it.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
 use super::options::{LoadsAtOnce, Progress};
+use super::sync::Synced;
 use crate::cache::{self, CacheIdentity, CacheLoad};
 use crate::database::{EngineDatabase, ExecutionLog};
 use crate::files::file_facts;
@@ -36,6 +38,11 @@ pub struct Engine {
     pub(super) db: EngineDatabase,
     pub(super) maximum_workers: usize,
     pub(super) loads_at_once: LoadsAtOnce,
+    /// What the last update made of each repository, by name.
+    pub(super) synced: HashMap<String, Synced>,
+    /// The source texts were dropped (the cache was saved): the next update gives every one
+    /// again.
+    pub(super) sources_cleared: bool,
 }
 
 impl Engine {
@@ -56,6 +63,7 @@ impl Engine {
         identity: &CacheIdentity,
     ) -> Result<u64, EngineError> {
         self.db.clear_sources();
+        self.sources_cleared = true;
         Ok(cache::save(&mut self.db, directory, identity)?)
     }
 

@@ -9,11 +9,13 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::options::AnalyzerOptions;
 use super::report::RepositoryReport;
 use super::sync::LoadedRepository;
 use kivgraph_config::RepositoryEntry;
+use kivgraph_discovery::DiscoveredRepository;
 use serde::{Deserialize, Serialize};
 
 const FILE_NAME: &str = "last-pass.bin";
@@ -36,16 +38,36 @@ impl std::fmt::Write for HashWriter {
     }
 }
 
+/// Digests of discoveries already hashed, known by pointer: a warm pass hashes again only
+/// what discovery read again.
+#[derive(Default)]
+pub(crate) struct DiscoveryDigests(Vec<(Arc<DiscoveredRepository>, blake3::Hash)>);
+
+impl DiscoveryDigests {
+    fn of(&self, discovered: &Arc<DiscoveredRepository>) -> blake3::Hash {
+        self.0
+            .iter()
+            .find(|(known, _)| Arc::ptr_eq(known, discovered))
+            .map(|(_, digest)| *digest)
+            .unwrap_or_else(|| {
+                let mut hasher = HashWriter(blake3::Hasher::new());
+                let _ = write!(hasher, "{discovered:?}");
+                hasher.0.finalize()
+            })
+    }
+}
+
 /// The digest of everything a pass computes from. `Debug` renderings are hashed: the build
 /// identity is part of the digest, so a rendering that changes between builds never
 /// matches an old record, and within one build it is deterministic (ordered collections
-/// only).
+/// only). `digests` is left holding the digests of `loaded`'s discoveries.
 pub(crate) fn inputs_digest(
     build: &str,
     analyzers: &AnalyzerOptions,
     entries: &[RepositoryEntry],
     loaded: &[LoadedRepository],
     unavailable: &[(RepositoryEntry, String)],
+    digests: &mut DiscoveryDigests,
 ) -> String {
     let mut hasher = HashWriter(blake3::Hasher::new());
     // Writing into a hasher cannot fail.
@@ -53,15 +75,25 @@ pub(crate) fn inputs_digest(
         hasher,
         "{build}\n{analyzers:?}\n{entries:?}\n{unavailable:?}"
     );
+    let mut known = Vec::with_capacity(loaded.len());
     for repository in loaded {
-        let _ = writeln!(hasher, "{:?}", repository.discovered);
+        let discovered = digests.of(&repository.discovered);
+        hasher.0.update(discovered.as_bytes());
+        known.push((repository.discovered.clone(), discovered));
         for source in &repository.sources {
-            let _ = match source {
-                Some((fingerprint, _, length)) => writeln!(hasher, "{fingerprint:?} {length}"),
-                None => writeln!(hasher, "unreadable"),
-            };
+            match source {
+                Some((fingerprint, _, length)) => {
+                    hasher.0.update(&[1]);
+                    hasher.0.update(&fingerprint.0);
+                    hasher.0.update(&length.to_le_bytes());
+                }
+                None => {
+                    hasher.0.update(&[0]);
+                }
+            }
         }
     }
+    digests.0 = known;
     hasher.0.finalize().to_hex().to_string()
 }
 

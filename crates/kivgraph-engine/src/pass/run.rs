@@ -9,7 +9,7 @@ use kivgraph_facts::{FactPage, FactSet, Fingerprint, Language, Reason, Unresolve
 
 use super::engine::{Engine, EngineError};
 use super::options::{AnalyzerOptions, PassOptions, Progress};
-use super::record::{PassRecord, inputs_digest};
+use super::record::{DiscoveryDigests, PassRecord, inputs_digest};
 use super::report::RepositoryReport;
 use super::sync::{LoadedRepository, load_repository};
 use super::verify::verify_against_fresh;
@@ -156,12 +156,17 @@ fn execute(
         ..options.analyzers.clone()
     };
     timings.lap("discover_and_read");
+    let mut cold_digests = DiscoveryDigests::default();
     let inputs_digest = inputs_digest(
         &options.identity.0,
         &analyzers,
         entries,
         &loaded,
         &unavailable,
+        match warm.as_mut() {
+            Some((warm, ..)) => &mut warm.digests,
+            None => &mut cold_digests,
+        },
     );
     if options.fact_cache == FactCacheMode::On
         && let Some(record) = PassRecord::read(&options.cache_directory)

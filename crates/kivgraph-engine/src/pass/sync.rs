@@ -15,10 +15,81 @@ use crate::analysis::AnalyzerSettings;
 use crate::inputs::{Deferral, FileInput, PackageInput, RepositoryInput, UnitInput, Workspace};
 use crate::keys::package_key;
 
+/// What the last update made of one repository: the discovery it was read by (shared, so
+/// the same discovery is known by its pointer), its input, and each discovered file's input
+/// (`None` where the file could not be read).
+pub(super) struct Synced {
+    discovered: Arc<DiscoveredRepository>,
+    input: RepositoryInput,
+    files: Vec<Option<FileInput>>,
+}
+
 impl Engine {
     /// Brings the inputs in line with `repositories`, touching only what changed, so that
     /// salsa re-executes only what depends on a change.
     pub fn update(&mut self, repositories: &[LoadedRepository]) {
+        let all_sources = std::mem::take(&mut self.sources_cleared);
+        let mut synced = HashMap::with_capacity(repositories.len());
+        let mut repository_inputs = Vec::with_capacity(repositories.len());
+        for loaded in repositories {
+            let name = loaded.discovered.name.clone();
+            let kept = self.synced.remove(&name).filter(|s| {
+                Arc::ptr_eq(&s.discovered, &loaded.discovered)
+                    && s.files.len() == loaded.sources.len()
+                    && s.files
+                        .iter()
+                        .zip(&loaded.sources)
+                        .all(|(file, source)| file.is_some() == source.is_some())
+            });
+            let repository = match kept {
+                Some(kept) => self.update_sources(kept, loaded, all_sources),
+                None => self.update_repository(loaded),
+            };
+            repository_inputs.push(repository.input);
+            synced.insert(name, repository);
+        }
+        self.synced = synced;
+        match Workspace::try_get(&self.db) {
+            Some(workspace) => {
+                if *workspace.repositories(&self.db) != repository_inputs {
+                    workspace
+                        .set_repositories(&mut self.db)
+                        .to(repository_inputs);
+                }
+            }
+            None => {
+                Workspace::new(&self.db, repository_inputs);
+            }
+        }
+    }
+
+    /// A repository read by the same discovery as the last update, with the same files
+    /// readable: only the fingerprints of files whose text changed are set.
+    fn update_sources(
+        &mut self,
+        kept: Synced,
+        loaded: &LoadedRepository,
+        all_sources: bool,
+    ) -> Synced {
+        for (input, source) in kept.files.iter().zip(&loaded.sources) {
+            let (Some(input), Some((fingerprint, text, len))) = (input, source) else {
+                continue;
+            };
+            let changed = input.fingerprint(&self.db) != *fingerprint;
+            if changed || all_sources {
+                self.db.add_source(*fingerprint, text.clone());
+            }
+            if changed {
+                input.set_fingerprint(&mut self.db).to(*fingerprint);
+                input.set_byte_len(&mut self.db).to(*len);
+            }
+        }
+        kept
+    }
+
+    /// A repository read again by discovery (or not synced before): every file, package
+    /// and the repository compared with the inputs that exist.
+    fn update_repository(&mut self, loaded: &LoadedRepository) -> Synced {
         let existing_repositories: HashMap<String, RepositoryInput> =
             match Workspace::try_get(&self.db) {
                 Some(workspace) => workspace
@@ -28,8 +99,7 @@ impl Engine {
                     .collect(),
                 None => HashMap::new(),
             };
-        let mut repository_inputs = Vec::with_capacity(repositories.len());
-        for loaded in repositories {
+        {
             let discovered = &loaded.discovered;
             let root = discovered.root.to_string_lossy().to_string();
             let existing = existing_repositories.get(&discovered.name).copied();
@@ -51,8 +121,10 @@ impl Engine {
                 .collect();
             // Files in path order, grouped by package key (sorted).
             let mut packages: BTreeMap<StableKey, Vec<FileInput>> = BTreeMap::new();
+            let mut files = Vec::with_capacity(discovered.files.len());
             for (file, source) in discovered.files.iter().zip(&loaded.sources) {
                 let Some((fingerprint, text, len)) = source else {
+                    files.push(None);
                     continue;
                 };
                 self.db.add_source(*fingerprint, text.clone());
@@ -87,6 +159,7 @@ impl Engine {
                         *len,
                     ),
                 };
+                files.push(Some(input));
                 packages.entry(package).or_default().push(input);
             }
             let mut package_inputs = Vec::with_capacity(packages.len());
@@ -132,18 +205,10 @@ impl Engine {
                     discovered.module_maps.clone(),
                 ),
             };
-            repository_inputs.push(input);
-        }
-        match Workspace::try_get(&self.db) {
-            Some(workspace) => {
-                if *workspace.repositories(&self.db) != repository_inputs {
-                    workspace
-                        .set_repositories(&mut self.db)
-                        .to(repository_inputs);
-                }
-            }
-            None => {
-                Workspace::new(&self.db, repository_inputs);
+            Synced {
+                discovered: loaded.discovered.clone(),
+                input,
+                files,
             }
         }
     }
@@ -225,7 +290,9 @@ pub(super) const MAXIMUM_FILE_BYTES: u64 = 8 << 20;
 /// One repository's files with their contents, ready to enter the database.
 #[derive(Clone)]
 pub struct LoadedRepository {
-    pub discovered: DiscoveredRepository,
+    /// Shared: a repository kept from the last pass is known to be discovered alike by
+    /// its pointer.
+    pub discovered: Arc<DiscoveredRepository>,
     /// Parallel to `discovered.files`; `None` for a file that could not be read.
     pub sources: Vec<Option<(Fingerprint, Arc<str>, u64)>>,
 }
@@ -254,7 +321,7 @@ pub fn load_repository(mut discovered: DiscoveredRepository) -> LoadedRepository
         .map(|file| Some(source_of(std::fs::read(root.join(&file.path)).ok()?)))
         .collect();
     LoadedRepository {
-        discovered,
+        discovered: Arc::new(discovered),
         sources,
     }
 }

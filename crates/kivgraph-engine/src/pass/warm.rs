@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use kivgraph_config::{GoBuildContext, RepositoryEntry};
 
 use super::engine::Engine;
+use super::record::DiscoveryDigests;
 use super::sync::{LoadedRepository, MAXIMUM_FILE_BYTES, source_of};
 
 #[derive(Default)]
@@ -14,6 +15,8 @@ pub struct WarmEngine {
     pub(super) engine: Option<Engine>,
     /// Each repository the last pass read, with the registry entry it was read for.
     pub(super) read: Vec<(RepositoryEntry, LoadedRepository)>,
+    /// The digests of those repositories' discoveries.
+    pub(super) digests: DiscoveryDigests,
 }
 
 /// Which repositories a warm pass reads again.
@@ -27,6 +30,15 @@ pub enum Reread {
 }
 
 impl WarmEngine {
+    /// Frees now what the last pass superseded — the memos it computed again, which salsa
+    /// keeps until its next revision — so that the next update, which a save waits for, does
+    /// not. For a caller with nothing else to do between passes.
+    pub fn settle(&mut self) {
+        if let Some(engine) = self.engine.as_mut() {
+            salsa::Database::trigger_lru_eviction(&mut engine.db);
+        }
+    }
+
     /// `entry`'s repository as the last pass read it, unless it must be read again; a
     /// repository the batch touched only by saving files that pass read has those files
     /// read again, and the rest kept (see [`WarmEngine::resaved`]).
