@@ -248,7 +248,12 @@ fn a_symlink_a_broken_file_and_a_missing_target_are_refused_with_nothing_written
         &[&install[..], &["gemini"]].concat(),
         "`mcpServers` is not a table: left alone",
     );
-    refused_saying(home.path(), &install[..3], "detected here: gemini");
+    // Without --target and without a terminal, the selector refuses.
+    refused_saying(
+        home.path(),
+        &install[..3],
+        "no terminal to select the clients in",
+    );
     refused_saying(
         home.path(),
         &[
@@ -268,6 +273,54 @@ fn a_symlink_a_broken_file_and_a_missing_target_are_refused_with_nothing_written
         "no configuration exists yet",
     );
     assert!(!home.path().join(".cursor/mcp.json").exists());
+}
+
+/// Without --target, at a terminal (`script` gives the command one), the selector starts
+/// with the clients this machine has selected; keys choose others, Enter installs.
+#[test]
+fn the_selector_installs_into_the_clients_picked_at_a_terminal() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(home.path().join(".claude")).unwrap();
+    std::fs::create_dir_all(home.path().join(".codex")).unwrap();
+    let run = |keys: &str| {
+        let command = format!("{} mcp install --stdio", binary());
+        let mut child = Command::new("script")
+            .args(["-qec", &command, "/dev/null"])
+            .env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", home.path().join(".config"))
+            .env("XDG_STATE_HOME", home.path().join(".local/state"))
+            .env("NO_COLOR", "1")
+            .current_dir(home.path())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(keys.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+    // `n` clears the detected pair, two steps down is codex, space selects it, Enter.
+    let picked = run("njj \r");
+    let drawn = text(&picked);
+    assert!(picked.status.success(), "{drawn}");
+    assert!(drawn.contains("[x] claude-code       detected"), "{drawn}");
+    assert!(drawn.contains("[ ] codex             detected"), "{drawn}");
+    assert!(drawn.contains("[x] codex"), "{drawn}");
+    let codex = std::fs::read_to_string(home.path().join(".codex/config.toml")).unwrap();
+    assert!(codex.contains("[mcp_servers.kivgraph]"), "{codex}");
+    assert!(!home.path().join(".claude.json").exists());
+    // An empty confirmation is refused; q cancels and writes nothing.
+    let cancelled = run("n\rq");
+    let drawn = text(&cancelled);
+    assert!(!cancelled.status.success(), "{drawn}");
+    assert!(drawn.contains("select at least one client"), "{drawn}");
+    assert!(drawn.contains("cancelled: nothing was changed"), "{drawn}");
+    assert!(!home.path().join(".claude.json").exists());
 }
 
 /// The real Claude Code reads what `mcp install` wrote, spawns the server and reports it

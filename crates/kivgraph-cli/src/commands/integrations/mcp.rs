@@ -74,7 +74,12 @@ pub fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
     } = Places::here()?;
     let (selection, outcomes) = match args.action {
         McpAction::Install(install) => {
-            let targets = chosen(&install.selection, &home)?;
+            let targets = super::chosen(
+                &install.selection.clients.target,
+                "Register kivgraph's MCP server with",
+                Target::ALL.into_iter(),
+                &home,
+            )?;
             let (transport, why) = transport(&install, &executable)?;
             let outcomes = targets
                 .iter()
@@ -112,26 +117,6 @@ pub fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
         }
     };
     report(&outcomes, selection.clients.json)
-}
-
-/// The clients to install into: `--target`, or those this machine has.
-fn chosen(selection: &Selection, home: &Path) -> anyhow::Result<Vec<Target>> {
-    if !selection.clients.target.is_empty() {
-        return Ok(selection.clients.target.clone());
-    }
-    let detected: Vec<&str> = Target::ALL
-        .iter()
-        .filter(|t| t.installed_at(home).exists())
-        .map(|t| t.name())
-        .collect();
-    bail!(
-        "pass --target for each client to register (detected here: {}); the interactive selector is not in this build",
-        if detected.is_empty() {
-            "none".to_string()
-        } else {
-            detected.join(", ")
-        }
-    )
 }
 
 fn required(selection: &Selection) -> anyhow::Result<Vec<Target>> {

@@ -8,6 +8,7 @@ mod config_file;
 pub mod hook;
 pub mod mcp;
 mod safe_file;
+mod selector;
 pub mod skill;
 
 use std::path::PathBuf;
@@ -99,4 +100,26 @@ fn report(outcomes: &[Outcome], json: bool) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The clients an install acts on: `--target`, or — without it — those picked in the
+/// selector among `offered` (the ones present under `home` start selected). Cancelling
+/// acts on none.
+fn chosen(
+    targets: &[Target],
+    what: &str,
+    offered: impl Iterator<Item = Target>,
+    home: &std::path::Path,
+) -> anyhow::Result<Vec<Target>> {
+    if !targets.is_empty() {
+        return Ok(targets.to_vec());
+    }
+    let choices = offered
+        .map(|target| (target, target.installed_at(home).exists()))
+        .collect();
+    let picked = selector::select(what, choices)?;
+    if picked.is_empty() {
+        bail!("cancelled: nothing was changed");
+    }
+    Ok(picked)
 }

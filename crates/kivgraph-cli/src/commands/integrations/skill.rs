@@ -72,11 +72,21 @@ pub fn run(args: SkillArgs) -> anyhow::Result<ExitCode> {
         }
         SkillAction::Status(selection) => (selection, None),
     };
-    if selection.target.is_empty() {
-        bail!("interactive selection requires a terminal; pass --target");
-    }
-    let outcomes = selection
-        .target
+    let targets = match &args.action {
+        SkillAction::Install(_) => super::chosen(
+            &selection.target,
+            "Install kivgraph's Agent Skill for",
+            Target::ALL.into_iter().filter(|target| {
+                skill_path(*target, selection.scope, &places.home, &places.project).is_ok()
+            }),
+            &places.home,
+        )?,
+        _ if selection.target.is_empty() => {
+            bail!("--target is required: name the client whose skill to read or remove")
+        }
+        _ => selection.target.clone(),
+    };
+    let outcomes = targets
         .iter()
         .map(|target| {
             let path = skill_path(*target, selection.scope, &places.home, &places.project)?;
