@@ -874,3 +874,43 @@ fn codex_and_gemini_read_the_entries_mcp_install_wrote() {
         "{gemini}"
     );
 }
+
+/// OpenCode reads what `mcp install` wrote, starts the server and reports it connected.
+#[test]
+fn opencode_connects_to_what_mcp_install_wrote() {
+    let Some(opencode) =
+        common::clients_dir().map(|d| d.join("opencode/node_modules/.bin/opencode"))
+    else {
+        panic!(
+            "KIVGRAPH_CLIENTS_DIR is not set: run the suite with cargo xtask test, which installs the MCP clients"
+        );
+    };
+    let home = tempfile::tempdir().unwrap();
+    let install = kivgraph(
+        home.path(),
+        &["mcp", "install", "--target", "opencode", "--stdio"],
+    );
+    assert!(install.status.success(), "{}", text(&install));
+    let list = Command::new(&opencode)
+        .args(["mcp", "list"])
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path().join(".config"))
+        .env("XDG_STATE_HOME", home.path().join(".local/state"))
+        .env("XDG_DATA_HOME", home.path().join(".local/share"))
+        .env("XDG_CACHE_HOME", home.path().join(".cache"))
+        .env("NO_COLOR", "1")
+        .current_dir(home.path())
+        .output()
+        .unwrap();
+    let listed = text(&list);
+    assert!(
+        listed
+            .lines()
+            .any(|l| l.contains("kivgraph") && l.contains("connected")),
+        "{listed}"
+    );
+    assert!(
+        listed.contains(&format!("{} serve", executable())),
+        "{listed}"
+    );
+}

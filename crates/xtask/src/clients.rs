@@ -1,6 +1,6 @@
 //! The real MCP clients the test suite drives (Claude Code, Codex and Gemini CLI, from npm),
-//! pinned by
-//! `crates/xtask/clients`, installed under `~/.cache/kivgraph/clients`.
+//! pinned by `crates/xtask/clients`, installed under `~/.cache/kivgraph/clients`; OpenCode,
+//! pinned by exact version in `clients/opencode`, under `clients/opencode`.
 
 use std::fs::File;
 use std::path::PathBuf;
@@ -22,6 +22,12 @@ pub fn setup(locations: &Locations) -> anyhow::Result<Option<PathBuf>> {
         &pins,
         &dir,
         &["claude", "codex", "gemini"],
+    )?;
+    crate::npm::install_exact(
+        "OpenCode",
+        &pins.join("opencode"),
+        &dir.join("opencode"),
+        &["opencode"],
     )?;
     Ok(installed.then_some(dir))
 }
