@@ -252,7 +252,7 @@ fn a_symlink_a_broken_file_and_a_missing_target_are_refused_with_nothing_written
     refused_saying(
         home.path(),
         &install[..3],
-        "no terminal to select the clients in",
+        "interactive selection requires a terminal; pass --target",
     );
     refused_saying(
         home.path(),
@@ -463,17 +463,24 @@ fn the_skill_is_installed_where_clients_read_it_and_only_ours_is_removed() {
     let home = tempfile::tempdir().unwrap();
     let skill = |args: &[&str]| {
         let out = kivgraph(home.path(), &[&["skill"][..], args, &["--json"]].concat());
-        (outcome(&out)["state"].as_str().unwrap().to_string(), out)
+        let state = outcome(&out)["state"].as_str().unwrap().to_string();
+        (state, out)
     };
-    let canonical =
+    let detail = |out: &Output| outcome(out)["detail"].as_str().unwrap().to_string();
+    let shipped =
         std::fs::read_to_string(common::manifest_dir().join("skills/kivgraph/SKILL.md")).unwrap();
-    assert!(canonical.starts_with("---\nname: kivgraph\ndescription: "));
+    assert!(shipped.starts_with("---\nname: kivgraph\ndescription: "));
+    // One canonical file beside config.yaml; each client's path a link to it.
+    let canonical = home
+        .path()
+        .join(".config/kivgraph/skills/kivgraph/SKILL.md");
     let path = home.path().join(".claude/skills/kivgraph/SKILL.md");
     assert_eq!(
         skill(&["install", "--target", "claude-code"]).0,
         "installed"
     );
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), canonical);
+    assert_eq!(std::fs::read_link(&path).unwrap(), canonical);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), shipped);
     use std::os::unix::fs::PermissionsExt;
     assert_eq!(
         std::fs::metadata(path.parent().unwrap())
@@ -483,26 +490,73 @@ fn the_skill_is_installed_where_clients_read_it_and_only_ours_is_removed() {
             & 0o777,
         0o700
     );
-    let written_at = std::fs::metadata(&path).unwrap().modified().unwrap();
+    let written_at = std::fs::metadata(&canonical).unwrap().modified().unwrap();
     assert_eq!(skill(&["install", "--target", "claude-code"]).0, "managed");
     assert_eq!(
-        std::fs::metadata(&path).unwrap().modified().unwrap(),
+        std::fs::metadata(&canonical).unwrap().modified().unwrap(),
         written_at
     );
     assert_eq!(skill(&["status", "--target", "claude-code"]).0, "managed");
 
-    // Codex's project scope, beside the current directory.
+    // One edit reaches every client, and an upgrade (install again) keeps it.
+    assert_eq!(skill(&["install", "--target", "codex"]).0, "installed");
+    let codex = home.path().join(".agents/skills/kivgraph/SKILL.md");
+    let edited = format!("{shipped}\nAlways ask find_references first.\n");
+    std::fs::write(&canonical, &edited).unwrap();
+    assert_eq!(std::fs::read_to_string(&codex).unwrap(), edited);
+    let (state, out) = skill(&["install", "--target", "claude-code"]);
+    assert_eq!(state, "managed");
+    assert!(
+        detail(&out).contains("carries local edits"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(std::fs::read_to_string(&canonical).unwrap(), edited);
+    let (state, out) = skill(&["status", "--target", "codex"]);
+    assert_eq!(state, "managed");
+    assert!(
+        detail(&out).contains("carries local edits"),
+        "{}",
+        text(&out)
+    );
+    // --force takes this build's skill back; the edit is kept in the backup.
     assert_eq!(
-        skill(&["install", "--target", "codex", "--scope", "project"]).0,
+        skill(&["install", "--target", "codex", "--force"]).0,
         "installed"
     );
-    assert!(
-        home.path()
-            .join(".agents/skills/kivgraph/SKILL.md")
-            .is_file()
+    assert_eq!(std::fs::read_to_string(&canonical).unwrap(), shipped);
+    assert_eq!(
+        std::fs::read_to_string(canonical.with_file_name("SKILL.md.kivgraph.bak")).unwrap(),
+        edited
     );
 
+    // A copy an earlier install wrote becomes a link without asking.
+    std::fs::remove_file(&codex).unwrap();
+    std::fs::write(&codex, &shipped).unwrap();
+    assert_eq!(skill(&["status", "--target", "codex"]).0, "managed");
+    let (state, out) = skill(&["install", "--target", "codex"]);
+    assert_eq!(state, "installed");
+    assert!(detail(&out).contains("now a link"), "{}", text(&out));
+    assert_eq!(std::fs::read_link(&codex).unwrap(), canonical);
+
+    // The project scope copies: that path is committed.
+    std::fs::create_dir_all(home.path().join("work")).unwrap();
+    let project = Command::new(binary())
+        .args([
+            "skill", "install", "--target", "opencode", "--scope", "project",
+        ])
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path().join(".config"))
+        .current_dir(home.path().join("work"))
+        .output()
+        .unwrap();
+    assert!(project.status.success(), "{}", text(&project));
+    let copied = home.path().join("work/.opencode/skills/kivgraph/SKILL.md");
+    assert!(copied.symlink_metadata().unwrap().is_file());
+    assert_eq!(std::fs::read_to_string(&copied).unwrap(), shipped);
+
     // Someone's own file at the path.
+    std::fs::remove_file(&path).unwrap();
     std::fs::write(&path, "my notes\n").unwrap();
     assert_eq!(
         skill(&["status", "--target", "claude-code"]).0,
@@ -516,12 +570,9 @@ fn the_skill_is_installed_where_clients_read_it_and_only_ours_is_removed() {
         skill(&["install", "--target", "claude-code", "--force"]).0,
         "installed"
     );
+    assert_eq!(std::fs::read_link(&path).unwrap(), canonical);
     assert_eq!(
-        std::fs::read_to_string(
-            home.path()
-                .join(".claude/skills/kivgraph/SKILL.md.kivgraph.bak")
-        )
-        .unwrap(),
+        std::fs::read_to_string(path.with_file_name("SKILL.md.kivgraph.bak")).unwrap(),
         "my notes\n"
     );
     std::fs::write(path.with_file_name("other.md"), "another skill's file").unwrap();
@@ -531,8 +582,10 @@ fn the_skill_is_installed_where_clients_read_it_and_only_ours_is_removed() {
     );
     assert!(path.is_file());
     assert_eq!(skill(&["remove", "--target", "claude-code"]).0, "removed");
-    assert!(!path.exists());
+    assert!(path.symlink_metadata().is_err());
     assert!(path.with_file_name("other.md").is_file());
+    // The other client still reads the canonical.
+    assert_eq!(std::fs::read_to_string(&codex).unwrap(), shipped);
     assert_eq!(skill(&["status", "--target", "claude-code"]).0, "absent");
 
     refused_saying(

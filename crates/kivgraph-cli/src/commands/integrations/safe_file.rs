@@ -91,3 +91,55 @@ pub fn remove(path: &Path) -> anyhow::Result<()> {
         .and_then(|()| std::fs::remove_file(&temporary))
         .with_context(|| format!("cannot remove {}", path.display()))
 }
+
+/// What is at a path, read without following a link.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Present {
+    Absent,
+    File(String),
+    LinkTo(PathBuf),
+    /// A directory, a socket or another kind of file.
+    Other,
+}
+
+pub fn inspect(path: &Path) -> anyhow::Result<Present> {
+    match path.symlink_metadata() {
+        Ok(metadata) if metadata.file_type().is_symlink() => std::fs::read_link(path)
+            .map(Present::LinkTo)
+            .with_context(|| format!("cannot read the link {}", path.display())),
+        Ok(metadata) if metadata.is_file() => std::fs::read_to_string(path)
+            .map(Present::File)
+            .with_context(|| format!("cannot read {}", path.display())),
+        Ok(_) => Ok(Present::Other),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(Present::Absent),
+        Err(err) => Err(err).with_context(|| format!("cannot read {}", path.display())),
+    }
+}
+
+/// Makes `path` a symlink to `target`, atomically: a regular file there is backed up first,
+/// a link there is replaced.
+pub fn link(path: &Path, target: &Path) -> anyhow::Result<()> {
+    let directory = path.parent().context("a file has a directory")?;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(directory)
+        .with_context(|| format!("cannot create {}", directory.display()))?;
+    if matches!(inspect(path)?, Present::File(_)) {
+        back_up(path)?;
+    }
+    let temporary = temporary_beside(path);
+    let _ = std::fs::remove_file(&temporary);
+    std::os::unix::fs::symlink(target, &temporary)
+        .and_then(|()| std::fs::rename(&temporary, path))
+        .and_then(|()| std::fs::File::open(directory)?.sync_all())
+        .inspect_err(|_| {
+            let _ = std::fs::remove_file(&temporary);
+        })
+        .with_context(|| format!("cannot link {} to {}", path.display(), target.display()))
+}
+
+/// Removes the link at `path` (never what it points to).
+pub fn unlink(path: &Path) -> anyhow::Result<()> {
+    std::fs::remove_file(path).with_context(|| format!("cannot remove {}", path.display()))
+}

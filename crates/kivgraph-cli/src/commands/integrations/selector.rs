@@ -98,9 +98,7 @@ pub fn select(what: &str, choices: Vec<(Target, bool)>) -> anyhow::Result<Vec<Ta
     let output = Term::stderr();
     let keys_from_terminal = output.is_term() || Term::stdout().is_term();
     if !keys_from_terminal && !std::io::stdin().is_terminal() {
-        bail!(
-            "no terminal to select the clients in: pass --target for each client (e.g. --target claude-code)"
-        );
+        bail!("interactive selection requires a terminal; pass --target");
     }
     let ansi = output.is_term() && console::colors_enabled_stderr();
     let keys = Term::stdout();

@@ -1,6 +1,11 @@
 //! `kivgraph skill install | status | remove`: the Agent Skill (`SKILL.md`, in this crate's
-//! `skills/kivgraph/`) written where each client reads skills, and only a file identical to
-//! it ever removed.
+//! `skills/kivgraph/`) where each client reads skills. In the user scope one canonical file,
+//! beside `config.yaml` (`skills/kivgraph/SKILL.md`), and each client's path a link to it, so
+//! one edit reaches every client: install writes the canonical only when it is absent (or
+//! with `--force`, which takes this build's skill back), and turns an earlier install's copy
+//! into a link. The project scope copies — that path is committed, and a link to one
+//! machine's home would arrive broken in every other clone. Only a link to the canonical or
+//! a file identical to this build's skill is ever removed.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -8,6 +13,7 @@ use std::process::ExitCode;
 use anyhow::bail;
 
 use super::clients::{Scope, Target};
+use super::safe_file::Present;
 use super::{Clients, Outcome, Places, report, safe_file, scope_name};
 
 /// The canonical skill, as this build ships it.
@@ -90,6 +96,9 @@ pub fn run(args: SkillArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|target| {
             let path = skill_path(*target, selection.scope, &places.home, &places.project)?;
+            if selection.scope == Scope::User {
+                return linked(*target, &path, &args.action);
+            }
             let present = safe_file::read_regular(&path)?;
             let outcome = |state: &'static str, detail: &str| Outcome {
                 target: target.name(),
@@ -130,4 +139,130 @@ pub fn run(args: SkillArgs) -> anyhow::Result<ExitCode> {
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     report(&outcomes, selection.json)
+}
+
+/// The canonical skill every user-scope client links to: beside `config.yaml`.
+fn canonical_path() -> PathBuf {
+    let config = kivgraph_config::default_config_path();
+    config
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join("skills/kivgraph/SKILL.md")
+}
+
+/// One user-scope client: its path a link to the canonical skill.
+fn linked(target: Target, path: &Path, action: &SkillAction) -> anyhow::Result<Outcome> {
+    let canonical = canonical_path();
+    let shipped = safe_file::read_regular(&canonical)?;
+    let edited = shipped.as_deref().is_some_and(|text| text != SKILL);
+    let at = safe_file::inspect(path)?;
+    let is_link = matches!(&at, Present::LinkTo(to) if to == &canonical);
+    let is_copy = matches!(&at, Present::File(text) if text == SKILL);
+    let ours = is_link || is_copy;
+    let outcome = |state: &'static str, detail: String| Outcome {
+        target: target.name(),
+        scope: "user",
+        path: path.to_path_buf(),
+        state,
+        transport: None,
+        detail,
+    };
+    let (force, dry_run) = match action {
+        SkillAction::Install(change) | SkillAction::Remove(change) => {
+            (change.force, change.dry_run)
+        }
+        SkillAction::Status(_) => (false, false),
+    };
+    let foreign = || match &at {
+        Present::LinkTo(to) => format!("a link to {}, not to the canonical skill", to.display()),
+        Present::Other => "not a regular file".to_string(),
+        _ => "a file that is not this build's skill".to_string(),
+    };
+    let edits = if edited {
+        format!(
+            "; {} carries local edits (install --force takes this build's skill back)",
+            canonical.display()
+        )
+    } else {
+        String::new()
+    };
+    Ok(match action {
+        SkillAction::Status(_) => match &at {
+            Present::Absent => outcome("absent", "nothing at the path".into()),
+            _ if is_link && shipped.is_none() => outcome(
+                "incompatible",
+                format!(
+                    "a link to {}, which is missing: install writes it",
+                    canonical.display()
+                ),
+            ),
+            _ if is_link => outcome(
+                "managed",
+                format!("a link to {}{edits}", canonical.display()),
+            ),
+            _ if is_copy => outcome(
+                "managed",
+                "a copy of this build's skill (install makes it a link)".into(),
+            ),
+            _ => outcome("incompatible", foreign()),
+        },
+        SkillAction::Install(_) if !ours && at != Present::Absent && !force => outcome(
+            "incompatible",
+            format!("{}: pass --force to replace it", foreign()),
+        ),
+        SkillAction::Install(_) if dry_run => outcome(
+            "would-install",
+            format!("would link to {}", canonical.display()),
+        ),
+        SkillAction::Install(_) => {
+            let restored = shipped.is_none() || (edited && force);
+            if restored {
+                safe_file::write(&canonical, SKILL)?;
+            }
+            if is_link && !restored {
+                outcome(
+                    "managed",
+                    format!("already a link to {}{edits}", canonical.display()),
+                )
+            } else {
+                if !is_link {
+                    safe_file::link(path, &canonical)?;
+                }
+                let was = match &at {
+                    Present::Absent => "",
+                    _ if is_copy => "; the copy an earlier install wrote is now a link",
+                    _ if is_link => "; this build's skill written back",
+                    _ => "; what was there is kept in .kivgraph.bak",
+                };
+                let edits = if restored { String::new() } else { edits };
+                outcome(
+                    "installed",
+                    format!("a link to {}{was}{edits}", canonical.display()),
+                )
+            }
+        }
+        SkillAction::Remove(_) if at == Present::Absent => {
+            outcome("absent", "nothing at the path: nothing done".into())
+        }
+        SkillAction::Remove(_) if !ours && !force => outcome(
+            "incompatible",
+            format!("{}: pass --force to remove it", foreign()),
+        ),
+        SkillAction::Remove(_) if dry_run => {
+            outcome("would-remove", "would remove the skill".into())
+        }
+        SkillAction::Remove(_) => {
+            match &at {
+                Present::LinkTo(_) => safe_file::unlink(path)?,
+                _ => safe_file::remove(path)?,
+            }
+            outcome(
+                "removed",
+                format!(
+                    "the skill removed from this client; {} kept for the others",
+                    canonical.display()
+                ),
+            )
+        }
+    })
 }
