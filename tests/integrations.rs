@@ -967,3 +967,49 @@ fn opencode_connects_to_what_mcp_install_wrote() {
         "{listed}"
     );
 }
+
+/// `logs --follow` prints what is appended after it started, once each, as it comes.
+#[test]
+fn logs_follow_prints_each_new_event_once() {
+    use std::io::BufRead;
+    /// Stops the follower however the test ends.
+    struct Killed(std::process::Child);
+    impl Drop for Killed {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let dir = common::client::indexed_live();
+    let config = dir.path().join("config.yaml");
+    let mut follow = Killed(
+        Command::new(binary())
+            .args([
+                "logs",
+                "--follow",
+                "--json",
+                "--kind",
+                "tool_call",
+                "--config",
+            ])
+            .arg(&config)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut lines = std::io::BufReader::new(follow.0.stdout.take().unwrap()).lines();
+    let mut client = common::client::Client::start(dir.path());
+    client.ok("find_symbol", json!({"name": "Existing"}));
+    client.ok(
+        "get_file_outline",
+        json!({"repository": "live", "path": "main.go"}),
+    );
+    let tools: Vec<String> = (0..2)
+        .map(|_| {
+            let line = lines.next().unwrap().unwrap();
+            let event: Value = serde_json::from_str(&line).unwrap();
+            event["tool"].as_str().unwrap().to_string()
+        })
+        .collect();
+    assert_eq!(tools, ["find_symbol", "get_file_outline"]);
+}

@@ -4,7 +4,8 @@
 //! so its history costs at most 16 MiB. Nothing secret is written: a tool call records the
 //! names and kinds of its arguments, never their values.
 
-use std::io::{BufRead, Write};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -156,18 +157,122 @@ impl EventLog {
     /// Every readable event, oldest first (the rotation, then the log); a line that does
     /// not parse (a record of another version) is skipped.
     pub fn read(&self) -> Vec<Event> {
-        [self.rotated(), self.path.clone()]
-            .iter()
-            .filter_map(|path| std::fs::File::open(path).ok())
-            .flat_map(|file| std::io::BufReader::new(file).lines().map_while(Result::ok))
-            .filter_map(|line| serde_json::from_str(&line).ok())
-            .collect()
+        self.read_and_follow().0
     }
+
+    /// [`EventLog::read`], and where it ended: [`EventLog::since`] reads on from there.
+    pub fn read_and_follow(&self) -> (Vec<Event>, Follow) {
+        let mut events = Vec::new();
+        let mut rotated = Follow::default();
+        read_from(&self.rotated(), &mut rotated, &mut events);
+        let mut follow = Follow::default();
+        read_from(&self.path, &mut follow, &mut events);
+        (events, follow)
+    }
+
+    /// The events appended since `at`, moving it past them: only the new bytes are read. A
+    /// rotation meanwhile reads the rest of the rotated file, then the new log.
+    pub fn since(&self, at: &mut Follow) -> Vec<Event> {
+        let mut events = Vec::new();
+        let now = std::fs::metadata(&self.path).ok();
+        if now.as_ref().is_some_and(|m| m.ino() == at.file) {
+            read_from(&self.path, at, &mut events);
+            return events;
+        }
+        // Rotated (or removed): the file followed so far is the rotation now.
+        if std::fs::metadata(self.rotated()).is_ok_and(|m| m.ino() == at.file) {
+            read_from(&self.rotated(), at, &mut events);
+        }
+        *at = Follow::default();
+        read_from(&self.path, at, &mut events);
+        events
+    }
+}
+
+/// A position in the log: the file (by inode) and the bytes of it already read.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Follow {
+    file: u64,
+    offset: u64,
+}
+
+/// Reads the whole lines of `path` past `at` into `events` and moves `at` past them (a line
+/// still being written is left for the next read).
+fn read_from(path: &Path, at: &mut Follow, events: &mut Vec<Event>) {
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return;
+    };
+    let Ok(metadata) = file.metadata() else {
+        return;
+    };
+    if at.file != metadata.ino() || metadata.len() < at.offset {
+        *at = Follow {
+            file: metadata.ino(),
+            offset: 0,
+        };
+    }
+    let mut bytes = Vec::new();
+    if file.seek(SeekFrom::Start(at.offset)).is_err() || file.read_to_end(&mut bytes).is_err() {
+        return;
+    }
+    let whole = bytes
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(0, |end| end + 1);
+    at.offset += whole as u64;
+    events.extend(
+        bytes[..whole]
+            .split(|b| *b == b'\n')
+            .filter_map(|line| serde_json::from_slice(line).ok()),
+    );
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn following_reads_only_what_was_appended_across_a_rotation() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = EventLog::new(dir.path().join("events.jsonl"));
+        let event = |detail: &str| {
+            Event::now(
+                "serve",
+                EventKind::Server {
+                    detail: detail.to_string(),
+                },
+            )
+        };
+        let details = |events: Vec<Event>| -> Vec<String> {
+            events
+                .into_iter()
+                .map(|e| match e.what {
+                    EventKind::Server { detail } => detail,
+                    _ => unreachable!(),
+                })
+                .collect()
+        };
+        log.append(&event("before")).unwrap();
+        let (read, mut at) = log.read_and_follow();
+        assert_eq!(details(read), ["before"]);
+        assert!(log.since(&mut at).is_empty());
+        log.append(&event("one")).unwrap();
+        // Half a line, as a writer leaves it mid-append, waits for its end.
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(log.path())
+            .unwrap();
+        let two = serde_json::to_string(&event("two")).unwrap();
+        file.write_all(&two.as_bytes()[..10]).unwrap();
+        assert_eq!(details(log.since(&mut at)), ["one"]);
+        file.write_all(&two.as_bytes()[10..]).unwrap();
+        file.write_all(b"\n").unwrap();
+        // Rotated by hand, then appended to: the rest of the old file, then the new one.
+        std::fs::rename(log.path(), log.rotated()).unwrap();
+        log.append(&event("three")).unwrap();
+        assert_eq!(details(log.since(&mut at)), ["two", "three"]);
+        assert!(log.since(&mut at).is_empty());
+    }
 
     #[test]
     fn the_log_rotates_past_its_size_and_keeps_one_rotation() {

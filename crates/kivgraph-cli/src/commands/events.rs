@@ -151,8 +151,8 @@ impl LogsArgs {
 pub fn run_logs(args: LogsArgs) -> anyhow::Result<ExitCode> {
     let log = log_of(&args.config)?;
     let after = cutoff(args.since);
-    let events: Vec<Event> = log
-        .read()
+    let (events, mut at) = log.read_and_follow();
+    let events: Vec<Event> = events
         .into_iter()
         .filter(|e| args.admits(e, after))
         .collect();
@@ -163,20 +163,14 @@ pub fn run_logs(args: LogsArgs) -> anyhow::Result<ExitCode> {
     if !args.follow {
         return Ok(ExitCode::SUCCESS);
     }
-    // The admitted events shown so far, counted: a poll prints those past them.
-    let mut shown = events.len();
+    // Each poll reads only the bytes appended since the last.
     loop {
         std::thread::sleep(Duration::from_millis(300));
-        let events: Vec<Event> = log
-            .read()
-            .into_iter()
-            .filter(|e| args.admits(e, after))
-            .collect();
-        // A rotation dropped old records: what is past the count is still new.
-        for event in events.iter().skip(shown.min(events.len())) {
-            args.print(event)?;
+        for event in log.since(&mut at) {
+            if args.admits(&event, after) {
+                args.print(&event)?;
+            }
         }
-        shown = events.len();
     }
 }
 
