@@ -240,6 +240,55 @@ fn two_passes_publish_identical_generations_and_rollback_returns() {
         };
         assert_eq!(inode(1), inode(2), "page {} is shared", page.number);
     }
+    // Each generation carries its canonical database, holding what the snapshot holds; a
+    // republished generation links the same file.
+    let manifest = store.manifest(GenerationId(1)).unwrap();
+    let database = manifest.graph.clone().expect("a canonical database");
+    assert_eq!(
+        store.manifest(GenerationId(2)).unwrap().graph,
+        Some(database.clone())
+    );
+    let counts = &manifest.counts;
+    let tables = &database.counts;
+    assert_eq!(
+        [
+            "Repository",
+            "Package",
+            "File",
+            "Symbol",
+            "Evidence",
+            "Unresolved"
+        ]
+        .map(|t| tables.of(t)),
+        [
+            counts.repositories,
+            counts.packages,
+            counts.files,
+            counts.symbols,
+            counts.evidence,
+            counts.unresolved
+        ]
+        .map(|n| n as u64)
+    );
+    let edges: u64 = tables
+        .tables
+        .iter()
+        .filter(|(t, _)| {
+            t.chars().all(|c| c.is_ascii_uppercase() || c == '_') && *t != "OBSERVED_IN"
+        })
+        .map(|(_, n)| n)
+        .sum();
+    assert_eq!(edges, counts.edges as u64);
+    assert_eq!(tables.of("OBSERVED_IN"), counts.evidence as u64);
+    {
+        use std::os::unix::fs::MetadataExt;
+        let inode = |id| {
+            std::fs::metadata(generation(id).join("graph.lbdb"))
+                .unwrap()
+                .ino()
+        };
+        assert_eq!(inode(1), inode(2), "the database is shared");
+    }
 
     let status = stdout(&workspace.run(&["graph", "status"]));
     assert!(status.contains("graph.active: 000002"), "{status}");
@@ -272,6 +321,155 @@ fn two_passes_publish_identical_generations_and_rollback_returns() {
     assert_eq!(digests(1), digests(3));
     let out = workspace.run(&["doctor"]);
     assert!(out.status.success(), "{}", stdout(&out));
+
+    let out = workspace.run(&["doctor", "storage"]);
+    let report = stdout(&out);
+    assert!(out.status.success(), "{report}");
+    for line in [
+        "digest: PASS (the BLAKE3 its manifest records)",
+        "schema: PASS (version 1)",
+        "engine: PASS (LadybugDB 0.22.1, opened read-only)",
+        "doctor: PASS",
+    ] {
+        assert!(report.contains(line), "{line}: {report}");
+    }
+    assert!(
+        report.contains(&format!("Symbol {}", counts.symbols)),
+        "{report}"
+    );
+    let database = generation(1).join("graph.lbdb");
+    let out = workspace.run(&["doctor", "graph", "--database", database.to_str().unwrap()]);
+    let report = stdout(&out);
+    assert!(out.status.success(), "{report}");
+    assert!(
+        report.contains("duplicate_stable_key: PASS (0)"),
+        "{report}"
+    );
+    assert!(
+        report.ends_with(&format!("doctor graph: PASS ({})\n", database.display())),
+        "{report}"
+    );
+
+    // A damaged database is never reactivated: its digest no longer matches. (Generation 3
+    // holds the same facts as 1, so it links the same file: the damaged copy is its own.)
+    let recomputed = generation(3).join("graph.lbdb");
+    let mut bytes = read(recomputed.clone());
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0xff;
+    std::fs::remove_file(&recomputed).unwrap();
+    std::fs::write(&recomputed, bytes).unwrap();
+    workspace.run(&["rollback", "--generation", "000001"]);
+    let out = workspace.run(&["rollback", "--generation", "000003"]);
+    assert!(
+        stderr(&out).contains("graph.lbdb does not have the digest its manifest records"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(store.current().unwrap(), Some(GenerationId(1)));
+    let out = workspace.run(&[
+        "doctor",
+        "storage",
+        "--database",
+        recomputed.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("digest: FAIL (differs from its manifest's"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn a_damaged_snapshot_is_rebuilt_from_the_database_byte_for_byte() {
+    let workspace = Workspace::new();
+    assert!(workspace.index().status.success());
+    let store = workspace.store();
+    let directory = store.generation_dir(GenerationId(1));
+    let manifest = store.manifest(GenerationId(1)).unwrap();
+    let page = manifest
+        .pages
+        .iter()
+        .find(|p| p.counts.symbols > 0)
+        .unwrap();
+    let page_file = directory
+        .join("pages")
+        .join(kivgraph_snapshot::page_file_name(
+            page.number,
+            &digest_bytes(&page.snapshot),
+        ));
+    let (original_page, original_root) = (
+        read(page_file.clone()),
+        read(directory.join("snapshot.kgs")),
+    );
+    std::fs::write(&page_file, b"damaged").unwrap();
+    std::fs::remove_file(directory.join("snapshot.kgs")).unwrap();
+    let out = workspace.run(&["doctor"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+
+    let out = workspace.run(&["snapshot"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(&format!(
+            "byte-identical to the published snapshot (payload {})",
+            &manifest.digests.snapshot_payload[..16]
+        )),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(read(page_file), original_page);
+    assert_eq!(read(directory.join("snapshot.kgs")), original_root);
+    let out = workspace.run(&["doctor"]);
+    assert!(out.status.success(), "{}", stdout(&out));
+
+    // An unknown generation is refused.
+    let out = workspace.run(&["snapshot", "--generation", "000009"]);
+    assert!(
+        stderr(&out).contains("generation 000009 does not exist"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn upgrade_rebuilds_a_generation_of_an_older_schema_and_keeps_it_as_the_backup() {
+    let workspace = Workspace::new();
+    assert!(workspace.index().status.success());
+    let out = workspace.run(&["upgrade"]);
+    assert_eq!(
+        stdout(&out),
+        "upgrade: generation 000001 is at schema 1, which this build writes; nothing to do\n"
+    );
+    // As an older build would have left it: its database written with schema 0.
+    let manifest_path = workspace
+        .store()
+        .generation_dir(GenerationId(1))
+        .join("manifest.json");
+    let mut manifest: serde_json::Value =
+        serde_json::from_slice(&read(manifest_path.clone())).unwrap();
+    manifest["graph"]["schema_version"] = serde_json::json!(0);
+    std::fs::write(
+        &manifest_path,
+        serde_json::to_vec_pretty(&manifest).unwrap(),
+    )
+    .unwrap();
+
+    let out = workspace.run(&["upgrade"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "upgrade: generation 000001 (schema 0) verified; it stays as the backup\n\
+         upgrade: published generation 000002 at schema 1 (backup: 000001)\n"
+    );
+    let store = workspace.store();
+    assert_eq!(store.current().unwrap(), Some(GenerationId(2)));
+    assert_eq!(store.backup().unwrap(), Some(GenerationId(1)));
+    let upgraded = store.manifest(GenerationId(2)).unwrap().graph.unwrap();
+    assert_eq!(upgraded.counts.schema_version, 1);
+    assert_eq!(
+        stdout(&workspace.run(&["upgrade"])),
+        "upgrade: generation 000002 is at schema 1, which this build writes; nothing to do\n"
+    );
 }
 
 #[test]

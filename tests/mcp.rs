@@ -107,6 +107,7 @@ fn before_a_generation_only_index_project_is_offered() {
             "index_project",
             "list_repositories",
             "module_report",
+            "query_graph",
             "read_symbol",
             "trace_dependencies"
         ]
@@ -748,7 +749,10 @@ fn graph_status_reports_what_was_published() {
     );
     assert_eq!(results["repositories_moved"], 0);
     assert_eq!(results["repository_freshness"].as_array().unwrap().len(), 4);
-    assert_eq!(results["storage"]["state"], "not_applicable");
+    assert_eq!(results["storage"]["state"], "read_only");
+    assert_eq!(results["schema_version"], 1);
+    assert_eq!(results["schema_outdated"], false);
+    assert!(results.get("schema_version_expected").is_none());
     assert!(
         results.get("metrics").is_none(),
         "nothing measured, nothing reported"
@@ -868,7 +872,8 @@ fn index_not_ready_snapshot_unavailable_and_a_rewound_store() {
     );
     drop(client);
 
-    // A generation whose snapshot cannot be read is SNAPSHOT_UNAVAILABLE, not a crash.
+    // A generation whose snapshot cannot be read is not a crash, nor «never indexed»: every
+    // tool says INDEX_NOT_READY with the reason and the remedies.
     reindex(dir.path());
     let snapshot = dir.path().join("state/generations/000001/snapshot.kgs");
     let bytes = std::fs::read(&snapshot).unwrap();
@@ -876,7 +881,7 @@ fn index_not_ready_snapshot_unavailable_and_a_rewound_store() {
     let mut client = Client::start(dir.path());
     let refusal = client.refused("find_symbol", json!({"name": "Server"}));
     assert!(
-        refusal.starts_with("SNAPSHOT_UNAVAILABLE: generation 000001: snapshot is truncated"),
+        refusal.starts_with("INDEX_NOT_READY: the published generation could not be read (generation 000001: snapshot is truncated"),
         "{refusal}"
     );
     drop(client);
@@ -1229,6 +1234,144 @@ fn page_limits_come_from_the_configuration() {
         outline["returned"].as_u64().unwrap() <= 3,
         "an outline's own default is capped by the maximum"
     );
+}
+
+#[test]
+fn query_graph_answers_cypher_from_the_generations_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = fixtures().join("../resolution/gocalls");
+    init_and_index(dir.path(), "gocalls", &fixture);
+    let mut client = Client::start(dir.path());
+    // The callers find_references proves, asked in Cypher: the same two, never the client's
+    // homonym.
+    let callers = client.ok(
+        "query_graph",
+        json!({"query": "MATCH (c:Symbol)-[e:CALLS_DIRECT]->(s:Symbol {name: $name, file_path: $path}) RETURN c.qualified_name, c.file_path, e.confidence ORDER BY c.qualified_name", "parameters": {"name": "NewServer", "path": "server/server.go"}}),
+    );
+    assert_eq!(
+        callers,
+        json!({"snapshot_id": 1, "total": 2, "returned": 2, "results": {
+            "columns": ["c.qualified_name", "c.file_path", "e.confidence"],
+            "rows": [["Run", "server/server.go", "STRUCTURAL_CERTAIN"], ["Start", "client/client.go", "STRUCTURAL_CERTAIN"]],
+            "truncated": false}})
+    );
+    // The database holds what the snapshot serves: the same counts graph_status reports.
+    let status = client.ok("graph_status", json!({}))["results"].clone();
+    let count = |client: &mut Client, query: &str| {
+        client.ok("query_graph", json!({ "query": query }))["results"]["rows"][0][0].clone()
+    };
+    for (label, field) in [
+        ("Symbol", "symbols"),
+        ("File", "files"),
+        ("Package", "packages"),
+        ("Evidence", "evidence"),
+        ("Unresolved", "unresolved"),
+    ] {
+        let rows = count(&mut client, &format!("MATCH (n:{label}) RETURN count(n)"));
+        assert_eq!(rows, status[field], "{label}");
+    }
+    let edges = count(
+        &mut client,
+        "MATCH ()-[r]->() WHERE label(r) <> 'OBSERVED_IN' RETURN count(r)",
+    );
+    assert_eq!(edges, status["edges"]);
+    let hole = client.ok(
+        "query_graph",
+        json!({"query": "MATCH (u:Unresolved {reason: 'RECEIVER_TYPE_UNKNOWN', requested_symbol: 'Start'}) RETURN u.file_path, u.start_line"}),
+    );
+    assert_eq!(hole["results"]["rows"], json!([["server/server.go", 14]]));
+    // Bounded: rows by limit (the page says it is a floor), time by timeout_ms; writes refused.
+    let page = client.ok(
+        "query_graph",
+        json!({"query": "UNWIND range(1, 5) AS x RETURN x", "limit": 2}),
+    );
+    assert_eq!(page["results"]["rows"], json!([[1], [2]]));
+    assert_eq!(page["results"]["truncated"], true);
+    assert!(
+        page["guidance"]
+            .as_str()
+            .unwrap()
+            .starts_with("more than 2 rows matched: this page is a floor")
+    );
+    assert_eq!(
+        client.refused("query_graph", json!({"query": "UNWIND range(1, 100000) AS a UNWIND range(1, 100000) AS b WITH a, b WHERE (a * b) % 7 = 3 RETURN count(*)", "timeout_ms": 100})),
+        "TRAVERSAL_LIMIT_REACHED: the query ran past its time limit of 100 ms and was stopped"
+    );
+    assert_eq!(
+        client.refused(
+            "query_graph",
+            json!({"query": "MATCH (s:Symbol) SET s.name = 'x' RETURN s"})
+        ),
+        "PERMISSION_DENIED: only reading queries are answered (MATCH, OPTIONAL MATCH, WITH, UNWIND, RETURN, CALL): the engine says this statement writes"
+    );
+    assert_eq!(
+        client.refused(
+            "query_graph",
+            json!({"query": "CREATE (:Meta {name: 'a', value: 'b'})"})
+        ),
+        "PERMISSION_DENIED: only reading queries are answered (MATCH, OPTIONAL MATCH, WITH, UNWIND, RETURN, CALL): a statement starting with \"CREATE\" is not answered"
+    );
+    let invalid = client.refused(
+        "query_graph",
+        json!({"query": "MATCH (n:Nothing) RETURN n"}),
+    );
+    assert!(
+        invalid.starts_with("INVALID_ARGUMENT: the query is not valid Cypher for this schema"),
+        "{invalid}"
+    );
+    assert!(
+        client
+            .refused("query_graph", json!({"query": "RETURN 1", "limit": 5000}))
+            .starts_with("INVALID_ARGUMENT: limit 5000")
+    );
+    // Nothing was written: the database still holds what publication proved.
+    let out = Command::new(binary())
+        .args(["graph", "query", "--config"])
+        .arg(dir.path().join("config.yaml"))
+        .args(["--param", "name=NewServer", "--param", "path=server/server.go", "MATCH (c:Symbol)-[:CALLS_DIRECT]->(s:Symbol {name: $name, file_path: $path}) RETURN DISTINCT c.name ORDER BY c.name"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "c.name\nRun\nStart\n");
+}
+
+#[test]
+fn an_unreadable_snapshot_says_so_and_is_rebuilt_from_the_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = fixtures().join("../resolution/gocalls");
+    init_and_index(dir.path(), "gocalls", &fixture);
+    let root = dir.path().join("state/generations/000001/snapshot.kgs");
+    let published = std::fs::read(&root).unwrap();
+    std::fs::write(&root, b"not a snapshot").unwrap();
+    let mut client = Client::start(dir.path());
+    let refused = client.refused("find_symbol", json!({"name": "NewServer"}));
+    assert!(
+        refused.starts_with("INDEX_NOT_READY: the published generation could not be read (")
+            && refused.ends_with("\"kivgraph snapshot\" rebuilds its snapshot from its canonical database, \"kivgraph rollback\" returns to the backup generation"),
+        "{refused}"
+    );
+    let status = client.ok("graph_status", json!({}))["results"].clone();
+    assert_eq!(status["status"], "empty");
+    assert!(status["snapshot_unreadable"].is_string(), "{status}");
+
+    let out = Command::new(binary())
+        .args(["snapshot", "--config"])
+        .arg(dir.path().join("config.yaml"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read(&root).unwrap(), published);
+    // The same server answers again, from the rebuilt snapshot.
+    let found = client.ok("find_symbol", json!({"name": "NewServer"}));
+    assert_eq!(found["total"], 3);
 }
 
 #[test]

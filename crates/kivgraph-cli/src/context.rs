@@ -48,11 +48,12 @@ pub struct Loaded {
 }
 
 impl Loaded {
+    /// The generation store, publishing the canonical database with every generation.
     pub fn store(&self, root: Option<&PathBuf>) -> GenerationStore {
-        GenerationStore::new(
+        crate::canonical_graph::with_canonical_graph(GenerationStore::new(
             root.cloned()
                 .unwrap_or_else(|| self.config.generation_store()),
-        )
+        ))
     }
 }
 

@@ -5,6 +5,7 @@
 //! edge, and nowhere else.
 
 mod analyzers;
+mod canonical_graph;
 mod commands;
 mod context;
 mod logging;
@@ -49,6 +50,9 @@ Diagnostics
   doctor graph [--generation ID]                        Validate the graph invariants of a published generation
   doctor repositories [--repository NAME] [--json]      Audit whether each repository can be indexed, and what to change
   graph status [--root PATH]                            Report the active, next and backup generations
+  graph query CYPHER [--param NAME=VALUE]... [--json]   Ask the active generation's canonical database (read-only Cypher)
+  graph schema                                          Describe the canonical database's tables and relationships
+  doctor storage [--database PATH]                      Inspect one canonical database read-only
   daemon status [--json]                                Report whether the daemon has an owner, and where its unit lives
   version [--json]                                      Print the release, with --json for full provenance
   logs [--follow] [--kind K] [--tool T] [--since D] [--failures] [--json]
@@ -59,6 +63,8 @@ Diagnostics
 Maintenance
   clean [--keep-active] [--yes]                         Remove published graph generations
   rollback [--root PATH] [--generation ID]              Return to the previous generation
+  snapshot [--root PATH] [--generation ID]              Rebuild a generation's hot snapshot from its canonical database
+  upgrade                                               Rebuild the graph after a change of the canonical schema
 
 Every command accepts --config PATH (default ~/.config/kivgraph/config.yaml).
 ";
@@ -86,6 +92,8 @@ enum Command {
     Version(commands::version::VersionArgs),
     Clean(commands::graph::CleanArgs),
     Rollback(commands::graph::RollbackArgs),
+    Snapshot(commands::snapshot::SnapshotArgs),
+    Upgrade(commands::upgrade::UpgradeArgs),
     Watch(watch::WatchArgs),
     Daemon(commands::daemon::DaemonArgs),
     Stop(commands::stop::StopArgs),
@@ -144,6 +152,8 @@ fn main() -> ExitCode {
         Command::Version(args) => commands::version::run(args),
         Command::Clean(args) => commands::graph::run_clean(args),
         Command::Rollback(args) => commands::graph::run_rollback(args),
+        Command::Snapshot(args) => commands::snapshot::run(args),
+        Command::Upgrade(args) => commands::upgrade::run(args),
         Command::Watch(args) => watch::run(args),
         Command::Daemon(args) => commands::daemon::run(args),
         Command::Stop(args) => commands::stop::run(args),

@@ -171,8 +171,16 @@ fn publish_pass(
         Some(Err(why)) => tracing::warn!(why, "the standard library is not indexed"),
         None => {}
     }
+    // A generation whose canonical database is missing or of another schema is never
+    // republished as unchanged: the pass computes again and writes it (what `upgrade` needs).
+    let current = store.current()?.filter(|id| {
+        store.manifest(*id).is_ok_and(|manifest| {
+            manifest.graph.map(|graph| graph.counts.schema_version)
+                == Some(kivgraph_facts::GRAPH_SCHEMA_VERSION)
+        })
+    });
     let options = PassOptions {
-        published_generation: store.current()?.map(|id| id.0),
+        published_generation: current.map(|id| id.0),
         fact_cache: loaded.config.config.indexing.fact_cache,
         cache_directory: loaded.config.fact_cache_path.clone(),
         identity: CacheIdentity::of_this_build(),

@@ -7,11 +7,13 @@
 //! Must not know about: parsing, salsa, storage formats or the MCP surface. Everything here is
 //! plain data with `serde` derives so that any layer can persist or compare it.
 
+mod graph_counts;
 mod key;
 mod model;
 mod pages;
 mod vocabulary;
 
+pub use graph_counts::{GRAPH_SCHEMA_VERSION, GraphCounts};
 pub use key::{
     KeyHasher, KeyMap, StableKey, StableKeyError, StableKeyIdentity, decode_base32, encode_base32,
 };

@@ -24,6 +24,13 @@ impl Fingerprint {
     pub fn to_hex(&self) -> String {
         self.0.iter().map(|b| format!("{b:02x}")).collect()
     }
+
+    /// The fingerprint [`Fingerprint::to_hex`] spelled; `None` for anything else.
+    pub fn from_hex(text: &str) -> Option<Self> {
+        blake3::Hash::from_hex(text)
+            .ok()
+            .map(|hash| Fingerprint(*hash.as_bytes()))
+    }
 }
 
 impl std::fmt::Debug for Fingerprint {

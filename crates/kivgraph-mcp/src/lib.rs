@@ -8,9 +8,11 @@
 //! the serving process.
 //!
 //! Must not know about: the engine or how facts are produced. Answers come from
-//! `kivgraph-query` over the mapped snapshot; the only write is the repository registry, for
+//! `kivgraph-query` over the mapped snapshot, and `query_graph`'s from the generation's
+//! canonical database opened read-only (`cypher.rs`); the only write is the repository registry, for
 //! `index_project`.
 
+mod cypher;
 mod daemon;
 mod follow;
 mod freshness;

@@ -14,6 +14,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Map, Value};
 
+use crate::cypher::OpenDatabase;
 use crate::follow::Follower;
 use crate::freshness;
 use crate::host::Host;
@@ -47,6 +48,8 @@ pub struct KivgraphServer {
     options: Arc<ServeOptions>,
     /// One index at a time inside this process.
     indexing: Arc<tokio::sync::Mutex<()>>,
+    /// The served generation's canonical database, opened by the first `query_graph`.
+    database: Arc<OpenDatabase>,
 }
 
 impl KivgraphServer {
@@ -56,6 +59,7 @@ impl KivgraphServer {
             host: Host::Stdio,
             options: Arc::new(options),
             indexing: Arc::new(tokio::sync::Mutex::new(())),
+            database: Arc::default(),
         }
     }
 
@@ -96,13 +100,16 @@ impl KivgraphServer {
         let store_root = self.options.store_root.clone();
         let limits = self.options.limits;
         let host = self.host.clone();
+        let database = self.database.clone();
         // Mapping and validating a new generation, and walking a large snapshot, are
         // blocking work: keep them off the protocol's threads.
         tokio::task::spawn_blocking(move || {
-            let published = match follower.current() {
-                Ok(published) => Some(published),
-                Err(err) if err.code == ErrorCode::IndexNotReady => None,
-                Err(err) => return Err(err),
+            // A generation that cannot be mapped is not a failure of every tool: they answer
+            // INDEX_NOT_READY with the reason, and graph_status reports it.
+            let (published, unreadable) = match follower.current() {
+                Ok(published) => (Some(published), None),
+                Err(err) if err.code == ErrorCode::IndexNotReady => (None, None),
+                Err(err) => (None, Some(err.message)),
             };
             tool.call(
                 &Context {
@@ -112,6 +119,8 @@ impl KivgraphServer {
                     limits,
                     host: &host,
                     wait,
+                    database: &database,
+                    unreadable: unreadable.as_deref(),
                 },
                 arguments,
             )

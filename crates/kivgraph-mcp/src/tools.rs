@@ -17,6 +17,7 @@ use rmcp::model::{Tool, ToolAnnotations};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use crate::cypher::{OpenDatabase, QueryGraphArgs};
 use crate::freshness::FreshnessArgs;
 use crate::host::Host;
 use crate::schema::{input_schema, unknown_field, with_properties_of};
@@ -40,6 +41,10 @@ pub struct Context<'a> {
     pub host: &'a Host,
     /// What the caller's `fresh_within_ms` came to, when it asked.
     pub wait: Option<Wait>,
+    /// The served generation's canonical database, for `query_graph`.
+    pub database: &'a OpenDatabase,
+    /// Why the generation `CURRENT` names could not be mapped, when it could not.
+    pub unreadable: Option<&'a str>,
 }
 
 impl Context<'_> {
@@ -96,6 +101,8 @@ impl Context<'_> {
 pub struct QueryTool {
     pub name: &'static str,
     description: &'static str,
+    /// Generated text the description ends with (`query_graph`'s schema).
+    appendix: Option<fn() -> String>,
     schema: fn() -> Map<String, Value>,
     run: Runner,
     /// Whether it answers from the graph, so a caller may wait for the watcher first
@@ -143,7 +150,7 @@ fn paged<A: DeserializeOwned>(
     arguments: Map<String, Value>,
     query: impl FnOnce(&Published, &A, &PageLimits) -> Result<(Page, View), QueryError>,
 ) -> Result<String, QueryError> {
-    let published = graph(context.published)?;
+    let published = graph(context)?;
     render(
         context,
         published,
@@ -167,15 +174,20 @@ fn walked<A: DeserializeOwned>(
     })
 }
 
-/// Every tool but `graph_status` needs a published generation.
-fn graph(published: Option<&Published>) -> Result<&Published, QueryError> {
-    published.ok_or_else(QueryError::index_not_ready)
+/// Every tool but `graph_status` needs a published generation: without one, `INDEX_NOT_READY`,
+/// saying why when the generation exists but could not be read.
+fn graph<'a>(context: &Context<'a>) -> Result<&'a Published, QueryError> {
+    context.published.ok_or_else(|| match context.unreadable {
+        Some(reason) => QueryError::snapshot_unreadable(reason),
+        None => QueryError::index_not_ready(),
+    })
 }
 
 pub const QUERY_TOOLS: &[QueryTool] = &[
     QueryTool {
         name: "graph_status",
         description: "The published generation: counts, edges by kind, unresolved by reason, per repository whether its checkout moved since it was indexed, and whether kivgraph watch keeps it current (its last batches with their save-to-publish latency). Call it when an answer looks stale or a tool says INDEX_NOT_READY.",
+        appendix: None,
         schema: input_schema::<GraphStatusArgs>,
         waits: false,
         run: |context, arguments| {
@@ -186,6 +198,7 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
                     watcher: context.watcher().as_ref(),
                     daemon: context.daemon().as_ref(),
                     daemon_clients: context.daemon_clients(),
+                    snapshot_unreadable: context.unreadable,
                 },
             )?;
             Ok(page.render(context.published, view, None))
@@ -194,6 +207,7 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
     QueryTool {
         name: "find_symbol",
         description: "Where a symbol is declared, by name, qualified name, prefix or substring; narrow with kind, repo and path_prefix. An empty answer proves no declaration of that name in the graph. Loses to grep on a rare name in one small repository.",
+        appendix: None,
         schema: input_schema::<FindSymbolArgs>,
         waits: true,
         run: |context, arguments| paged(context, arguments, kivgraph_query::find_symbol),
@@ -201,6 +215,7 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
     QueryTool {
         name: "find_references",
         description: "Who calls or references a symbol (direction incoming), or what it reaches (outgoing): one hop. A bare name suffices; an ambiguous one is refused with its candidates. Rows carry confidence: STRUCTURAL_CERTAIN is proven by the language's rules from syntax, CANDIDATE is plausible. Read completeness: COMPLETE proves the absence of other uses, LOWER_BOUND names the uses it could not bind and a grep fallback. view files lists only the files.",
+        appendix: None,
         schema: input_schema::<FindReferencesArgs>,
         waits: true,
         run: |context, arguments| paged(context, arguments, kivgraph_query::find_references),
@@ -208,6 +223,7 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
     QueryTool {
         name: "trace_dependencies",
         description: "What a symbol reaches outward, breadth-first up to depth hops (default 3, at most 5): each reached symbol once, with the edge that first reached it. A container's members walk with it. completeness says whether the walk is whole or a floor (calls it could not bind, relations not extracted).",
+        appendix: None,
         schema: input_schema::<TraceDependenciesArgs>,
         waits: true,
         run: |context, arguments| walked(context, arguments, kivgraph_query::trace_dependencies),
@@ -215,6 +231,7 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
     QueryTool {
         name: "get_blast_radius",
         description: "What a change to a symbol reaches: the walk backwards over who references it, up to depth hops, with counts by depth, relation, repository and package over the whole walk. kinds picks what counts as affected (default all but field and variable). completeness says whether the impact is whole or a floor.",
+        appendix: None,
         schema: input_schema::<BlastRadiusArgs>,
         waits: true,
         run: |context, arguments| walked(context, arguments, kivgraph_query::get_blast_radius),
@@ -222,6 +239,7 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
     QueryTool {
         name: "find_cross_repo_consumers",
         description: "Who outside a symbol's repository uses it (exact_symbol, candidate), depends on its package (package: a dependency, never a proven use), or asked for it and failed (unresolved). Categories are never summed. completeness checks unreadable scopes anywhere in the graph; uses inside the symbol's own repository belong to find_references.",
+        appendix: None,
         schema: input_schema::<CrossRepoConsumersArgs>,
         waits: true,
         run: |context, arguments| {
@@ -235,6 +253,7 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
     QueryTool {
         name: "get_symbol",
         description: "One symbol's package, signature, visibility and line range, by stable_key or by repository + path + qualified_name. Not worth a call when a row from find_symbol already holds what you need.",
+        appendix: None,
         schema: input_schema::<GetSymbolArgs>,
         waits: true,
         run: |context, arguments| {
@@ -246,18 +265,17 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
     QueryTool {
         name: "get_source",
         description: "The code of up to 20 symbols in one call, as text: no line numbers, files read once, a changed file re-anchored or refused per row. Prefer it to reading ranges across files; for one small file, read the file.",
+        appendix: None,
         schema: input_schema::<GetSourceArgs>,
         waits: true,
         run: |context, arguments| {
-            kivgraph_query::get_source(
-                graph(context.published)?,
-                &parse::<GetSourceArgs>(arguments)?,
-            )
+            kivgraph_query::get_source(graph(context)?, &parse::<GetSourceArgs>(arguments)?)
         },
     },
     QueryTool {
         name: "get_file_outline",
         description: "Declarations under a repository path (file or directory), grouped by file, as name@start-end with kind; views compact, full and files. Use it for a package or directory: one small file is cheaper to read.",
+        appendix: None,
         schema: input_schema::<FileOutlineArgs>,
         waits: true,
         run: |context, arguments| paged(context, arguments, kivgraph_query::get_file_outline),
@@ -265,6 +283,7 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
     QueryTool {
         name: "find_by_intent",
         description: "Which symbols a plain-language question likely names, and the files to open, when you do not know the name: ranked by rare terms of names, qualified names, kinds and paths (no prose). Rows are text candidates, never resolved edges. If you can spell the name, find_symbol or grep is cheaper.",
+        appendix: None,
         schema: input_schema::<FindByIntentArgs>,
         waits: true,
         run: |context, arguments| {
@@ -276,6 +295,7 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
     QueryTool {
         name: "module_report",
         description: "The shape of one file without reading it: imports, exported and internal declarations with signature, range, first doc sentence, fanout and complexity, and the three most worth reading. view compact is a quarter of the tokens. Pure syntax on the file as it is now. A file of ten lines is cheaper to read.",
+        appendix: None,
         schema: input_schema::<ModuleReportArgs>,
         waits: false,
         run: |context, arguments| {
@@ -289,6 +309,7 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
     QueryTool {
         name: "read_symbol",
         description: "The verbatim body of one named symbol of a file (Class.method resolves by containment), starting at its attached doc comment, with a one-line header; near-miss names get did-you-mean suggestions. Pure syntax on the file as it is now. For a file that is one giant symbol, read the file.",
+        appendix: None,
         schema: input_schema::<ReadSymbolArgs>,
         waits: false,
         run: |context, arguments| {
@@ -298,9 +319,31 @@ pub const QUERY_TOOLS: &[QueryTool] = &[
     QueryTool {
         name: "list_repositories",
         description: "The repositories the published graph covers, with the commit each was indexed at and whether its checkout has moved since.",
+        appendix: None,
         schema: input_schema::<ListRepositoriesArgs>,
         waits: true,
         run: |context, arguments| paged(context, arguments, kivgraph_query::list_repositories),
+    },
+    QueryTool {
+        name: "query_graph",
+        description: crate::cypher::DESCRIPTION,
+        appendix: Some(crate::cypher::schema_description),
+        schema: input_schema::<QueryGraphArgs>,
+        waits: true,
+        run: |context, arguments| {
+            let published = graph(context)?;
+            let page = crate::cypher::query_graph(
+                published,
+                context.database,
+                context.store_root,
+                &parse::<QueryGraphArgs>(arguments)?,
+            );
+            render(
+                context,
+                published,
+                page.map(|page| (page, crate::cypher::VIEW)),
+            )
+        },
     },
 ];
 
@@ -317,7 +360,11 @@ impl QueryTool {
     }
 
     pub fn definition(&self) -> Tool {
-        Tool::new(self.name, self.description, self.input_schema())
+        let description = match self.appendix {
+            Some(appendix) => format!("{}\n{}", self.description, appendix()),
+            None => self.description.to_string(),
+        };
+        Tool::new(self.name, description, self.input_schema())
             .with_annotations(ToolAnnotations::new().read_only(true))
     }
 

@@ -57,6 +57,19 @@ impl QueryError {
         QueryError::new(ErrorCode::InvalidArgument, message)
     }
 
+    /// The generation `CURRENT` names could not be mapped: a different fix from never
+    /// having indexed.
+    pub fn snapshot_unreadable(reason: &str) -> Self {
+        QueryError::new(
+            ErrorCode::IndexNotReady,
+            format!(
+                "the published generation could not be read ({reason}): \
+                 \"kivgraph snapshot\" rebuilds its snapshot from its canonical database, \
+                 \"kivgraph rollback\" returns to the backup generation"
+            ),
+        )
+    }
+
     pub fn index_not_ready() -> Self {
         QueryError::new(
             ErrorCode::IndexNotReady,

@@ -162,6 +162,7 @@ pub(crate) fn published(facts: &FactSet) -> Published {
             })
             .collect(),
         pages: vec![],
+        graph: None,
     };
     Published::from_parts(GenerationId(1), snapshot, manifest)
 }

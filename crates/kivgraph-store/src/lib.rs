@@ -2,7 +2,8 @@
 //!
 //! Owns: the layout under the state directory (`generations/NNNNNN/` holding the snapshot's
 //! root `snapshot.kgs` and its `pages/`, each page's facts under `facts/`, and
-//! `manifest.json`; a page the generation shares with the one before is a hard link to the
+//! `manifest.json`, and the canonical database a plugged-in engine writes beside them
+//! (`graph.rs`); a page the generation shares with the one before is a hard link to the
 //! same file), the `CURRENT` and `BACKUP` pointers (temporary file,
 //! rename, fsync), the non-blocking publish lock, the validation a candidate must pass before
 //! it becomes `CURRENT`, rollback and clean; and where a repository's checkout stands
@@ -19,11 +20,13 @@ mod error;
 mod events;
 mod generation;
 mod git;
+mod graph;
 mod kept;
 mod layout;
 mod manifest;
 mod pages;
 mod processes;
+mod rebuild;
 mod store;
 mod time;
 mod watcher;
@@ -33,10 +36,12 @@ pub use error::StoreError;
 pub use events::{Event, EventKind, EventLog, argument_shape};
 pub use generation::GenerationId;
 pub use git::{GitPosition, read_git_position};
+pub use graph::{CanonicalGraph, GraphEntry};
 pub use manifest::{
     AnalyzerState, BuildOutputState, Counts, Digests, Manifest, PageEntry, RepositoryState,
 };
 pub use processes::{ProcessGuard, ProcessRecord, RUN_DIRECTORY, resident_bytes, start_ticks};
+pub use rebuild::Rebuilt;
 pub use store::{CleanReport, GenerationStore, PublishLock, Published, SinglePage};
 pub use time::{rfc3339_utc, unix_ms};
 pub use watcher::{RECENT_BATCHES, WATCHER_FILE, WatchedBatch, WatchedRepository, WatcherStatus};

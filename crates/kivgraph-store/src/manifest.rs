@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::GenerationId;
+use crate::graph::GraphEntry;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Counts {
@@ -131,6 +132,9 @@ pub struct Manifest {
     pub repositories: Vec<RepositoryState>,
     /// By ascending page number.
     pub pages: Vec<PageEntry>,
+    /// The canonical database, when the publisher wrote one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub graph: Option<GraphEntry>,
 }
 
 pub const MANIFEST_FORMAT: u32 = 2;

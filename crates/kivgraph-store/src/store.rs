@@ -2,12 +2,14 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use kivgraph_facts::{FactPage, FactSet};
 use kivgraph_snapshot::{Snapshot, SnapshotError, write_root};
 
 use crate::error::{StoreError, io};
+use crate::graph::{CanonicalGraph, PreviousGraph, check_graph_file, link_graph, write_graph};
 use crate::kept::KeptSnapshot;
 use crate::layout::{MANIFEST_FILE, SNAPSHOT_FILE, sync_dir, write_synced};
 use crate::manifest::{Counts, Digests, MANIFEST_FORMAT, Manifest, RepositoryState};
@@ -54,6 +56,9 @@ pub struct GenerationStore {
     root: PathBuf,
     /// What this store (or a clone) published last, for the next publication to share.
     kept: KeptSnapshot,
+    /// The engine that writes each candidate's canonical database; without one, generations
+    /// carry none.
+    graph: Option<Arc<dyn CanonicalGraph>>,
 }
 
 impl GenerationStore {
@@ -61,6 +66,15 @@ impl GenerationStore {
         GenerationStore {
             root: root.into(),
             kept: KeptSnapshot::default(),
+            graph: None,
+        }
+    }
+
+    /// This store, writing every candidate's canonical database with `graph`.
+    pub fn with_graph(self, graph: Arc<dyn CanonicalGraph>) -> Self {
+        GenerationStore {
+            graph: Some(graph),
+            ..self
         }
     }
 
@@ -193,20 +207,41 @@ impl GenerationStore {
         self.publish_candidate(lock, |store, directory, id, lap| {
             let previous = store.reusable_generation();
             let kept = store.kept.get();
+            let previous_graph = previous.as_ref().and_then(|(directory, manifest)| {
+                Some(PreviousGraph {
+                    directory,
+                    entry: manifest.graph.as_ref()?,
+                    pages: &manifest.pages,
+                })
+            });
             let previous = previous.as_ref().map(|(directory, manifest)| Previous {
                 directory,
                 pages: &manifest.pages,
                 kept: kept.as_deref(),
             });
+            // The database is written from the same facts beside the layout, not after it.
+            let (written, graph) = std::thread::scope(|scope| {
+                let graph = store.graph.as_deref().map(|graph| {
+                    scope.spawn(move || write_graph(graph, pages, previous_graph, directory, id))
+                });
+                let written = write_pages(directory, id, pages, previous.as_ref(), lap);
+                let graph = graph
+                    .map(|handle| handle.join().expect("the database writer does not panic"))
+                    .transpose();
+                (written, graph)
+            });
             let WrittenPages {
                 entries,
                 laid_out,
                 previous,
-            } = write_pages(directory, id, pages, previous.as_ref(), lap)?;
+            } = written?;
+            let graph = graph?;
+            lap("write_database");
             let root = write_root(id.0, &root_entries(&entries));
             write_synced(&directory.join(SNAPSHOT_FILE), &root)?;
             let manifest = Manifest {
                 repositories,
+                graph,
                 ..fresh_manifest(
                     id,
                     total_counts(&entries),
@@ -251,6 +286,12 @@ impl GenerationStore {
             let source = store.generation_dir(from);
             let previous = read_manifest(&source, from)?;
             link_pages(&source, directory, &previous.pages)?;
+            // The same facts, so the same database: linked, like the pages. (A pass by
+            // another build never republishes, so a generation without one stays rare.)
+            if let Some(entry) = &previous.graph {
+                link_graph(&source, directory, entry)?;
+            }
+            let graph = previous.graph.clone();
             lap("copy_generation");
             write_synced(
                 &directory.join(SNAPSHOT_FILE),
@@ -259,6 +300,7 @@ impl GenerationStore {
             lap("write_and_sync");
             let manifest = Manifest {
                 repositories,
+                graph,
                 ..fresh_manifest(id, previous.counts, previous.digests, previous.pages)
             };
             let kept = store.kept.get();
@@ -489,6 +531,7 @@ fn verify_directory(directory: &Path, id: GenerationId) -> Result<Manifest, Stor
     }
     facts.validate().map_err(|e| invalid(e.to_string()))?;
     verify_files(directory, id, &manifest, Proof::Everything)?;
+    check_graph_file(directory, &manifest)?;
     Ok(manifest)
 }
 
@@ -602,6 +645,7 @@ fn fresh_manifest(
         digests,
         repositories: Vec::new(),
         pages,
+        graph: None,
     }
 }
 

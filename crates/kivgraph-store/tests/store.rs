@@ -332,3 +332,105 @@ fn pruning_keeps_the_active_and_backup_generations_and_an_open_snapshot_keeps_re
     assert_eq!(mapped.symbols_named("S0").len(), 1);
     assert!(store.prune(&lock).unwrap().is_empty());
 }
+
+/// A database engine that records what the store asks of it, and refuses its own writes
+/// when told to.
+#[derive(Debug, Default)]
+struct RecordingGraph {
+    refuse: std::sync::atomic::AtomicBool,
+    asked: std::sync::Mutex<Vec<String>>,
+}
+
+impl RecordingGraph {
+    fn asked(&self) -> Vec<String> {
+        std::mem::take(&mut *self.asked.lock().unwrap())
+    }
+}
+
+impl kivgraph_store::CanonicalGraph for RecordingGraph {
+    fn file_name(&self) -> &'static str {
+        "graph.test"
+    }
+    fn write(
+        &self,
+        pages: &[(u32, FactSet)],
+        path: &std::path::Path,
+        _scratch: &std::path::Path,
+    ) -> Result<GraphCounts, String> {
+        let numbers: Vec<u32> = pages.iter().map(|(n, _)| *n).collect();
+        self.asked
+            .lock()
+            .unwrap()
+            .push(format!("write {numbers:?}"));
+        std::fs::write(path, format!("{numbers:?}")).map_err(|e| e.to_string())?;
+        Ok(GraphCounts::default())
+    }
+    fn update(
+        &self,
+        previous: &std::path::Path,
+        counts: &GraphCounts,
+        changed: &[(u32, FactSet)],
+        path: &std::path::Path,
+        _scratch: &std::path::Path,
+    ) -> Result<Option<GraphCounts>, String> {
+        let numbers: Vec<u32> = changed.iter().map(|(n, _)| *n).collect();
+        self.asked
+            .lock()
+            .unwrap()
+            .push(format!("update {numbers:?}"));
+        std::fs::copy(previous, path).map_err(|e| e.to_string())?;
+        Ok(Some(counts.clone()))
+    }
+    fn verify(&self, _path: &std::path::Path, _counts: &GraphCounts) -> Result<(), String> {
+        if self.refuse.load(std::sync::atomic::Ordering::Relaxed) {
+            Err("it does not hold what was written".into())
+        } else {
+            Ok(())
+        }
+    }
+}
+
+#[test]
+fn the_database_is_written_whole_then_updated_by_page_then_linked_and_a_refused_one_never_publishes()
+ {
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().unwrap();
+    let graph = std::sync::Arc::new(RecordingGraph::default());
+    let store = GenerationStore::new(dir.path()).with_graph(graph.clone());
+    let lock = store.lock().unwrap();
+    let pages = |second: &[&str]| {
+        [
+            page(1, "a", &["Sa"], None),
+            page(2, "b", second, Some("Sa")),
+        ]
+    };
+    let first = store.publish(&lock, &pages(&["Sb"]), vec![]).unwrap();
+    assert_eq!(graph.asked(), ["write [1, 2]"]);
+    let database = |published: &kivgraph_store::Published| {
+        let entry = published.manifest.graph.clone().expect("a database");
+        published.directory.join(entry.file)
+    };
+    assert!(database(&first).is_file());
+    let second = store.publish(&lock, &pages(&["Sb", "Sc"]), vec![]).unwrap();
+    assert_eq!(graph.asked(), ["update [2]"]);
+    let third = store.publish(&lock, &pages(&["Sb", "Sc"]), vec![]).unwrap();
+    assert!(graph.asked().is_empty(), "nothing changed: linked");
+    let inode = |path: std::path::PathBuf| std::fs::metadata(path).unwrap().ino();
+    assert_eq!(inode(database(&second)), inode(database(&third)));
+
+    graph
+        .refuse
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+    let refused = store.publish(&lock, &pages(&["Sb"]), vec![]);
+    assert!(
+        matches!(&refused, Err(StoreError::Invalid { reason, .. }) if reason == "its canonical database: it does not hold what was written"),
+        "{refused:?}"
+    );
+    assert_eq!(store.current().unwrap(), Some(third.id));
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path().join("generations"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|name| name.starts_with('.'))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}

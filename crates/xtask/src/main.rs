@@ -6,14 +6,16 @@
 //!   answer where `NAME` is declared from the published snapshot;
 //! - `test`: the whole test suite (`.ci/run` calls exactly this), after installing the
 //!   analyzers and the real MCP clients it drives (`clients/`, pinned);
-//! - `setup`: install the exact analyzers, pinned by `crates/kivgraph-analyzers/pins`, outside
-//!   the checkout. Idempotent.
+//! - `setup`: install the exact analyzers, pinned by `crates/kivgraph-analyzers/pins`, and
+//!   build LadybugDB once for this machine (`ladybug.rs`), both outside the checkout.
+//!   Idempotent.
 //!
 //! Must not know about: the product's code. It drives cargo, npm, rustup and the Go toolchain
 //! as a user would.
 
 mod analyzers;
 mod clients;
+mod ladybug;
 mod locations;
 mod npm;
 mod quickstart;
@@ -41,7 +43,7 @@ enum Command {
     },
     /// Run the whole test suite, after installing what it needs.
     Test,
-    /// Install the exact analyzers outside the checkout.
+    /// Install the exact analyzers and build LadybugDB, outside the checkout.
     Setup,
 }
 
@@ -52,6 +54,7 @@ fn main() -> anyhow::Result<()> {
         Command::Test => {
             let locations = locations.for_tests();
             analyzers::setup(&locations)?;
+            ladybug::setup(&locations)?;
             let mut test = run::cargo(&locations);
             if let Some(clients) = clients::setup(&locations)? {
                 test = test.env("KIVGRAPH_CLIENTS_DIR", clients);
@@ -61,6 +64,9 @@ fn main() -> anyhow::Result<()> {
             test.args(["test", "--locked", "--workspace", "--all-targets"])
                 .succeed()
         }
-        Command::Setup => analyzers::setup(&locations),
+        Command::Setup => {
+            analyzers::setup(&locations)?;
+            ladybug::setup(&locations)
+        }
     }
 }

@@ -4,11 +4,13 @@
 //! publishes the next generation.
 
 use crate::analyzers;
+use crate::ladybug;
 use crate::locations::Locations;
 use crate::run::{Step, cargo};
 
 pub fn run(locations: &Locations, name: &str) -> anyhow::Result<()> {
     analyzers::setup(locations)?;
+    ladybug::setup(locations)?;
     cargo(locations)
         .args(["build", "--release", "--locked", "-p", "kivgraph-cli"])
         .args(["-p", "kivgraph-store", "--examples", "--bins"])

@@ -1,4 +1,5 @@
-//! `graph status`, `rollback` and `clean`: the generation store from the command line.
+//! `graph status`, `graph query`, `rollback` and `clean`: the generation store from the
+//! command line.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -24,6 +25,36 @@ enum GraphCommand {
         #[arg(long, value_name = "PATH")]
         root: Option<PathBuf>,
     },
+    /// Ask the active generation's canonical database a read-only Cypher question.
+    Query(GraphQueryArgs),
+    /// Describe the canonical database's tables, columns and relationships.
+    Schema,
+}
+
+#[derive(clap::Args, Debug)]
+struct GraphQueryArgs {
+    #[command(flatten)]
+    config: ConfigArg,
+    /// The generation store (default: beside the configured database).
+    #[arg(long, value_name = "PATH")]
+    root: Option<PathBuf>,
+    /// The generation to ask (default: the active one).
+    #[arg(long, value_name = "ID", add = clap_complete::engine::ArgValueCompleter::new(crate::commands::completion::generations))]
+    generation: Option<String>,
+    /// A value for `$NAME` in the query, as JSON (a bare word is text): repeatable.
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    parameters: Vec<String>,
+    /// Rows to print at most.
+    #[arg(long, default_value_t = 100)]
+    limit: usize,
+    /// Milliseconds before the query is stopped.
+    #[arg(long, default_value_t = 30_000)]
+    timeout_ms: u64,
+    /// Print the answer as JSON.
+    #[arg(long)]
+    json: bool,
+    /// One reading Cypher statement; `kivgraph graph schema` describes the tables.
+    query: String,
 }
 
 #[derive(clap::Args, Debug)]
@@ -50,7 +81,18 @@ pub struct CleanArgs {
 }
 
 pub fn run_graph(args: GraphArgs) -> anyhow::Result<ExitCode> {
-    let GraphCommand::Status { config, root } = args.command;
+    let (config, root) = match args.command {
+        GraphCommand::Status { config, root } => (config, root),
+        GraphCommand::Query(query) => return run_query(query),
+        GraphCommand::Schema => {
+            print!(
+                "schema version {}\n{}",
+                kivgraph_graphdb::SCHEMA_VERSION,
+                kivgraph_graphdb::describe()
+            );
+            return Ok(ExitCode::SUCCESS);
+        }
+    };
     let store = config.load()?.store(root.as_ref());
     let describe = |id: Option<GenerationId>| match id {
         Some(id) => format!("{id} ({})", store.generation_dir(id).display()),
@@ -84,12 +126,68 @@ pub fn run_graph(args: GraphArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+fn run_query(args: GraphQueryArgs) -> anyhow::Result<ExitCode> {
+    let store = args.config.load()?.store(args.root.as_ref());
+    let id = match &args.generation {
+        Some(text) => generation_id(text)?,
+        None => store
+            .current()?
+            .ok_or_else(|| anyhow!("no generation is published: run kivgraph index --full"))?,
+    };
+    let manifest = store.manifest(id)?;
+    let entry = manifest.graph.ok_or_else(|| {
+        anyhow!("generation {id} carries no canonical database: run kivgraph index --full")
+    })?;
+    let mut parameters = serde_json::Map::new();
+    for parameter in &args.parameters {
+        let (name, value) = parameter
+            .split_once('=')
+            .ok_or_else(|| anyhow!("--param {parameter:?} is not NAME=VALUE"))?;
+        let value = serde_json::from_str(value)
+            .unwrap_or_else(|_| serde_json::Value::String(value.to_string()));
+        parameters.insert(name.trim_start_matches('$').to_string(), value);
+    }
+    let reader = kivgraph_graphdb::GraphReader::open(&store.generation_dir(id).join(&entry.file))?;
+    let limits = kivgraph_graphdb::QueryLimits {
+        rows: args.limit,
+        time: std::time::Duration::from_millis(args.timeout_ms),
+    };
+    let answer = reader.query(&args.query, &parameters, limits)?;
+    if args.json {
+        let mut out = serde_json::to_value(&answer)?;
+        out["generation"] = serde_json::json!(id.to_string());
+        println!("{out}");
+    } else {
+        println!("{}", answer.columns.join("\t"));
+        for row in &answer.rows {
+            let cells: Vec<String> = row
+                .iter()
+                .map(|cell| match cell {
+                    serde_json::Value::String(text) => text.clone(),
+                    other => other.to_string(),
+                })
+                .collect();
+            println!("{}", cells.join("\t"));
+        }
+        if answer.truncated {
+            eprintln!(
+                "graph query: more than {} rows matched; raise --limit or narrow the query",
+                args.limit
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn generation_id(text: &str) -> anyhow::Result<GenerationId> {
+    GenerationId::parse(text)
+        .ok_or_else(|| anyhow!("--generation {text:?} is not a generation id such as 000123"))
+}
+
 pub fn run_rollback(args: RollbackArgs) -> anyhow::Result<ExitCode> {
     let store = args.config.load()?.store(args.root.as_ref());
     let target = match &args.generation {
-        Some(text) => Some(GenerationId::parse(text).ok_or_else(|| {
-            anyhow!("--generation {text:?} is not a generation id such as 000123")
-        })?),
+        Some(text) => Some(generation_id(text)?),
         None => None,
     };
     let lock = store.lock()?;

@@ -9,6 +9,8 @@ pub mod init;
 pub mod integrations;
 pub mod navigate;
 pub mod serve;
+pub mod snapshot;
 pub mod stats;
 pub mod stop;
+pub mod upgrade;
 pub mod version;

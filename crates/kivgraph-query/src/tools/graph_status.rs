@@ -32,8 +32,36 @@ const WORKER: NotApplicable = NotApplicable {
 
 const STORAGE: NotApplicable = NotApplicable {
     state: "not_applicable",
-    detail: "this server answers from the published snapshot and never opens the canonical store",
+    detail: "nothing is published: there is no canonical database to open",
 };
+
+/// The generation's canonical database, as `query_graph` reads it.
+#[derive(Serialize)]
+struct Storage {
+    state: &'static str,
+    detail: String,
+}
+
+impl Storage {
+    fn of(manifest: &kivgraph_store::Manifest) -> Self {
+        match &manifest.graph {
+            Some(graph) => Storage {
+                state: "read_only",
+                detail: format!(
+                    "query_graph opens this generation's canonical database ({}, {} bytes) \
+                     read-only; every other tool answers from the snapshot",
+                    graph.file, graph.bytes
+                ),
+            },
+            None => Storage {
+                state: "absent",
+                detail: "this generation was published without a canonical database: \
+                         query_graph cannot answer until the next index --full"
+                    .to_string(),
+            },
+        }
+    }
+}
 
 /// Whether a watcher (`kivgraph watch`, or the daemon's) keeps the graph current, and what it
 /// did last.
@@ -112,6 +140,8 @@ pub struct LiveProcesses<'a> {
     pub daemon: Option<&'a DaemonRecord>,
     /// The MCP sessions open in this process, when it is the daemon.
     pub daemon_clients: Option<usize>,
+    /// Why the generation `CURRENT` names could not be mapped, when that is what happened.
+    pub snapshot_unreadable: Option<&'a str>,
 }
 
 /// Whether a `kivgraph daemon` serves this state directory, and what it costs.
@@ -184,6 +214,9 @@ impl<'a> Daemon<'a> {
 struct Empty<'a> {
     status: &'static str,
     snapshot_id: Option<u64>,
+    /// «Could not be read», which `empty` alone would make look like «never indexed».
+    #[serde(skip_serializing_if = "Option::is_none")]
+    snapshot_unreadable: Option<&'a str>,
     watcher: Watcher<'a>,
     daemon: Daemon<'a>,
     worker: NotApplicable,
@@ -198,7 +231,12 @@ struct Ready<'a> {
     snapshot_built_at: &'a str,
     snapshot_age_ms: u64,
     snapshot_row_format_version: u32,
+    /// The canonical schema the generation's database was written with (0: none).
     schema_version: u32,
+    /// The schema this binary writes, when it differs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    schema_version_expected: Option<u32>,
+    schema_outdated: bool,
     resolver_version: String,
     repositories: usize,
     packages: usize,
@@ -215,7 +253,7 @@ struct Ready<'a> {
     watcher: Watcher<'a>,
     daemon: Daemon<'a>,
     worker: NotApplicable,
-    storage: NotApplicable,
+    storage: Storage,
 }
 
 /// `published` is `None` when nothing is published: reporting that is this tool's job, never
@@ -229,6 +267,7 @@ pub fn graph_status(
         None => to_value(&Empty {
             status: "empty",
             snapshot_id: None,
+            snapshot_unreadable: live.snapshot_unreadable,
             watcher: Watcher::of(live.watcher),
             daemon: Daemon::of(live.daemon, live.daemon_clients),
             worker: WORKER,
@@ -253,13 +292,20 @@ pub fn graph_status(
                 )
             };
             let census = published.census.get_or_init(|| census(snapshot));
+            let schema = manifest
+                .graph
+                .as_ref()
+                .map_or(0, |graph| graph.counts.schema_version);
+            let expected = kivgraph_facts::GRAPH_SCHEMA_VERSION;
             to_value(&Ready {
                 status: "ready",
                 snapshot_id: published.snapshot_id(),
                 snapshot_built_at: &manifest.built_at,
                 snapshot_age_ms: published.age_ms(),
                 snapshot_row_format_version: kivgraph_snapshot::FORMAT_VERSION,
-                schema_version: manifest.format,
+                schema_version: schema,
+                schema_version_expected: (schema != expected).then_some(expected),
+                schema_outdated: schema < expected,
                 resolver_version: format!("kivgraph {} ({resolver})", manifest.kivgraph_version),
                 repositories: snapshot.repository_count(),
                 packages: snapshot.package_count(),
@@ -274,7 +320,7 @@ pub fn graph_status(
                 watcher: Watcher::of(live.watcher),
                 daemon: Daemon::of(live.daemon, live.daemon_clients),
                 worker: WORKER,
-                storage: STORAGE,
+                storage: Storage::of(manifest),
             })
         }
     };
@@ -320,6 +366,8 @@ mod tests {
                 "snapshot_age_ms",
                 "snapshot_row_format_version",
                 "schema_version",
+                "schema_version_expected",
+                "schema_outdated",
                 "resolver_version",
                 "repositories",
                 "packages",
@@ -361,7 +409,7 @@ mod tests {
             graph_status(None, &GraphStatusArgs {}, &LiveProcesses::default()).unwrap();
         assert_eq!(
             page.render(None, view, None),
-            r#"{"snapshot_id":null,"snapshot_age_ms":null,"total":1,"returned":1,"truncated":false,"next_cursor":null,"coverage":{"exact":0,"candidate":0,"unresolved_related":0,"package_level":0},"results":{"status":"empty","snapshot_id":null,"watcher":{"state":"not_started","detail":"no kivgraph watch has run for this state directory: answers reflect the last index --full; run kivgraph watch to republish on every save"},"daemon":{"state":"not_started","detail":"no kivgraph daemon serves this state directory; each client runs a serve of its own"},"worker":{"state":"not_applicable","detail":"analyzers run during indexing, in a child process, not in this server"},"storage":{"state":"not_applicable","detail":"this server answers from the published snapshot and never opens the canonical store"}}}"#
+            r#"{"snapshot_id":null,"snapshot_age_ms":null,"total":1,"returned":1,"truncated":false,"next_cursor":null,"coverage":{"exact":0,"candidate":0,"unresolved_related":0,"package_level":0},"results":{"status":"empty","snapshot_id":null,"watcher":{"state":"not_started","detail":"no kivgraph watch has run for this state directory: answers reflect the last index --full; run kivgraph watch to republish on every save"},"daemon":{"state":"not_started","detail":"no kivgraph daemon serves this state directory; each client runs a serve of its own"},"worker":{"state":"not_applicable","detail":"analyzers run during indexing, in a child process, not in this server"},"storage":{"state":"not_applicable","detail":"nothing is published: there is no canonical database to open"}}}"#
         );
     }
 }

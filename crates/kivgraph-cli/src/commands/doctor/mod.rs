@@ -1,6 +1,7 @@
 //! `kivgraph doctor`: one line per check, then `doctor: PASS|FAIL`.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -20,8 +21,19 @@ pub struct DoctorArgs {
     config: ConfigArg,
 }
 
+mod storage;
+
 #[derive(clap::Subcommand, Debug)]
 enum DoctorCommand {
+    /// Inspect one canonical database read-only: location, size, permissions, digest,
+    /// engine, schema and counts against its generation's manifest.
+    Storage {
+        #[command(flatten)]
+        config: ConfigArg,
+        /// The database file (default: the active generation's).
+        #[arg(long, value_name = "PATH")]
+        database: Option<PathBuf>,
+    },
     /// Check the graph invariants of a published generation, without modifying it.
     Graph {
         #[command(flatten)]
@@ -29,6 +41,9 @@ enum DoctorCommand {
         /// The generation to check (default: the active one).
         #[arg(long, value_name = "ID", add = clap_complete::engine::ArgValueCompleter::new(crate::commands::completion::generations))]
         generation: Option<String>,
+        /// Check this canonical database file instead, read-only.
+        #[arg(long, value_name = "PATH", conflicts_with = "generation")]
+        database: Option<PathBuf>,
     },
     /// Audit whether each registered repository can be indexed, and say what to change.
     Repositories {
@@ -44,7 +59,7 @@ enum DoctorCommand {
 }
 
 #[derive(Default)]
-struct Report {
+pub(super) struct Report {
     failed: bool,
 }
 
@@ -72,7 +87,14 @@ impl Report {
 
 pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
     match args.command {
-        Some(DoctorCommand::Graph { config, generation }) => return run_graph(config, generation),
+        Some(DoctorCommand::Graph {
+            config,
+            generation,
+            database,
+        }) => return run_graph(config, generation, database),
+        Some(DoctorCommand::Storage { config, database }) => {
+            return storage::run(config, database);
+        }
         Some(DoctorCommand::Repositories {
             config,
             repository,
@@ -415,7 +437,13 @@ fn check_graph(report: &mut Report, store: &GenerationStore) {
     let current = match store.current() {
         Ok(Some(current)) => current,
         Ok(None) => {
-            for check in ["graph.store", "snapshot.digest", "snapshot", "unresolved"] {
+            for check in [
+                "graph.store",
+                "snapshot.digest",
+                "database",
+                "snapshot",
+                "unresolved",
+            ] {
                 report.pass(check, "no published generation");
             }
             return;
@@ -448,6 +476,24 @@ fn check_graph(report: &mut Report, store: &GenerationStore) {
             ),
         ),
         Err(err) => report.fail("snapshot.digest", err),
+    }
+    // Its digest was checked with the snapshot's; `doctor storage` opens it.
+    match store.manifest(current).map(|manifest| manifest.graph) {
+        Ok(Some(entry)) => report.pass(
+            "database",
+            format!(
+                "{}, {} bytes, schema {}; kivgraph doctor storage opens it",
+                entry.file, entry.bytes, entry.counts.schema_version
+            ),
+        ),
+        Ok(None) => report.warn(
+            "database",
+            format!(
+                "generation {current} carries no canonical database (published before \
+                 generations did); the next index --full writes one"
+            ),
+        ),
+        Err(err) => report.fail("database", err),
     }
     let started = Instant::now();
     match Snapshot::open(&store.snapshot_path(current)) {
@@ -486,20 +532,41 @@ fn check_graph(report: &mut Report, store: &GenerationStore) {
                 format!("{} declared: {detail}", snapshot.unresolved_count()),
             );
         }
-        Err(err) => report.fail("snapshot", err),
+        Err(err) => report.fail(
+            "snapshot",
+            format!(
+                "{err}; kivgraph snapshot rebuilds it from the generation's canonical database, \
+                 kivgraph rollback returns to the backup"
+            ),
+        ),
     }
 }
 
-fn run_graph(config: ConfigArg, generation: Option<String>) -> anyhow::Result<ExitCode> {
-    let store = config.load()?.store(None);
-    let id = match generation {
-        Some(text) => GenerationId::parse(&text)
-            .ok_or_else(|| anyhow!("--generation {text:?} is not a generation id"))?,
-        None => store
-            .current()?
-            .ok_or_else(|| anyhow!("no published generation to check"))?,
+fn run_graph(
+    config: ConfigArg,
+    generation: Option<String>,
+    database: Option<PathBuf>,
+) -> anyhow::Result<ExitCode> {
+    // A database is read back table by table; a generation's facts come from its pages.
+    let (facts, checked) = match database {
+        Some(path) => {
+            let pages =
+                kivgraph_graphdb::GraphReader::open(&path)?.pages(kivgraph_facts::PAGE_COUNT)?;
+            let facts = kivgraph_facts::FactSet::from_pages(pages.into_iter().map(|(_, f)| f));
+            (facts, path.display().to_string())
+        }
+        None => {
+            let store = config.load()?.store(None);
+            let id = match generation {
+                Some(text) => GenerationId::parse(&text)
+                    .ok_or_else(|| anyhow!("--generation {text:?} is not a generation id"))?,
+                None => store
+                    .current()?
+                    .ok_or_else(|| anyhow!("no published generation to check"))?,
+            };
+            (store.facts(id)?, format!("generation {id}"))
+        }
     };
-    let facts = store.facts(id)?;
     let mut failed = false;
     for rule in facts.check_invariants() {
         if rule.count == 0 {
@@ -513,7 +580,7 @@ fn run_graph(config: ConfigArg, generation: Option<String>) -> anyhow::Result<Ex
         }
     }
     println!(
-        "doctor graph: {} (generation {id})",
+        "doctor graph: {} ({checked})",
         if failed { "FAIL" } else { "PASS" }
     );
     Ok(if failed {

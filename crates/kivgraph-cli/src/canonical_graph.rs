@@ -1,0 +1,54 @@
+//! LadybugDB plugged into the generation store: every generation a pass publishes carries
+//! its canonical database, written from the same facts as the snapshot.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use kivgraph_facts::{FactSet, GraphCounts};
+use kivgraph_graphdb::GraphDbError;
+use kivgraph_store::{CanonicalGraph, GenerationStore};
+
+#[derive(Debug)]
+struct Ladybug;
+
+impl CanonicalGraph for Ladybug {
+    fn file_name(&self) -> &'static str {
+        kivgraph_graphdb::DATABASE_FILE
+    }
+
+    fn write(
+        &self,
+        pages: &[(u32, FactSet)],
+        path: &Path,
+        scratch: &Path,
+    ) -> Result<GraphCounts, String> {
+        kivgraph_graphdb::write_database(pages, path, scratch).map_err(|e| e.to_string())
+    }
+
+    fn update(
+        &self,
+        previous: &Path,
+        previous_counts: &GraphCounts,
+        changed: &[(u32, FactSet)],
+        path: &Path,
+        scratch: &Path,
+    ) -> Result<Option<GraphCounts>, String> {
+        match kivgraph_graphdb::update_database(previous, previous_counts, changed, path, scratch) {
+            Ok(counts) => Ok(Some(counts)),
+            Err(GraphDbError::NotIncremental(why)) => {
+                tracing::info!(why, "the canonical database is written whole");
+                Ok(None)
+            }
+            Err(err) => Err(err.to_string()),
+        }
+    }
+
+    fn verify(&self, path: &Path, counts: &GraphCounts) -> Result<(), String> {
+        kivgraph_graphdb::verify_database(path, counts).map_err(|e| e.to_string())
+    }
+}
+
+/// `store`, writing LadybugDB databases into the generations it publishes.
+pub fn with_canonical_graph(store: GenerationStore) -> GenerationStore {
+    store.with_graph(Arc::new(Ladybug))
+}

@@ -1,0 +1,348 @@
+//! Reading a database back into the generation's pages: every table, row by row, into the
+//! fact sets it was written from, so that the snapshot can be rebuilt from the canonical
+//! graph alone. The column order is the schema's (`schema.rs`); the round-trip test proves
+//! the reader and the writer agree on it.
+
+use std::collections::BTreeMap;
+
+use kivgraph_facts::*;
+use lbug::{Connection, Value};
+
+use crate::error::GraphDbError;
+use crate::read::GraphReader;
+use crate::schema::{self, EDGE_PROPERTIES, NodeTable};
+use crate::session;
+
+impl GraphReader {
+    /// Every page's facts, canonical, by page number: pages with no rows of their own still
+    /// list every repository, as published pages do.
+    pub fn pages(&self, page_count: u32) -> Result<Vec<(u32, FactSet)>, GraphDbError> {
+        let connection = session::connect(self.database())?;
+        let repositories = scan(&connection, &schema::REPOSITORY, |row| {
+            Ok(RepositoryFact {
+                key: row.key()?,
+                name: row.text()?,
+                root: row.text()?,
+                languages: row
+                    .text()?
+                    .split(',')
+                    .filter(|l| !l.is_empty())
+                    .map(Language::parse)
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| row.invalid(e))?,
+            })
+        })?;
+        let mut pages: BTreeMap<u32, FactSet> = (0..page_count)
+            .map(|number| {
+                let facts = FactSet {
+                    repositories: repositories.clone(),
+                    ..FactSet::default()
+                };
+                (number, facts)
+            })
+            .collect();
+        for (number, package) in scan(&connection, &schema::PACKAGE, |row| {
+            let key = row.key()?;
+            Ok((
+                row.page()?,
+                PackageFact {
+                    key,
+                    repository: row.text()?,
+                    language: row.language()?,
+                    name: row.text()?,
+                    path: row.text()?,
+                },
+            ))
+        })? {
+            page(&mut pages, number)?.packages.push(package);
+        }
+        for (number, file) in scan(&connection, &schema::FILE, |row| {
+            let key = row.key()?;
+            let number = row.page()?;
+            Ok((
+                number,
+                FileFact {
+                    key,
+                    repository: row.text()?,
+                    path: row.text()?,
+                    language: row.language()?,
+                    package: row.key()?,
+                    fingerprint: row.fingerprint()?,
+                    line_count: row.number()?,
+                    byte_len: row.integer()? as u64,
+                    parse_issues: {
+                        row.integer()?;
+                        row.json()?
+                    },
+                    mentions: row.json()?,
+                },
+            ))
+        })? {
+            page(&mut pages, number)?.files.push(file);
+        }
+        for (number, symbol) in scan(&connection, &schema::SYMBOL, |row| {
+            let key = row.key()?;
+            let number = row.page()?;
+            Ok((
+                number,
+                SymbolFact {
+                    key,
+                    repository: row.text()?,
+                    language: row.language()?,
+                    package: row.key()?,
+                    file_path: row.text()?,
+                    name: row.text()?,
+                    qualified_name: row.text()?,
+                    kind: SymbolKind::parse(&row.text()?).map_err(|e| row.invalid(e))?,
+                    signature: row.text()?,
+                    exported: row.boolean()?,
+                    span: row.span()?,
+                    doc: row.optional_text()?,
+                    parent: row.optional_key()?,
+                    key_module: row.text()?,
+                    key_discriminator: row.text()?,
+                },
+            ))
+        })? {
+            page(&mut pages, number)?.symbols.push(symbol);
+        }
+        for (number, evidence) in scan(&connection, &schema::EVIDENCE, |row| {
+            let key = row.key()?;
+            let number = row.page()?;
+            Ok((
+                number,
+                Evidence {
+                    key,
+                    repository: row.text()?,
+                    file_path: row.text()?,
+                    span: row.span()?,
+                },
+            ))
+        })? {
+            page(&mut pages, number)?.evidence.push(evidence);
+        }
+        for (number, unresolved) in scan(&connection, &schema::UNRESOLVED, |row| {
+            row.integer()?;
+            let number = row.page()?;
+            Ok((
+                number,
+                UnresolvedReference {
+                    repository: row.text()?,
+                    language: row.language()?,
+                    reason: Reason::parse(&row.text()?).map_err(|e| row.invalid(e))?,
+                    file_path: row.optional_text()?,
+                    span: row.optional_span()?,
+                    requested_symbol: row.optional_text()?,
+                    requested_package: row.optional_text()?,
+                    detail: row.text()?,
+                },
+            ))
+        })? {
+            page(&mut pages, number)?.unresolved.push(unresolved);
+        }
+        for kind in EdgeKind::ALL {
+            let properties: Vec<String> = EDGE_PROPERTIES
+                .iter()
+                .map(|c| format!("e.{}", c.name))
+                .collect();
+            let query = format!(
+                "MATCH (a)-[e:{}]->(b) RETURN a.key, b.key, {}",
+                kind.as_str(),
+                properties.join(", ")
+            );
+            for (number, edge) in rows(&connection, &query, |row| {
+                let source = row.key()?;
+                let target = row.key()?;
+                Ok((
+                    row.page()?,
+                    Edge {
+                        kind: *kind,
+                        source,
+                        target,
+                        confidence: Confidence::parse(&row.text()?).map_err(|e| row.invalid(e))?,
+                        provenance: Provenance::parse(&row.text()?).map_err(|e| row.invalid(e))?,
+                        evidence: row.optional_key()?,
+                    },
+                ))
+            })? {
+                page(&mut pages, number)?.edges.push(edge);
+            }
+        }
+        Ok(pages
+            .into_iter()
+            .map(|(number, mut facts)| {
+                facts.canonicalize();
+                (number, facts)
+            })
+            .collect())
+    }
+}
+
+/// The page a row names.
+fn page(pages: &mut BTreeMap<u32, FactSet>, number: u32) -> Result<&mut FactSet, GraphDbError> {
+    let count = pages.len();
+    pages
+        .get_mut(&number)
+        .ok_or_else(|| GraphDbError::Mismatch(format!("a row names page {number} of {count}")))
+}
+
+/// Every row of a node table, its columns in the schema's order.
+fn scan<T>(
+    connection: &Connection<'_>,
+    table: &NodeTable,
+    decode: impl FnMut(&mut Row) -> Result<T, GraphDbError>,
+) -> Result<Vec<T>, GraphDbError> {
+    let columns: Vec<String> = table
+        .columns
+        .iter()
+        .map(|c| format!("n.{}", c.name))
+        .collect();
+    let query = format!(
+        "MATCH (n:{}) RETURN {}",
+        table.node.name(),
+        columns.join(", ")
+    );
+    rows(connection, &query, decode)
+}
+
+fn rows<T>(
+    connection: &Connection<'_>,
+    query: &str,
+    mut decode: impl FnMut(&mut Row) -> Result<T, GraphDbError>,
+) -> Result<Vec<T>, GraphDbError> {
+    let result = connection
+        .query(query)
+        .map_err(|e| GraphDbError::Statement {
+            statement: query.to_string(),
+            message: e.to_string(),
+        })?;
+    result
+        .map(|values| {
+            decode(&mut Row {
+                values: values.into_iter(),
+                query,
+            })
+        })
+        .collect()
+}
+
+/// One row's values, read in order.
+struct Row<'a> {
+    values: std::vec::IntoIter<Value>,
+    query: &'a str,
+}
+
+impl Row<'_> {
+    fn invalid(&self, why: impl std::fmt::Display) -> GraphDbError {
+        GraphDbError::Mismatch(format!("a row of `{}`: {why}", self.query))
+    }
+
+    fn next(&mut self) -> Result<Value, GraphDbError> {
+        self.values
+            .next()
+            .ok_or_else(|| self.invalid("fewer columns than the schema declares"))
+    }
+
+    fn optional_text(&mut self) -> Result<Option<String>, GraphDbError> {
+        match self.next()? {
+            Value::String(text) => Ok(Some(text)),
+            Value::Null(_) => Ok(None),
+            other => Err(self.invalid(format!("{other} where a text belongs"))),
+        }
+    }
+
+    fn text(&mut self) -> Result<String, GraphDbError> {
+        self.optional_text()?
+            .ok_or_else(|| self.invalid("null where a text belongs"))
+    }
+
+    fn optional_integer(&mut self) -> Result<Option<i64>, GraphDbError> {
+        match self.next()? {
+            Value::Int64(n) => Ok(Some(n)),
+            Value::Null(_) => Ok(None),
+            other => Err(self.invalid(format!("{other} where an integer belongs"))),
+        }
+    }
+
+    fn integer(&mut self) -> Result<i64, GraphDbError> {
+        self.optional_integer()?
+            .ok_or_else(|| self.invalid("null where an integer belongs"))
+    }
+
+    fn number(&mut self) -> Result<u32, GraphDbError> {
+        let n = self.integer()?;
+        u32::try_from(n).map_err(|_| self.invalid(format!("{n} is out of range")))
+    }
+
+    fn page(&mut self) -> Result<u32, GraphDbError> {
+        self.number()
+    }
+
+    fn boolean(&mut self) -> Result<bool, GraphDbError> {
+        match self.next()? {
+            Value::Bool(b) => Ok(b),
+            other => Err(self.invalid(format!("{other} where a boolean belongs"))),
+        }
+    }
+
+    fn optional_key(&mut self) -> Result<Option<StableKey>, GraphDbError> {
+        match self.optional_text()? {
+            Some(text) => StableKey::parse(&text)
+                .map(Some)
+                .map_err(|e| self.invalid(e)),
+            None => Ok(None),
+        }
+    }
+
+    fn key(&mut self) -> Result<StableKey, GraphDbError> {
+        self.optional_key()?
+            .ok_or_else(|| self.invalid("null where a key belongs"))
+    }
+
+    fn language(&mut self) -> Result<Language, GraphDbError> {
+        let text = self.text()?;
+        Language::parse(&text).map_err(|e| self.invalid(e))
+    }
+
+    fn fingerprint(&mut self) -> Result<Fingerprint, GraphDbError> {
+        let text = self.text()?;
+        Fingerprint::from_hex(&text).ok_or_else(|| self.invalid("not a BLAKE3 digest"))
+    }
+
+    fn json<T: serde::de::DeserializeOwned>(&mut self) -> Result<T, GraphDbError> {
+        let text = self.text()?;
+        serde_json::from_str(&text).map_err(|e| self.invalid(e))
+    }
+
+    /// Four columns: start and end line, start and end byte.
+    fn optional_span(&mut self) -> Result<Option<LineSpan>, GraphDbError> {
+        let mut parts = [None; 4];
+        for part in &mut parts {
+            *part = self.optional_integer()?;
+        }
+        match parts {
+            [
+                Some(start_line),
+                Some(end_line),
+                Some(start_byte),
+                Some(end_byte),
+            ] => {
+                let narrow =
+                    |n: i64| u32::try_from(n).map_err(|_| self.invalid("span out of range"));
+                Ok(Some(LineSpan {
+                    start_line: narrow(start_line)?,
+                    end_line: narrow(end_line)?,
+                    start_byte: narrow(start_byte)?,
+                    end_byte: narrow(end_byte)?,
+                }))
+            }
+            [None, None, None, None] => Ok(None),
+            _ => Err(self.invalid("a span with some of its columns null")),
+        }
+    }
+
+    fn span(&mut self) -> Result<LineSpan, GraphDbError> {
+        self.optional_span()?
+            .ok_or_else(|| self.invalid("null where a span belongs"))
+    }
+}

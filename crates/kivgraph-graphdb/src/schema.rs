@@ -1,0 +1,341 @@
+//! The canonical schema, declared once: the node tables with their columns, a relationship
+//! table per edge kind with the endpoints it joins, and `OBSERVED_IN`. The DDL, the bulk
+//! files' column order and the description agents read are all generated from here.
+
+use kivgraph_facts::EdgeKind;
+
+/// The version of the canonical schema this build writes (declared beside the counts every
+/// layer exchanges, so the serving side knows it without linking the database).
+pub use kivgraph_facts::GRAPH_SCHEMA_VERSION as SCHEMA_VERSION;
+
+/// A column's type in the database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnType {
+    Text,
+    Integer,
+    Boolean,
+}
+
+impl ColumnType {
+    fn ddl(self) -> &'static str {
+        match self {
+            ColumnType::Text => "STRING",
+            ColumnType::Integer => "INT64",
+            ColumnType::Boolean => "BOOLEAN",
+        }
+    }
+}
+
+/// A column and what it holds, for the description.
+#[derive(Debug, Clone, Copy)]
+pub struct Column {
+    pub name: &'static str,
+    pub kind: ColumnType,
+    pub about: &'static str,
+}
+
+const fn text(name: &'static str, about: &'static str) -> Column {
+    Column {
+        name,
+        kind: ColumnType::Text,
+        about,
+    }
+}
+
+const fn integer(name: &'static str, about: &'static str) -> Column {
+    Column {
+        name,
+        kind: ColumnType::Integer,
+        about,
+    }
+}
+
+/// A node table; its first column is the primary key.
+#[derive(Debug, Clone, Copy)]
+pub struct NodeTable {
+    pub node: Node,
+    pub columns: &'static [Column],
+}
+
+/// The node tables an edge can join, and the two that only hang off files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Node {
+    Repository,
+    Package,
+    File,
+    Symbol,
+    Evidence,
+    Unresolved,
+    Meta,
+}
+
+impl Node {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Node::Repository => "Repository",
+            Node::Package => "Package",
+            Node::File => "File",
+            Node::Symbol => "Symbol",
+            Node::Evidence => "Evidence",
+            Node::Unresolved => "Unresolved",
+            Node::Meta => "Meta",
+        }
+    }
+}
+
+/// A span: its lines, then the bytes they cover (kept so the snapshot can be rebuilt from the
+/// database alone).
+const SPAN: [Column; 4] = [
+    integer("start_line", "1-based first line"),
+    integer("end_line", "1-based last line, inclusive"),
+    integer("start_byte", "0-based first byte"),
+    integer("end_byte", "byte after the last"),
+];
+
+pub const REPOSITORY: NodeTable = NodeTable {
+    node: Node::Repository,
+    columns: &[
+        text("key", "stable key"),
+        text("name", "registered name"),
+        text("root", "absolute path of the checkout"),
+        text("languages", "comma-separated: go, typescript, rust, python"),
+    ],
+};
+
+/// The page of the generation a row was published in (a package's rows share its page):
+/// what rebuilding the snapshot, and replacing one page's rows, select by.
+const PAGE: Column = integer("page", "the snapshot page holding it (0-63)");
+
+pub const PACKAGE: NodeTable = NodeTable {
+    node: Node::Package,
+    columns: &[
+        text("key", "stable key"),
+        PAGE,
+        text("repository", "repository name"),
+        text("language", "go, typescript, rust or python"),
+        text(
+            "name",
+            "Go import path, npm name, crate name or dotted Python package",
+        ),
+        text("path", "repository-relative directory"),
+    ],
+};
+
+pub const FILE: NodeTable = NodeTable {
+    node: Node::File,
+    columns: &[
+        text("key", "stable key"),
+        PAGE,
+        text("repository", "repository name"),
+        text("path", "repository-relative, /-separated"),
+        text("language", "go, typescript, rust or python"),
+        text("package_key", "its package's key"),
+        text("fingerprint", "BLAKE3 of its bytes, hex"),
+        integer("line_count", "lines"),
+        integer("byte_len", "bytes"),
+        integer("parse_issues", "syntax errors tree-sitter recovered from"),
+        text(
+            "parse_issues_json",
+            "those errors: [{line, column, message, hidden_names}]",
+        ),
+        text(
+            "mentions_json",
+            "identifiers the file spells, with counts: [{name, count}]",
+        ),
+    ],
+};
+
+pub const SYMBOL: NodeTable = NodeTable {
+    node: Node::Symbol,
+    columns: &[
+        text("key", "stable key"),
+        PAGE,
+        text("repository", "repository name"),
+        text("language", "go, typescript, rust or python"),
+        text("package_key", "its package's key"),
+        text("file_path", "repository-relative path of its file"),
+        text("name", "the declared name"),
+        text("qualified_name", "e.g. Type.method"),
+        text(
+            "kind",
+            "func, method, type, class, interface, struct, trait, enum, field, …",
+        ),
+        text("signature", "as the source spells it"),
+        Column {
+            name: "exported",
+            kind: ColumnType::Boolean,
+            about: "visible outside its package",
+        },
+        SPAN[0],
+        SPAN[1],
+        SPAN[2],
+        SPAN[3],
+        text("doc", "first sentence of its doc comment, or null"),
+        text("parent_key", "the containing declaration's key, or null"),
+        text("key_module", "the module field of its key's identity"),
+        text(
+            "key_discriminator",
+            "the discriminator field of its key's identity",
+        ),
+    ],
+};
+
+pub const EVIDENCE: NodeTable = NodeTable {
+    node: Node::Evidence,
+    columns: &[
+        text("key", "stable key"),
+        PAGE,
+        text("repository", "repository name"),
+        text("file_path", "where it was observed"),
+        SPAN[0],
+        SPAN[1],
+        SPAN[2],
+        SPAN[3],
+    ],
+};
+
+pub const UNRESOLVED: NodeTable = NodeTable {
+    node: Node::Unresolved,
+    columns: &[
+        integer("ordinal", "a number no other row of the table holds"),
+        PAGE,
+        text("repository", "repository name"),
+        text("language", "go, typescript, rust or python"),
+        text(
+            "reason",
+            "e.g. DECLARATION_NOT_RESOLVED, MODULE_PROVIDER_NOT_FOUND",
+        ),
+        text("file_path", "where it was spelled, or null"),
+        integer("start_line", "or null"),
+        integer("end_line", "or null"),
+        integer("start_byte", "or null"),
+        integer("end_byte", "or null"),
+        text("requested_symbol", "the name asked for, or null"),
+        text("requested_package", "the package asked for, or null"),
+        text("detail", "what the pass observed"),
+    ],
+};
+
+pub const META: NodeTable = NodeTable {
+    node: Node::Meta,
+    columns: &[text("name", "setting"), text("value", "its value")],
+};
+
+/// Every node table, in the order they are created and loaded.
+pub const NODE_TABLES: [NodeTable; 7] = [
+    REPOSITORY, PACKAGE, FILE, SYMBOL, EVIDENCE, UNRESOLVED, META,
+];
+
+/// The properties every edge relationship carries, after its endpoints.
+pub const EDGE_PROPERTIES: [Column; 4] = [
+    PAGE,
+    text("confidence", "EXACT_TYPECHECKED … CANDIDATE"),
+    text("provenance", "which observation produced it"),
+    text("evidence_key", "the Evidence it was observed at, or null"),
+];
+
+/// The relationship from an evidence to the file it was observed in.
+pub const OBSERVED_IN: &str = "OBSERVED_IN";
+
+/// What one edge kind can join, source table to target table. A pass's edges outside these
+/// are refused when the database is written, so the schema cannot silently drop one.
+pub fn endpoints(kind: EdgeKind) -> &'static [(Node, Node)] {
+    use Node::*;
+    const REFERENCE: &[(Node, Node)] = &[
+        (File, Symbol),
+        (Symbol, Symbol),
+        (File, Package),
+        (Symbol, Package),
+        (File, File),
+        (Symbol, File),
+    ];
+    match kind {
+        EdgeKind::ContainsPackage => &[(Repository, Package)],
+        EdgeKind::ContainsFile => &[(Package, File)],
+        EdgeKind::Defines => &[(File, Symbol)],
+        EdgeKind::PackageDependsOn | EdgeKind::ModuleDependsOn => {
+            &[(Package, Package), (Repository, Repository)]
+        }
+        EdgeKind::PartOf | EdgeKind::MethodOf => &[(Symbol, Symbol)],
+        _ => REFERENCE,
+    }
+}
+
+/// Every table's name: the node tables, a relationship table per edge kind, `OBSERVED_IN`.
+pub fn table_names() -> impl Iterator<Item = String> {
+    NODE_TABLES
+        .iter()
+        .map(|t| t.node.name().to_string())
+        .chain(EdgeKind::ALL.iter().map(|k| k.as_str().to_string()))
+        .chain(std::iter::once(OBSERVED_IN.to_string()))
+}
+
+/// The statements that create the schema in an empty database.
+pub fn ddl() -> Vec<String> {
+    let mut statements: Vec<String> = NODE_TABLES
+        .iter()
+        .map(|table| {
+            let columns: Vec<String> = table
+                .columns
+                .iter()
+                .map(|c| format!("{} {}", c.name, c.kind.ddl()))
+                .collect();
+            format!(
+                "CREATE NODE TABLE {}({}, PRIMARY KEY({}))",
+                table.node.name(),
+                columns.join(", "),
+                table.columns[0].name
+            )
+        })
+        .collect();
+    let properties: Vec<String> = EDGE_PROPERTIES
+        .iter()
+        .map(|c| format!("{} {}", c.name, c.kind.ddl()))
+        .collect();
+    for kind in EdgeKind::ALL {
+        let pairs: Vec<String> = endpoints(*kind)
+            .iter()
+            .map(|(from, to)| format!("FROM {} TO {}", from.name(), to.name()))
+            .collect();
+        statements.push(format!(
+            "CREATE REL TABLE {}({}, {})",
+            kind.as_str(),
+            pairs.join(", "),
+            properties.join(", ")
+        ));
+    }
+    statements.push(format!(
+        "CREATE REL TABLE {OBSERVED_IN}(FROM Evidence TO File)"
+    ));
+    statements
+}
+
+/// The schema as an agent reads it before writing a query: every table, column and
+/// relationship, generated from the declarations above.
+pub fn describe() -> String {
+    let mut out = String::from("Node tables (first column is the key):\n");
+    for table in NODE_TABLES.iter().filter(|t| t.node != Node::Meta) {
+        let columns: Vec<String> = table
+            .columns
+            .iter()
+            .map(|c| format!("{} ({})", c.name, c.about))
+            .collect();
+        out.push_str(&format!(
+            "- {}: {}\n",
+            table.node.name(),
+            columns.join(", ")
+        ));
+    }
+    out.push_str("Relationships, each with page, confidence, provenance and evidence_key:\n");
+    for kind in EdgeKind::ALL {
+        let pairs: Vec<String> = endpoints(*kind)
+            .iter()
+            .map(|(from, to)| format!("{}->{}", from.name(), to.name()))
+            .collect();
+        out.push_str(&format!("- {}: {}\n", kind.as_str(), pairs.join(", ")));
+    }
+    out.push_str(&format!(
+        "- {OBSERVED_IN}: Evidence->File (no properties)\n"
+    ));
+    out
+}

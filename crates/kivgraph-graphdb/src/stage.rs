@@ -1,0 +1,358 @@
+//! The bulk files a database is loaded from: every row of a set of pages, one CSV per node
+//! table and per edge kind and endpoint pair, each row with its page. A full write stages
+//! every page (and the tables only a whole database has: `Repository`, `Meta`); an update
+//! stages the pages it replaces, their edges' other ends looked up where they already are.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use kivgraph_facts::{Edge, EdgeKind, FactSet, KeyMap, StableKey};
+
+use crate::bulk::{BulkFile, Field, copy_statement};
+use crate::error::GraphDbError;
+use crate::schema::{self, EDGE_PROPERTIES, Node, NodeTable, OBSERVED_IN};
+use crate::session;
+
+/// A generation's facts, page by page: each page's number and its canonical fact set (every
+/// page lists every repository).
+pub type Pages<'a> = &'a [(u32, FactSet)];
+
+/// One bulk file and where it goes.
+pub(crate) struct Load {
+    pub(crate) table: String,
+    pair: Option<(Node, Node)>,
+    pub(crate) file: PathBuf,
+    pub(crate) rows: usize,
+}
+
+/// Where the other end of an edge, or the file of an observation, is when the staged pages do
+/// not hold it: in the database being updated. A full write has no elsewhere.
+pub(crate) trait Elsewhere {
+    fn table_of(&self, key: &StableKey) -> Option<Node>;
+    fn file_key(&self, repository: &str, path: &str) -> Option<StableKey>;
+}
+
+/// Nothing outside the staged pages.
+pub(crate) struct Nowhere;
+
+impl Elsewhere for Nowhere {
+    fn table_of(&self, _: &StableKey) -> Option<Node> {
+        None
+    }
+    fn file_key(&self, _: &str, _: &str) -> Option<StableKey> {
+        None
+    }
+}
+
+/// Loads every staged file, in order; the rows loaded, by table.
+pub(crate) fn load(
+    connection: &lbug::Connection<'_>,
+    loads: &[Load],
+) -> Result<BTreeMap<String, u64>, GraphDbError> {
+    // Every table, those that load nothing included: counts compare equal whatever was staged.
+    let mut rows: BTreeMap<String, u64> = schema::table_names().map(|t| (t, 0)).collect();
+    for load in loads {
+        if load.rows > 0 {
+            let pair = load.pair.map(|(from, to)| (from.name(), to.name()));
+            session::run(connection, &copy_statement(&load.table, &load.file, pair))?;
+        }
+        *rows.entry(load.table.clone()).or_default() += load.rows as u64;
+    }
+    Ok(rows)
+}
+
+/// Writes every bulk file of `pages`, in load order: node tables first, relationships after.
+/// `whole` adds `Repository` and `Meta`, which only a new database loads.
+pub(crate) fn stage(
+    pages: Pages<'_>,
+    dir: &Path,
+    whole: bool,
+    elsewhere: &dyn Elsewhere,
+) -> Result<Vec<Load>, GraphDbError> {
+    let mut loads = Vec::new();
+    let mut node = |table: &NodeTable,
+                    rows: &mut dyn FnMut(&mut BulkFile) -> Result<(), GraphDbError>|
+     -> Result<(), GraphDbError> {
+        let name = table.node.name();
+        let mut file = BulkFile::create(dir.join(format!("{name}.csv")), table.columns.len())?;
+        rows(&mut file)?;
+        let (file, rows) = file.finish()?;
+        loads.push(Load {
+            table: name.to_string(),
+            pair: None,
+            file,
+            rows,
+        });
+        Ok(())
+    };
+    node(&schema::REPOSITORY, &mut |out| {
+        let repositories = pages
+            .first()
+            .map(|(_, facts)| facts.repositories.as_slice());
+        for r in repositories.filter(|_| whole).unwrap_or_default() {
+            let languages: Vec<&str> = r.languages.iter().map(|l| l.as_str()).collect();
+            out.row(&[
+                key(&r.key),
+                r.name.as_str().into(),
+                r.root.as_str().into(),
+                Field::Owned(languages.join(",")),
+            ])?;
+        }
+        Ok(())
+    })?;
+    node(&schema::PACKAGE, &mut |out| {
+        for (page, p) in rows(pages, |facts| &facts.packages) {
+            out.row(&[
+                key(&p.key),
+                page,
+                p.repository.as_str().into(),
+                p.language.as_str().into(),
+                p.name.as_str().into(),
+                p.path.as_str().into(),
+            ])?;
+        }
+        Ok(())
+    })?;
+    node(&schema::FILE, &mut |out| {
+        for (page, f) in rows(pages, |facts| &facts.files) {
+            out.row(&[
+                key(&f.key),
+                page,
+                f.repository.as_str().into(),
+                f.path.as_str().into(),
+                f.language.as_str().into(),
+                key(&f.package),
+                Field::Owned(f.fingerprint.to_hex()),
+                f.line_count.into(),
+                Field::Integer(f.byte_len as i64),
+                Field::Integer(f.parse_issues.len() as i64),
+                json(&f.parse_issues)?,
+                json(&f.mentions)?,
+            ])?;
+        }
+        Ok(())
+    })?;
+    node(&schema::SYMBOL, &mut |out| {
+        for (page, s) in rows(pages, |facts| &facts.symbols) {
+            out.row(&[
+                key(&s.key),
+                page,
+                s.repository.as_str().into(),
+                s.language.as_str().into(),
+                key(&s.package),
+                s.file_path.as_str().into(),
+                s.name.as_str().into(),
+                s.qualified_name.as_str().into(),
+                s.kind.as_str().into(),
+                s.signature.as_str().into(),
+                Field::Boolean(s.exported),
+                s.span.start_line.into(),
+                s.span.end_line.into(),
+                s.span.start_byte.into(),
+                s.span.end_byte.into(),
+                s.doc.as_deref().into(),
+                s.parent.as_ref().map_or(Field::Null, key),
+                s.key_module.as_str().into(),
+                s.key_discriminator.as_str().into(),
+            ])?;
+        }
+        Ok(())
+    })?;
+    node(&schema::EVIDENCE, &mut |out| {
+        for (page, e) in rows(pages, |facts| &facts.evidence) {
+            out.row(&[
+                key(&e.key),
+                page,
+                e.repository.as_str().into(),
+                e.file_path.as_str().into(),
+                e.span.start_line.into(),
+                e.span.end_line.into(),
+                e.span.start_byte.into(),
+                e.span.end_byte.into(),
+            ])?;
+        }
+        Ok(())
+    })?;
+    node(&schema::UNRESOLVED, &mut |out| {
+        for (ordinal, (page, u)) in rows(pages, |facts| &facts.unresolved).enumerate() {
+            out.row(&[
+                Field::Integer(ordinal as i64),
+                page,
+                u.repository.as_str().into(),
+                u.language.as_str().into(),
+                u.reason.as_str().into(),
+                u.file_path.as_deref().into(),
+                u.span.map_or(Field::Null, |s| s.start_line.into()),
+                u.span.map_or(Field::Null, |s| s.end_line.into()),
+                u.span.map_or(Field::Null, |s| s.start_byte.into()),
+                u.span.map_or(Field::Null, |s| s.end_byte.into()),
+                u.requested_symbol.as_deref().into(),
+                u.requested_package.as_deref().into(),
+                u.detail.as_str().into(),
+            ])?;
+        }
+        Ok(())
+    })?;
+    node(&schema::META, &mut |out| {
+        if !whole {
+            return Ok(());
+        }
+        out.row(&[
+            "schema_version".into(),
+            Field::Owned(schema::SCHEMA_VERSION.to_string()),
+        ])
+    })?;
+    loads.extend(stage_edges(pages, dir, elsewhere)?);
+    Ok(loads)
+}
+
+/// One table's rows of every page, in page order, each with its page's number.
+pub(crate) fn rows<'a, T: 'a>(
+    pages: Pages<'a>,
+    table: impl Fn(&'a FactSet) -> &'a Vec<T>,
+) -> impl Iterator<Item = (Field<'static>, &'a T)> {
+    pages.iter().flat_map(move |(number, facts)| {
+        table(facts)
+            .iter()
+            .map(move |row| (Field::from(*number), row))
+    })
+}
+
+/// The edges, one file per kind and endpoint pair, and `OBSERVED_IN`.
+fn stage_edges(
+    pages: Pages<'_>,
+    dir: &Path,
+    elsewhere: &dyn Elsewhere,
+) -> Result<Vec<Load>, GraphDbError> {
+    let mut tables: KeyMap<Node> = KeyMap::default();
+    if let Some((_, facts)) = pages.first() {
+        tables.extend(facts.repositories.iter().map(|r| (r.key, Node::Repository)));
+    }
+    tables.extend(rows(pages, |f| &f.packages).map(|(_, p)| (p.key, Node::Package)));
+    tables.extend(rows(pages, |f| &f.files).map(|(_, f)| (f.key, Node::File)));
+    tables.extend(rows(pages, |f| &f.symbols).map(|(_, s)| (s.key, Node::Symbol)));
+    let table_of = |key: &StableKey, edge: &Edge| {
+        let found = tables.get(key).copied().or_else(|| elsewhere.table_of(key));
+        found.ok_or_else(|| {
+            GraphDbError::Schema(format!(
+                "a {} edge names {key}, which no node table holds",
+                edge.kind
+            ))
+        })
+    };
+    let mut edges = EdgeFiles::new(dir, "");
+    for (page, edge) in rows(pages, |f| &f.edges) {
+        let pair = (table_of(&edge.source, edge)?, table_of(&edge.target, edge)?);
+        edges.row(edge, pair, page)?;
+    }
+    let mut loads = edges.finish()?;
+    let file_keys: HashMap<(&str, &str), &StableKey> = rows(pages, |f| &f.files)
+        .map(|(_, f)| ((f.repository.as_str(), f.path.as_str()), &f.key))
+        .collect();
+    let mut observed = BulkFile::create(dir.join(format!("{OBSERVED_IN}.csv")), 2)?;
+    for (_, e) in rows(pages, |f| &f.evidence) {
+        let file = file_keys
+            .get(&(e.repository.as_str(), e.file_path.as_str()))
+            .map(|key| **key)
+            .or_else(|| elsewhere.file_key(&e.repository, &e.file_path))
+            .ok_or_else(|| {
+                GraphDbError::Schema(format!(
+                    "evidence {} was observed in {}/{}, which no File holds",
+                    e.key, e.repository, e.file_path
+                ))
+            })?;
+        observed.row(&[key(&e.key), key(&file)])?;
+    }
+    let (file, rows) = observed.finish()?;
+    loads.push(observed_in(file, rows));
+    Ok(loads)
+}
+
+pub(crate) fn observed_in(file: PathBuf, rows: usize) -> Load {
+    Load {
+        table: OBSERVED_IN.to_string(),
+        pair: None,
+        file,
+        rows,
+    }
+}
+
+/// Edge rows, one file per kind and endpoint pair, checked against the schema.
+pub(crate) struct EdgeFiles<'a> {
+    dir: &'a Path,
+    /// Tells these files from another set's in the same directory.
+    prefix: &'static str,
+    files: BTreeMap<(EdgeKind, Node, Node), BulkFile>,
+}
+
+impl<'a> EdgeFiles<'a> {
+    pub(crate) fn new(dir: &'a Path, prefix: &'static str) -> Self {
+        EdgeFiles {
+            dir,
+            prefix,
+            files: BTreeMap::new(),
+        }
+    }
+
+    pub(crate) fn row(
+        &mut self,
+        edge: &Edge,
+        pair: (Node, Node),
+        page: Field<'_>,
+    ) -> Result<(), GraphDbError> {
+        if !schema::endpoints(edge.kind).contains(&pair) {
+            return Err(GraphDbError::Schema(format!(
+                "the schema has no {} from {} to {}",
+                edge.kind,
+                pair.0.name(),
+                pair.1.name()
+            )));
+        }
+        let group = (edge.kind, pair.0, pair.1);
+        if !self.files.contains_key(&group) {
+            let name = format!(
+                "{}{}-{}-{}.csv",
+                self.prefix,
+                edge.kind,
+                pair.0.name(),
+                pair.1.name()
+            );
+            let file = BulkFile::create(self.dir.join(name), 2 + EDGE_PROPERTIES.len())?;
+            self.files.insert(group, file);
+        }
+        let out = self.files.get_mut(&group).expect("inserted above");
+        out.row(&[
+            key(&edge.source),
+            key(&edge.target),
+            page,
+            edge.confidence.as_str().into(),
+            edge.provenance.as_str().into(),
+            edge.evidence.as_ref().map_or(Field::Null, key),
+        ])
+    }
+
+    pub(crate) fn finish(self) -> Result<Vec<Load>, GraphDbError> {
+        let mut loads = Vec::new();
+        for ((kind, from, to), file) in self.files {
+            let (file, rows) = file.finish()?;
+            loads.push(Load {
+                table: kind.as_str().to_string(),
+                pair: (schema::endpoints(kind).len() > 1).then_some((from, to)),
+                file,
+                rows,
+            });
+        }
+        Ok(loads)
+    }
+}
+
+/// A list the schema keeps as JSON text.
+fn json(value: &impl serde::Serialize) -> Result<Field<'static>, GraphDbError> {
+    serde_json::to_string(value)
+        .map(Field::Owned)
+        .map_err(|e| GraphDbError::Schema(e.to_string()))
+}
+
+pub(crate) fn key(key: &StableKey) -> Field<'static> {
+    Field::Owned(key.to_string())
+}

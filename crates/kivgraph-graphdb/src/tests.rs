@@ -1,0 +1,435 @@
+//! A small graph written and read back through a real LadybugDB: `lib` declares `Parse`
+//! (with a doc comment full of CSV's special characters) and `Empty` (an empty doc, which
+//! must not come back null), `cmd` calls `Parse` and asks for a `Gone` nobody declares.
+
+use std::time::Duration;
+
+use kivgraph_facts::*;
+use serde_json::json;
+
+use crate::*;
+
+fn key(text: &str) -> StableKey {
+    StableKey(*blake3::hash(text.as_bytes()).as_bytes())
+}
+
+fn span(line: u32) -> LineSpan {
+    LineSpan {
+        start_line: line,
+        end_line: line + 1,
+        start_byte: line * 8,
+        end_byte: line * 8 + 7,
+    }
+}
+
+fn graph() -> FactSet {
+    let mut facts = FactSet::default();
+    for repo in ["lib", "cmd"] {
+        let package = key(&format!("{repo}/package"));
+        facts.repositories.push(RepositoryFact {
+            key: key(repo),
+            name: repo.into(),
+            root: format!("/src/{repo}"),
+            languages: vec![Language::Go, Language::Python],
+        });
+        facts.packages.push(PackageFact {
+            key: package,
+            repository: repo.into(),
+            language: Language::Go,
+            name: format!("example.com/{repo}"),
+            path: String::new(),
+        });
+        facts.files.push(FileFact {
+            key: key(&format!("{repo}/main.go")),
+            repository: repo.into(),
+            path: "main.go".into(),
+            language: Language::Go,
+            package,
+            fingerprint: Fingerprint::of(repo.as_bytes()),
+            line_count: 30,
+            byte_len: 240,
+            parse_issues: vec![],
+            mentions: vec![],
+        });
+        facts.edges.push(Edge {
+            kind: EdgeKind::ContainsPackage,
+            source: key(repo),
+            target: package,
+            confidence: Confidence::StructuralCertain,
+            provenance: Provenance::PackageManifest,
+            evidence: None,
+        });
+    }
+    let declare = |repo: &str, name: &str, line: u32, doc: Option<&str>| SymbolFact {
+        key: key(&format!("{repo}:{name}")),
+        repository: repo.into(),
+        language: Language::Go,
+        package: key(&format!("{repo}/package")),
+        file_path: "main.go".into(),
+        name: name.into(),
+        qualified_name: name.into(),
+        kind: SymbolKind::Func,
+        signature: format!("func {name}()"),
+        exported: true,
+        span: span(line),
+        doc: doc.map(str::to_string),
+        parent: None,
+        key_module: String::new(),
+        key_discriminator: String::new(),
+    };
+    facts.symbols = vec![
+        declare("lib", "Parse", 3, Some("Parses \"a, b\"\nand more.")),
+        declare("lib", "Empty", 9, Some("")),
+        declare("cmd", "main", 4, None),
+    ];
+    let observed = Evidence {
+        key: key("cmd/main.go:5"),
+        repository: "cmd".into(),
+        file_path: "main.go".into(),
+        span: span(5),
+    };
+    facts.edges.push(Edge {
+        kind: EdgeKind::CallsDirect,
+        source: key("cmd:main"),
+        target: key("lib:Parse"),
+        confidence: Confidence::ExactTypechecked,
+        provenance: Provenance::GoTypesUse,
+        evidence: Some(observed.key),
+    });
+    facts.evidence.push(observed);
+    facts.unresolved.push(UnresolvedReference {
+        repository: "cmd".into(),
+        language: Language::Go,
+        reason: Reason::NameNotResolved,
+        file_path: Some("main.go".into()),
+        span: Some(span(6)),
+        requested_symbol: Some("Gone".into()),
+        requested_package: None,
+        detail: "no declaration of Gone".into(),
+    });
+    facts.canonicalize();
+    facts
+}
+
+fn written() -> (tempfile::TempDir, std::path::PathBuf, GraphCounts) {
+    let dir = tempfile::tempdir().expect("scratch");
+    let database = dir.path().join(DATABASE_FILE);
+    let counts =
+        write_database(&[(0, graph())], &database, dir.path()).expect("the graph is written");
+    (dir, database, counts)
+}
+
+const LIMITS: QueryLimits = QueryLimits {
+    rows: 100,
+    time: Duration::from_secs(10),
+};
+
+fn ask(reader: &GraphReader, cypher: &str) -> QueryAnswer {
+    reader
+        .query(cypher, &serde_json::Map::new(), LIMITS)
+        .unwrap_or_else(|e| panic!("{cypher}: {e}"))
+}
+
+#[test]
+fn the_database_holds_exactly_the_facts_written() {
+    let (_dir, database, counts) = written();
+    let expected = [
+        ("Repository", 2),
+        ("Package", 2),
+        ("File", 2),
+        ("Symbol", 3),
+        ("Evidence", 1),
+        ("Unresolved", 1),
+        ("Meta", 1),
+        ("CONTAINS_PACKAGE", 2),
+        ("CALLS_DIRECT", 1),
+        ("OBSERVED_IN", 1),
+        ("REFERENCES", 0),
+    ];
+    for (table, rows) in expected {
+        assert_eq!(counts.of(table), rows, "{table} as written");
+    }
+    verify_database(&database, &counts).expect("read back equal");
+    let reader = GraphReader::open(&database).expect("opens read-only");
+    assert_eq!(reader.counts().expect("counts"), counts);
+
+    let mut off = counts.clone();
+    off.tables.insert("Symbol".into(), 4);
+    let refused = verify_database(&database, &off).expect_err("a count differs");
+    assert!(
+        refused.to_string().contains("Symbol: 3 rows, 4 written"),
+        "{refused}"
+    );
+}
+
+#[test]
+fn texts_and_nulls_come_back_as_written() {
+    let (_dir, database, _) = written();
+    let reader = GraphReader::open(&database).expect("opens");
+    let answer = ask(
+        &reader,
+        "MATCH (s:Symbol) RETURN s.name, s.doc, s.parent_key ORDER BY s.name",
+    );
+    assert_eq!(answer.columns, ["s.name", "s.doc", "s.parent_key"]);
+    assert_eq!(
+        json!(answer.rows),
+        json!([
+            ["Empty", "", null],
+            ["Parse", "Parses \"a, b\"\nand more.", null],
+            ["main", null, null]
+        ])
+    );
+    let languages = ask(
+        &reader,
+        "MATCH (r:Repository {name: 'lib'}) RETURN r.languages",
+    );
+    assert_eq!(json!(languages.rows), json!([["go,python"]]));
+}
+
+#[test]
+fn a_cross_repository_caller_is_one_query_away() {
+    let (_dir, database, _) = written();
+    let reader = GraphReader::open(&database).expect("opens");
+    let mut parameters = serde_json::Map::new();
+    parameters.insert("name".into(), json!("Parse"));
+    let answer = reader
+        .query(
+            "MATCH (caller:Symbol)-[e:CALLS_DIRECT]->(callee:Symbol {name: $name}) \
+             MATCH (ev:Evidence {key: e.evidence_key})-[:OBSERVED_IN]->(f:File) \
+             RETURN caller.repository, caller.name, e.confidence, f.path, ev.start_line",
+            &parameters,
+            LIMITS,
+        )
+        .expect("answers");
+    assert_eq!(
+        json!(answer.rows),
+        json!([["cmd", "main", "EXACT_TYPECHECKED", "main.go", 5]])
+    );
+    assert!(!answer.truncated);
+    let holes = ask(
+        &reader,
+        "MATCH (u:Unresolved) RETURN u.reason, u.requested_symbol, u.start_line",
+    );
+    assert_eq!(json!(holes.rows), json!([["NAME_NOT_RESOLVED", "Gone", 6]]));
+}
+
+#[test]
+fn writing_statements_are_refused_before_they_run() {
+    let (dir, database, counts) = written();
+    let reader = GraphReader::open(&database).expect("opens");
+    let export = dir.path().join("out.csv");
+    for statement in [
+        "CREATE (:Meta {name: 'x', value: 'y'})".to_string(),
+        "MATCH (s:Symbol) SET s.name = 'renamed'".to_string(),
+        "MATCH (s:Symbol) DETACH DELETE s".to_string(),
+        format!(
+            "COPY (MATCH (s:Symbol) RETURN s.name) TO '{}'",
+            export.display()
+        ),
+        "LOAD FROM '/etc/passwd' RETURN *".to_string(),
+        "  drop table Symbol".to_string(),
+    ] {
+        let refused = reader
+            .query(&statement, &serde_json::Map::new(), LIMITS)
+            .expect_err(&statement);
+        assert!(
+            matches!(refused, QueryRefusal::Writes(_)),
+            "{statement}: {refused}"
+        );
+    }
+    assert!(!export.exists());
+    drop(reader);
+    verify_database(&database, &counts).expect("nothing changed");
+}
+
+#[test]
+fn a_runaway_query_is_stopped_and_rows_are_bounded() {
+    let (_dir, database, _) = written();
+    let reader = GraphReader::open(&database).expect("opens");
+    let started = std::time::Instant::now();
+    let refused = reader
+        .query(
+            "UNWIND range(1, 100000) AS a UNWIND range(1, 100000) AS b WITH a, b WHERE (a * b) % 7 = 3 RETURN count(*)",
+            &serde_json::Map::new(),
+            QueryLimits {
+                rows: 10,
+                time: Duration::from_millis(200),
+            },
+        )
+        .expect_err("runs past its limit");
+    assert!(matches!(refused, QueryRefusal::TimedOut(200)), "{refused}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let bounded = reader
+        .query(
+            "UNWIND range(1, 10) AS x RETURN x",
+            &serde_json::Map::new(),
+            QueryLimits {
+                rows: 3,
+                time: Duration::from_secs(5),
+            },
+        )
+        .expect("answers");
+    assert_eq!(json!(bounded.rows), json!([[1], [2], [3]]));
+    assert!(bounded.truncated);
+    let invalid = reader
+        .query(
+            "MATCH (n:Nothing) RETURN n",
+            &serde_json::Map::new(),
+            LIMITS,
+        )
+        .expect_err("no such table");
+    assert!(matches!(invalid, QueryRefusal::Invalid(_)), "{invalid}");
+}
+
+#[test]
+fn a_database_is_written_once() {
+    let (dir, database, _) = written();
+    let again = write_database(&[(0, graph())], &database, dir.path()).expect_err("exists");
+    assert!(matches!(again, GraphDbError::Exists(_)), "{again}");
+}
+
+#[test]
+fn the_pages_read_back_are_the_pages_written() {
+    let dir = tempfile::tempdir().expect("scratch");
+    let database = dir.path().join(DATABASE_FILE);
+    let mut other = graph();
+    other.files[0].parse_issues.push(ParseIssue {
+        line: 2,
+        column: 7,
+        message: "unexpected `}`, \"here\"".into(),
+        hidden_names: vec!["Hidden".into()],
+    });
+    other.files[0].mentions = vec![
+        Mention {
+            name: "Parse".into(),
+            count: 2,
+        },
+        Mention {
+            name: "main".into(),
+            count: 1,
+        },
+    ];
+    other.canonicalize();
+    write_database(&[(2, other.clone())], &database, dir.path()).expect("written");
+    let pages = GraphReader::open(&database)
+        .expect("opens")
+        .pages(4)
+        .expect("reads back");
+    let only_repositories = FactSet {
+        repositories: other.repositories.clone(),
+        ..FactSet::default()
+    };
+    assert_eq!(
+        pages,
+        vec![
+            (0, only_repositories.clone()),
+            (1, only_repositories.clone()),
+            (2, other),
+            (3, only_repositories)
+        ]
+    );
+}
+
+/// The graph in two pages, as a pass publishes it: `lib`'s rows on page 0, `cmd`'s on page 1
+/// (an edge on the page of the repository that asserts it), every page listing both
+/// repositories.
+fn split(facts: &FactSet) -> Vec<(u32, FactSet)> {
+    let page_of = |repository: &str| u32::from(repository == "cmd");
+    let mut owner: std::collections::HashMap<StableKey, String> = Default::default();
+    owner.extend(facts.repositories.iter().map(|r| (r.key, r.name.clone())));
+    owner.extend(facts.symbols.iter().map(|s| (s.key, s.repository.clone())));
+    let mut pages: Vec<(u32, FactSet)> = (0..2)
+        .map(|n| {
+            let page = FactSet {
+                repositories: facts.repositories.clone(),
+                ..FactSet::default()
+            };
+            (n, page)
+        })
+        .collect();
+    for p in &facts.packages {
+        pages[page_of(&p.repository) as usize]
+            .1
+            .packages
+            .push(p.clone());
+    }
+    for f in &facts.files {
+        pages[page_of(&f.repository) as usize]
+            .1
+            .files
+            .push(f.clone());
+    }
+    for s in &facts.symbols {
+        pages[page_of(&s.repository) as usize]
+            .1
+            .symbols
+            .push(s.clone());
+    }
+    for e in &facts.evidence {
+        pages[page_of(&e.repository) as usize]
+            .1
+            .evidence
+            .push(e.clone());
+    }
+    for u in &facts.unresolved {
+        pages[page_of(&u.repository) as usize]
+            .1
+            .unresolved
+            .push(u.clone());
+    }
+    for e in &facts.edges {
+        pages[page_of(&owner[&e.source]) as usize]
+            .1
+            .edges
+            .push(e.clone());
+    }
+    for (_, page) in &mut pages {
+        page.canonicalize();
+    }
+    pages
+}
+
+#[test]
+fn an_update_replaces_the_changed_pages_and_keeps_the_edges_reaching_them() {
+    let mut before = graph();
+    // `lib` refers to `cmd`'s main: an edge page 0 owns into a node page 1 replaces.
+    before.edges.push(Edge {
+        kind: EdgeKind::References,
+        source: key("lib:Parse"),
+        target: key("cmd:main"),
+        confidence: Confidence::Candidate,
+        provenance: Provenance::TreeSitterSyntax,
+        evidence: None,
+    });
+    before.canonicalize();
+    let mut after = before.clone();
+    let main = after.symbols.iter_mut().find(|s| s.name == "main").unwrap();
+    main.doc = Some("Runs.".into());
+    let mut helper = main.clone();
+    helper.key = key("cmd:helper");
+    helper.name = "helper".into();
+    helper.qualified_name = "helper".into();
+    helper.span = span(20);
+    after.symbols.push(helper);
+    let mut hole = after.unresolved[0].clone();
+    hole.requested_symbol = Some("Lost".into());
+    after.unresolved.push(hole);
+    after.canonicalize();
+
+    let dir = tempfile::tempdir().expect("scratch");
+    let (first, second, whole) = (
+        dir.path().join("1.lbdb"),
+        dir.path().join("2.lbdb"),
+        dir.path().join("whole.lbdb"),
+    );
+    let counts = write_database(&split(&before), &first, dir.path()).expect("written");
+    let changed: Vec<(u32, FactSet)> = split(&after).into_iter().filter(|(n, _)| *n == 1).collect();
+    let updated = update_database(&first, &counts, &changed, &second, dir.path()).expect("updated");
+    let expected = write_database(&split(&after), &whole, dir.path()).expect("written whole");
+    assert_eq!(updated, expected);
+    verify_database(&second, &updated).expect("the update holds what it says");
+    let read_back = GraphReader::open(&second).unwrap().pages(2).unwrap();
+    assert_eq!(read_back, split(&after));
+    // The previous database is untouched.
+    verify_database(&first, &counts).expect("the previous database is as it was");
+}

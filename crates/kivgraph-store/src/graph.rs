@@ -1,0 +1,157 @@
+//! The canonical database a generation carries beside its snapshot. The store does not know
+//! the database engine: whoever publishes plugs one in ([`CanonicalGraph`]; the CLI plugs
+//! LadybugDB in), and the store writes it into the candidate, proves it, records its digest
+//! and rows in the manifest, and links it unchanged into a republished generation.
+
+use std::path::Path;
+
+use kivgraph_facts::{FactPage, FactSet, GRAPH_SCHEMA_VERSION, GraphCounts};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{StoreError, io};
+use crate::manifest::PageEntry;
+use crate::pages::hex;
+use crate::{GenerationId, Manifest};
+
+/// A database engine that turns a generation's facts into its canonical database.
+pub trait CanonicalGraph: Send + Sync + std::fmt::Debug {
+    /// The database's file name inside a generation.
+    fn file_name(&self) -> &'static str;
+    /// Writes the database of a generation's pages (each page's number and canonical facts)
+    /// at `path`, bulk files staged under `scratch`: the schema version and rows by table it
+    /// wrote.
+    fn write(
+        &self,
+        pages: &[(u32, FactSet)],
+        path: &Path,
+        scratch: &Path,
+    ) -> Result<GraphCounts, String>;
+    /// Writes at `path` the database of the previous generation's (at `previous`, holding
+    /// `previous_counts`) with the rows of the `changed` pages replaced by theirs: what it
+    /// then holds, or `None` when only a whole write can (the repositories changed).
+    fn update(
+        &self,
+        previous: &Path,
+        previous_counts: &GraphCounts,
+        changed: &[(u32, FactSet)],
+        path: &Path,
+        scratch: &Path,
+    ) -> Result<Option<GraphCounts>, String>;
+    /// Proves the database at `path` holds exactly `counts`.
+    fn verify(&self, path: &Path, counts: &GraphCounts) -> Result<(), String>;
+}
+
+/// The served generation's database, which a publication derives its own from.
+pub(crate) struct PreviousGraph<'a> {
+    pub directory: &'a Path,
+    pub entry: &'a GraphEntry,
+    pub pages: &'a [PageEntry],
+}
+
+/// The manifest's record of a generation's database.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GraphEntry {
+    /// Its file inside the generation.
+    pub file: String,
+    /// BLAKE3-256 of the file, hex.
+    pub digest: String,
+    pub bytes: u64,
+    #[serde(flatten)]
+    pub counts: GraphCounts,
+}
+
+/// Writes the database of a generation's pages into the candidate `directory` — from the
+/// previous generation's, replacing the pages that changed, where there is one — proves it
+/// from disk and records it.
+pub(crate) fn write_graph<P: FactPage>(
+    graph: &dyn CanonicalGraph,
+    pages: &[P],
+    previous: Option<PreviousGraph<'_>>,
+    directory: &Path,
+    id: GenerationId,
+) -> Result<GraphEntry, StoreError> {
+    let refused = |reason: String| StoreError::Invalid {
+        id,
+        reason: format!("its canonical database: {reason}"),
+    };
+    let path = directory.join(graph.file_name());
+    let mut counts = None;
+    // A database of another schema is never carried over: it is written whole.
+    let previous = previous.filter(|p| p.entry.counts.schema_version == GRAPH_SCHEMA_VERSION);
+    if let Some(previous) = previous {
+        let unchanged = |page: &P| {
+            let identity = page.identity().map(|i| hex(&i));
+            identity.is_some()
+                && previous
+                    .pages
+                    .iter()
+                    .any(|entry| entry.number == page.number() && entry.identity == identity)
+        };
+        let changed: Vec<(u32, FactSet)> = pages
+            .iter()
+            .filter(|page| !unchanged(page))
+            .map(|page| (page.number(), page.facts()))
+            .collect();
+        let source = previous.directory.join(&previous.entry.file);
+        if changed.is_empty() {
+            // The same facts: the same database, linked.
+            link_graph(previous.directory, directory, previous.entry)?;
+            return Ok(previous.entry.clone());
+        }
+        if changed.len() < pages.len() {
+            counts = graph
+                .update(&source, &previous.entry.counts, &changed, &path, directory)
+                .map_err(refused)?;
+        }
+    }
+    let counts = match counts {
+        Some(counts) => counts,
+        None => {
+            let pages: Vec<(u32, FactSet)> =
+                pages.iter().map(|p| (p.number(), p.facts())).collect();
+            graph.write(&pages, &path, directory).map_err(refused)?
+        }
+    };
+    graph.verify(&path, &counts).map_err(refused)?;
+    let (digest, bytes) = digest(&path)?;
+    Ok(GraphEntry {
+        file: graph.file_name().to_string(),
+        digest,
+        bytes,
+        counts,
+    })
+}
+
+/// Links the database of generation directory `from` into `to`: a published database is
+/// never written again, so a republished generation shares the file.
+pub(crate) fn link_graph(from: &Path, to: &Path, entry: &GraphEntry) -> Result<(), StoreError> {
+    let (source, target) = (from.join(&entry.file), to.join(&entry.file));
+    std::fs::hard_link(&source, &target)
+        .or_else(|_| std::fs::copy(&source, &target).map(|_| ()))
+        .map_err(io("link", &target))
+}
+
+/// Checks a generation's database file against the digest its manifest records.
+pub(crate) fn check_graph_file(directory: &Path, manifest: &Manifest) -> Result<(), StoreError> {
+    let Some(entry) = &manifest.graph else {
+        return Ok(());
+    };
+    let (digest, _) = digest(&directory.join(&entry.file))?;
+    if digest != entry.digest {
+        return Err(StoreError::Invalid {
+            id: manifest.generation_id,
+            reason: format!(
+                "{} does not have the digest its manifest records",
+                entry.file
+            ),
+        });
+    }
+    Ok(())
+}
+
+fn digest(path: &Path) -> Result<(String, u64), StoreError> {
+    let mut hasher = blake3::Hasher::new();
+    let mut file = std::fs::File::open(path).map_err(io("read", path))?;
+    let bytes = std::io::copy(&mut file, &mut hasher).map_err(io("read", path))?;
+    Ok((hasher.finalize().to_hex().to_string(), bytes))
+}
