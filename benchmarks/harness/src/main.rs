@@ -27,6 +27,7 @@ mod answers;
 mod client;
 mod crossrepo;
 mod crossrepo_truth;
+mod cypher;
 mod daemon;
 mod go_files;
 mod intent;
@@ -44,6 +45,7 @@ fn main() -> anyhow::Result<()> {
     match args.first().map(String::as_str) {
         Some("index") => index_benchmark(&args[1..]),
         Some("serve") => serve::serve_benchmark(&args[1..]),
+        Some("cypher") => cypher::cypher_benchmark(&args[1..]),
         Some("navigate") => navigate::navigate_benchmark(&args[1..]),
         Some("intent") => intent::intent_benchmark(&args[1..]),
         Some("sites") => sites::sites_benchmark(&args[1..]),
@@ -61,7 +63,7 @@ fn main() -> anyhow::Result<()> {
         Some("dispatch-sample") => dispatch_sample(&args[1..]),
         Some("unresolved-packages") => unresolved_packages(&args[1..]),
         _ => bail!(
-            "usage: kivgraph-bench index|serve|watch|daemon|references|accuracy|crossrepo|analyzers --kivgraph BIN [--corpus DIR] | answers --kivgraph BIN --work DIR [--languages L,…] | crossrepo-truth rust [--write|--survey] | navigate [--corpus DIR] | go-files --go PATH DIR... | intent --kivgraph BIN | sites [--corpus DIR] | open-lookup SNAPSHOT NAME | edge-sample SNAPSHOT KIND LANGUAGE CONFIDENCE N | dispatch-sample SNAPSHOT N | unresolved-packages SNAPSHOT REASON"
+            "usage: kivgraph-bench index|serve|cypher|watch|daemon|references|accuracy|crossrepo|analyzers --kivgraph BIN [--corpus DIR] | answers --kivgraph BIN --work DIR [--languages L,…] | crossrepo-truth rust [--write|--survey] | navigate [--corpus DIR] | go-files --go PATH DIR... | intent --kivgraph BIN | sites [--corpus DIR] | open-lookup SNAPSHOT NAME | edge-sample SNAPSHOT KIND LANGUAGE CONFIDENCE N | dispatch-sample SNAPSHOT N | unresolved-packages SNAPSHOT REASON"
         ),
     }
 }
