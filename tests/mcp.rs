@@ -36,6 +36,15 @@ fn workspace(index: bool) -> tempfile::TempDir {
     dir
 }
 
+/// The `gocalls` fixture of `testdata/resolution`, registered and indexed alone: the
+/// workspace and the fixture's path.
+fn gocalls() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = fixtures().join("../resolution/gocalls");
+    init_and_index(dir.path(), "gocalls", &fixture);
+    (dir, fixture)
+}
+
 /// A workspace of one Go repository, indexed once.
 /// Registers one Go fixture of `testdata/resolution` and indexes it with the syntax layer
 /// alone: these fixtures exercise the syntax layer's Go rules (G1–G12), which an exact
@@ -662,9 +671,7 @@ fn get_source_reads_once_reanchors_and_refuses() {
 
 #[test]
 fn graph_status_counts_resolved_calls_and_declared_holes() {
-    let dir = tempfile::tempdir().unwrap();
-    let fixture = fixtures().join("../resolution/gocalls");
-    init_and_index(dir.path(), "gocalls", &fixture);
+    let (dir, _) = gocalls();
     let mut client = Client::start(dir.path());
     let results = client.ok("graph_status", json!({}))["results"].clone();
     // `server/server_ext_test.go` is not compiled without `go.include_tests`: not counted.
@@ -1238,9 +1245,7 @@ fn page_limits_come_from_the_configuration() {
 
 #[test]
 fn query_graph_answers_cypher_from_the_generations_database() {
-    let dir = tempfile::tempdir().unwrap();
-    let fixture = fixtures().join("../resolution/gocalls");
-    init_and_index(dir.path(), "gocalls", &fixture);
+    let (dir, _) = gocalls();
     let mut client = Client::start(dir.path());
     // The callers find_references proves, asked in Cypher: the same two, never the client's
     // homonym.
@@ -1341,9 +1346,7 @@ fn query_graph_answers_cypher_from_the_generations_database() {
 
 #[test]
 fn an_unreadable_snapshot_says_so_and_is_rebuilt_from_the_database() {
-    let dir = tempfile::tempdir().unwrap();
-    let fixture = fixtures().join("../resolution/gocalls");
-    init_and_index(dir.path(), "gocalls", &fixture);
+    let (dir, _) = gocalls();
     let root = dir.path().join("state/generations/000001/snapshot.kgs");
     let published = std::fs::read(&root).unwrap();
     std::fs::write(&root, b"not a snapshot").unwrap();
@@ -1376,9 +1379,7 @@ fn an_unreadable_snapshot_says_so_and_is_rebuilt_from_the_database() {
 
 #[test]
 fn find_references_answers_one_hop_with_a_proven_verdict() {
-    let dir = tempfile::tempdir().unwrap();
-    let fixture = fixtures().join("../resolution/gocalls");
-    init_and_index(dir.path(), "gocalls", &fixture);
+    let (dir, fixture) = gocalls();
     let mut client = Client::start(dir.path());
     let fixture = fixture.canonicalize().unwrap();
     // Three declarations are named NewServer: a bare name is refused with their triples.
@@ -1519,9 +1520,7 @@ fn find_references_answers_one_hop_with_a_proven_verdict() {
 
 #[test]
 fn trace_and_blast_radius_walk_the_resolved_graph() {
-    let dir = tempfile::tempdir().unwrap();
-    let fixture = fixtures().join("../resolution/gocalls");
-    init_and_index(dir.path(), "gocalls", &fixture);
+    let (dir, fixture) = gocalls();
     let mut client = Client::start(dir.path());
     let fixture = fixture.canonicalize().unwrap();
     let server_go = fixture.join("server/server.go").display().to_string();

@@ -363,7 +363,10 @@ impl kivgraph_store::CanonicalGraph for RecordingGraph {
             .unwrap()
             .push(format!("write {numbers:?}"));
         std::fs::write(path, format!("{numbers:?}")).map_err(|e| e.to_string())?;
-        Ok(GraphCounts::default())
+        Ok(GraphCounts {
+            schema_version: GRAPH_SCHEMA_VERSION,
+            ..GraphCounts::default()
+        })
     }
     fn update(
         &self,

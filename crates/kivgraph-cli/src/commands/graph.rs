@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::anyhow;
 use kivgraph_store::GenerationId;
 
-use crate::context::ConfigArg;
+use crate::context::{ConfigArg, GenerationArg, parse_generation};
 
 #[derive(clap::Args, Debug)]
 pub struct GraphArgs {
@@ -34,13 +34,7 @@ enum GraphCommand {
 #[derive(clap::Args, Debug)]
 struct GraphQueryArgs {
     #[command(flatten)]
-    config: ConfigArg,
-    /// The generation store (default: beside the configured database).
-    #[arg(long, value_name = "PATH")]
-    root: Option<PathBuf>,
-    /// The generation to ask (default: the active one).
-    #[arg(long, value_name = "ID", add = clap_complete::engine::ArgValueCompleter::new(crate::commands::completion::generations))]
-    generation: Option<String>,
+    generation: GenerationArg,
     /// A value for `$NAME` in the query, as JSON (a bare word is text): repeatable.
     #[arg(long = "param", value_name = "NAME=VALUE")]
     parameters: Vec<String>,
@@ -127,13 +121,7 @@ pub fn run_graph(args: GraphArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn run_query(args: GraphQueryArgs) -> anyhow::Result<ExitCode> {
-    let store = args.config.load()?.store(args.root.as_ref());
-    let id = match &args.generation {
-        Some(text) => generation_id(text)?,
-        None => store
-            .current()?
-            .ok_or_else(|| anyhow!("no generation is published: run kivgraph index --full"))?,
-    };
+    let (store, id) = args.generation.resolve()?;
     let manifest = store.manifest(id)?;
     let entry = manifest.graph.ok_or_else(|| {
         anyhow!("generation {id} carries no canonical database: run kivgraph index --full")
@@ -179,15 +167,10 @@ fn run_query(args: GraphQueryArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn generation_id(text: &str) -> anyhow::Result<GenerationId> {
-    GenerationId::parse(text)
-        .ok_or_else(|| anyhow!("--generation {text:?} is not a generation id such as 000123"))
-}
-
 pub fn run_rollback(args: RollbackArgs) -> anyhow::Result<ExitCode> {
     let store = args.config.load()?.store(args.root.as_ref());
     let target = match &args.generation {
-        Some(text) => Some(generation_id(text)?),
+        Some(text) => Some(parse_generation(text)?),
         None => None,
     };
     let lock = store.lock()?;

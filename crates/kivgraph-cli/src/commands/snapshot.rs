@@ -3,41 +3,21 @@
 //! byte-identical to what was published before it replaces anything. The database is only
 //! read.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::context::GenerationArg;
 use anyhow::anyhow;
 use kivgraph_facts::PAGE_COUNT;
 use kivgraph_graphdb::GraphReader;
-use kivgraph_store::GenerationId;
-
-use crate::context::ConfigArg;
 
 #[derive(clap::Args, Debug)]
 pub struct SnapshotArgs {
     #[command(flatten)]
-    config: ConfigArg,
-    /// The generation store (default: beside the configured database).
-    #[arg(long, value_name = "PATH")]
-    root: Option<PathBuf>,
-    /// The generation to rebuild (default: the active one).
-    #[arg(long, value_name = "ID", add = clap_complete::engine::ArgValueCompleter::new(crate::commands::completion::generations))]
-    generation: Option<String>,
+    generation: GenerationArg,
 }
 
 pub fn run(args: SnapshotArgs) -> anyhow::Result<ExitCode> {
-    let store = args.config.load()?.store(args.root.as_ref());
-    let id = match &args.generation {
-        Some(text) => GenerationId::parse(text).ok_or_else(|| {
-            anyhow!("--generation {text:?} is not a generation id such as 000123")
-        })?,
-        None => store
-            .current()?
-            .ok_or_else(|| anyhow!("no generation is active: pass --generation ID"))?,
-    };
-    if !store.list()?.contains(&id) {
-        return Err(kivgraph_store::StoreError::UnknownGeneration(id).into());
-    }
+    let (store, id) = args.generation.resolve()?;
     let manifest = store.manifest(id)?;
     let entry = manifest.graph.ok_or_else(|| {
         anyhow!("generation {id} carries no canonical database to rebuild its snapshot from")
