@@ -6,10 +6,9 @@
 use std::path::Path;
 
 use kivgraph_facts::{FactPage, FactSet, GRAPH_SCHEMA_VERSION, GraphCounts};
-use serde::{Deserialize, Serialize};
 
 use crate::error::{StoreError, io};
-use crate::manifest::PageEntry;
+use crate::manifest::{GraphEntry, PageEntry};
 use crate::pages::hex;
 use crate::{GenerationId, Manifest};
 
@@ -46,18 +45,6 @@ pub(crate) struct PreviousGraph<'a> {
     pub directory: &'a Path,
     pub entry: &'a GraphEntry,
     pub pages: &'a [PageEntry],
-}
-
-/// The manifest's record of a generation's database.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GraphEntry {
-    /// Its file inside the generation.
-    pub file: String,
-    /// BLAKE3-256 of the file, hex.
-    pub digest: String,
-    pub bytes: u64,
-    #[serde(flatten)]
-    pub counts: GraphCounts,
 }
 
 /// Writes the database of a generation's pages into the candidate `directory` — from the

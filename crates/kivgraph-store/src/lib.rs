@@ -36,9 +36,10 @@ pub use error::StoreError;
 pub use events::{Event, EventKind, EventLog, argument_shape};
 pub use generation::GenerationId;
 pub use git::{GitPosition, read_git_position};
-pub use graph::{CanonicalGraph, GraphEntry};
+pub use graph::CanonicalGraph;
 pub use manifest::{
-    AnalyzerState, BuildOutputState, Counts, Digests, Manifest, PageEntry, RepositoryState,
+    AnalyzerState, BuildOutputState, Counts, Digests, GraphEntry, Manifest, PageEntry,
+    RepositoryState,
 };
 pub use processes::{ProcessGuard, ProcessRecord, RUN_DIRECTORY, resident_bytes, start_ticks};
 pub use rebuild::Rebuilt;

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::GenerationId;
-use crate::graph::GraphEntry;
+use kivgraph_facts::GraphCounts;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Counts {
@@ -138,3 +138,15 @@ pub struct Manifest {
 }
 
 pub const MANIFEST_FORMAT: u32 = 2;
+
+/// The manifest's record of a generation's database.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GraphEntry {
+    /// Its file inside the generation.
+    pub file: String,
+    /// BLAKE3-256 of the file, hex.
+    pub digest: String,
+    pub bytes: u64,
+    #[serde(flatten)]
+    pub counts: GraphCounts,
+}

@@ -7,7 +7,8 @@ use std::process::ExitCode;
 use anyhow::anyhow;
 use kivgraph_store::GenerationId;
 
-use crate::context::{ConfigArg, GenerationArg, parse_generation};
+use crate::commands::generation_arg::{GenerationArg, parse_generation};
+use crate::context::ConfigArg;
 
 #[derive(clap::Args, Debug)]
 pub struct GraphArgs {

@@ -3,6 +3,7 @@ pub mod completion;
 pub mod daemon;
 pub mod doctor;
 pub mod events;
+pub mod generation_arg;
 pub mod graph;
 pub mod index;
 pub mod init;

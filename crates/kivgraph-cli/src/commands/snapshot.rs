@@ -5,7 +5,7 @@
 
 use std::process::ExitCode;
 
-use crate::context::GenerationArg;
+use crate::commands::generation_arg::GenerationArg;
 use anyhow::anyhow;
 use kivgraph_facts::PAGE_COUNT;
 use kivgraph_graphdb::GraphReader;

@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rayon::prelude::*;
 
 use super::options::{LoadsAtOnce, Progress};
-use super::sync::Synced;
 use crate::cache::{self, CacheIdentity, CacheLoad};
 use crate::database::{EngineDatabase, ExecutionLog};
 use crate::files::file_facts;
@@ -43,6 +42,15 @@ pub struct Engine {
     /// The source texts were dropped (the cache was saved): the next update gives every one
     /// again.
     pub(super) sources_cleared: bool,
+}
+
+/// What the last update made of one repository: the discovery it was read by (shared, so
+/// the same discovery is known by its pointer), its input, and each discovered file's input
+/// (`None` where the file could not be read).
+pub(super) struct Synced {
+    pub(super) discovered: Arc<kivgraph_discovery::DiscoveredRepository>,
+    pub(super) input: crate::inputs::RepositoryInput,
+    pub(super) files: Vec<Option<crate::inputs::FileInput>>,
 }
 
 impl Engine {

@@ -9,20 +9,11 @@ use kivgraph_facts::{Fingerprint, StableKey};
 use rayon::prelude::*;
 use salsa::Setter;
 
-use super::engine::Engine;
+use super::engine::{Engine, Synced};
 use super::options::AnalyzerOptions;
 use crate::analysis::AnalyzerSettings;
 use crate::inputs::{Deferral, FileInput, PackageInput, RepositoryInput, UnitInput, Workspace};
 use crate::keys::package_key;
-
-/// What the last update made of one repository: the discovery it was read by (shared, so
-/// the same discovery is known by its pointer), its input, and each discovered file's input
-/// (`None` where the file could not be read).
-pub(super) struct Synced {
-    discovered: Arc<DiscoveredRepository>,
-    input: RepositoryInput,
-    files: Vec<Option<FileInput>>,
-}
 
 impl Engine {
     /// Brings the inputs in line with `repositories`, touching only what changed, so that
