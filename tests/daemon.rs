@@ -453,10 +453,18 @@ fn current(dir: &Path) -> u64 {
         .unwrap()
 }
 
-/// The generations on disk.
+/// The generations published on disk (not a candidate being written).
 fn generations(dir: &Path) -> usize {
     std::fs::read_dir(dir.join("state/generations"))
         .unwrap()
+        .filter(|entry| {
+            !entry
+                .as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with('.')
+        })
         .count()
 }
 

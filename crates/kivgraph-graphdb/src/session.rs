@@ -40,6 +40,28 @@ pub(crate) fn remove(path: &Path) {
     let _ = std::fs::remove_file(wal);
 }
 
+/// The time each step of a write takes, logged at debug level as it ends.
+pub(crate) struct Lap {
+    what: &'static str,
+    last: std::time::Instant,
+}
+
+impl Lap {
+    pub(crate) fn start(what: &'static str) -> Self {
+        Lap {
+            what,
+            last: std::time::Instant::now(),
+        }
+    }
+
+    pub(crate) fn end(&mut self, step: &'static str) {
+        let now = std::time::Instant::now();
+        let ms = (now - self.last).as_millis() as u64;
+        tracing::debug!(what = self.what, step, ms, "canonical database");
+        self.last = now;
+    }
+}
+
 /// A scratch directory for bulk files, removed when dropped.
 pub(crate) fn staging(scratch: &Path) -> Result<tempfile::TempDir, GraphDbError> {
     tempfile::Builder::new()

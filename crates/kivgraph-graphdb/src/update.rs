@@ -44,7 +44,9 @@ pub fn update_database(
             previous_counts.schema_version
         )));
     }
+    let mut lap = session::Lap::start("update");
     std::fs::copy(previous, database).map_err(|e| GraphDbError::io("copy", previous, e))?;
+    lap.end("copy");
     let updated = replace_pages(previous_counts, changed, database, scratch);
     if updated.is_err() {
         // Nothing half-updated is left behind: a whole write may follow.
@@ -59,9 +61,11 @@ fn replace_pages(
     database: &Path,
     scratch: &Path,
 ) -> Result<GraphCounts, GraphDbError> {
+    let mut lap = session::Lap::start("update");
     let db = session::open_for_writing(database)?;
     let connection = session::connect(&db)?;
     check_repositories(&connection, changed)?;
+    lap.end("open");
     let pages = Value::List(
         LogicalType::Int64,
         changed
@@ -74,18 +78,23 @@ fn replace_pages(
     // What the replaced pages own goes, with every edge that touches their nodes; the edges
     // other pages own among those are kept aside first.
     let kept = keep_reaching_edges(&connection, &pages, staging.path())?;
+    lap.end("keep_reaching_edges");
     for (table, removed) in remove_pages(&connection, &pages)? {
         let rows = counts.tables.entry(table).or_default();
         *rows = rows.saturating_sub(removed);
     }
+    lap.end("remove_pages");
     let elsewhere = Found::look_up(&connection, changed)?;
+    lap.end("look_up");
     let base = next_ordinal(&connection)?;
     let mut loads = stage(changed, staging.path(), false, &elsewhere)?;
     renumber_unresolved(&mut loads, base, staging.path())?;
+    lap.end("stage");
     for (table, rows) in load(&connection, &loads)? {
         *counts.tables.entry(table).or_default() += rows;
     }
     load(&connection, &kept)?;
+    lap.end("load");
     Ok(counts)
 }
 

@@ -20,15 +20,20 @@ pub fn write_database(
     if database.exists() {
         return Err(GraphDbError::Exists(database.to_path_buf()));
     }
+    let mut lap = session::Lap::start("write");
     let staging = session::staging(scratch)?;
     let loads = stage(pages, staging.path(), true, &Nowhere)?;
+    lap.end("stage");
     let db = session::open_for_writing(database)?;
     let connection = session::connect(&db)?;
     for statement in schema::ddl() {
         session::run(&connection, &statement)?;
     }
+    lap.end("schema");
+    let tables = load(&connection, &loads)?;
+    lap.end("load");
     Ok(GraphCounts {
         schema_version: schema::SCHEMA_VERSION,
-        tables: load(&connection, &loads)?,
+        tables,
     })
 }

@@ -64,8 +64,9 @@ impl OpenDatabase {
             return Err(QueryError::new(
                 ErrorCode::IndexNotReady,
                 format!(
-                    "generation {} carries no canonical database (it was published before \
-                     generations did): run \"kivgraph index --full\"",
+                    "generation {} carries no canonical database yet: a live watcher publishes \
+                     each save without it and writes it once saves pause (ask again in a few \
+                     seconds); \"kivgraph index --full\" writes one at once",
                     published.id
                 ),
             ));

@@ -78,6 +78,14 @@ impl GenerationStore {
         }
     }
 
+    /// This store, publishing without a canonical database (sharing what it keeps open).
+    pub fn without_graph(&self) -> Self {
+        GenerationStore {
+            graph: None,
+            ..self.clone()
+        }
+    }
+
     pub fn root(&self) -> &Path {
         &self.root
     }

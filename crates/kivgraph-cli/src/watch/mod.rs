@@ -82,18 +82,30 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
     let mut kept_store = loaded.store(None);
     // The repositories whose analyzers' layer the published generation still owes.
     let mut owed: Vec<String> = Vec::new();
+    // Whether the published generation still owes its canonical database: a save's
+    // generation is published without one (writing it would make every save wait for it),
+    // and the pass that runs once saves pause writes it.
+    let mut owed_database = false;
     let mut batch = |warm: &mut WarmEngine,
                      loaded: &Loaded,
                      toolchains: &Toolchains,
                      status: &mut WatcherStatus,
                      owed: &mut Vec<String>,
+                     owed_database: &mut bool,
                      changes: Changes| {
         if kept_store.root() != loaded.config.generation_store() {
             kept_store = loaded.store(None);
         }
-        let outcome = pass(loaded, toolchains, warm, &kept_store, &changes);
+        let save = changes.trigger == "changes";
+        let store = if save {
+            kept_store.without_graph()
+        } else {
+            kept_store.clone()
+        };
+        let outcome = pass(loaded, toolchains, warm, &store, &changes);
         if let Ok((PassResult::Published { deferred, .. }, _)) = &outcome {
             owed.clone_from(deferred);
+            *owed_database = save;
         }
         // Recorded before it is said: whoever hears of the pass finds it in the status.
         out.pass(&changes, outcome, &mut |record| {
@@ -109,6 +121,7 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
         &toolchains,
         &mut status,
         &mut owed,
+        &mut owed_database,
         Changes::none("start"),
     );
     out.watching(&watched, idle);
@@ -133,31 +146,52 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
                 out.error(&format!("the watcher's status could not be written: {err}"));
             }
         };
-        // An owed analyzers' layer runs as soon as no change is queued.
-        let quiet_for = if owed.is_empty() {
-            idle
-        } else {
+        // An owed analyzers' layer runs as soon as no change is queued; an owed database once
+        // saves have paused (its write would hold up a save made meanwhile).
+        let quiet_for = if !owed.is_empty() {
             Duration::ZERO
+        } else if owed_database {
+            DATABASE_AFTER_SAVES_PAUSE
+        } else {
+            idle
         };
-        match batch::next(&receive, window, quiet_for, &relevant, &mut on_phase) {
+        let next = batch::next(&receive, window, quiet_for, &relevant, &mut on_phase);
+        if matches!(next, Next::Idle) {
+            // A pass of its own (a layer owed, a reconciliation) reads no event while it
+            // runs: callers waiting for a save made meanwhile are told it is not settled.
+            status.busy_since_unix_ms = Some(unix_ms(SystemTime::now()));
+            if let Err(err) = store.write_watcher_status(&status) {
+                out.error(&format!("the watcher's status could not be written: {err}"));
+            }
+        }
+        match next {
             Next::Closed => bail!("the file-system watcher stopped"),
-            Next::Idle if !owed.is_empty() => batch(
-                &mut warm,
-                &loaded,
-                &toolchains,
-                &mut status,
-                &mut owed,
-                Changes {
-                    reread: Reread::Touched(Vec::new()),
-                    ..Changes::none("analyzers")
-                },
-            ),
+            Next::Idle if !owed.is_empty() || owed_database => {
+                let trigger = if owed.is_empty() {
+                    "database"
+                } else {
+                    "analyzers"
+                };
+                batch(
+                    &mut warm,
+                    &loaded,
+                    &toolchains,
+                    &mut status,
+                    &mut owed,
+                    &mut owed_database,
+                    Changes {
+                        reread: Reread::Touched(Vec::new()),
+                        ..Changes::none(trigger)
+                    },
+                )
+            }
             Next::Idle => batch(
                 &mut warm,
                 &loaded,
                 &toolchains,
                 &mut status,
                 &mut owed,
+                &mut owed_database,
                 Changes::none("reconciliation"),
             ),
             Next::Changes(changes) => {
@@ -207,12 +241,17 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
                     &toolchains,
                     &mut status,
                     &mut owed,
+                    &mut owed_database,
                     changes,
                 );
             }
         }
     }
 }
+
+/// How long saves must pause before the canonical database of the generation they published
+/// is written: an editing session in full flow never waits for it.
+const DATABASE_AFTER_SAVES_PAUSE: Duration = Duration::from_secs(2);
 
 /// Directories no pass reads, wherever they are: git's own, and build output (discovery
 /// never enters a `target` directory, and rust-analyzer builds in one of its own). A build

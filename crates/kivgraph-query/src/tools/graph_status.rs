@@ -55,8 +55,9 @@ impl Storage {
             },
             None => Storage {
                 state: "absent",
-                detail: "this generation was published without a canonical database: \
-                         query_graph cannot answer until the next index --full"
+                detail: "this generation carries no canonical database yet: a live watcher \
+                         writes it once saves pause, index --full at once; query_graph \
+                         answers after that"
                     .to_string(),
             },
         }
