@@ -36,6 +36,22 @@ fn workspace(index: bool) -> tempfile::TempDir {
     dir
 }
 
+/// Runs `kivgraph ARGS` on the workspace's configuration, which must succeed: its stdout.
+fn succeed(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new(binary())
+        .args(args)
+        .arg("--config")
+        .arg(dir.join("config.yaml"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 /// The `gocalls` fixture of `testdata/resolution`, registered and indexed alone: the
 /// workspace and the fixture's path.
 fn gocalls() -> (tempfile::TempDir, std::path::PathBuf) {
@@ -1330,18 +1346,19 @@ fn query_graph_answers_cypher_from_the_generations_database() {
             .starts_with("INVALID_ARGUMENT: limit 5000")
     );
     // Nothing was written: the database still holds what publication proved.
-    let out = Command::new(binary())
-        .args(["graph", "query", "--config"])
-        .arg(dir.path().join("config.yaml"))
-        .args(["--param", "name=NewServer", "--param", "path=server/server.go", "MATCH (c:Symbol)-[:CALLS_DIRECT]->(s:Symbol {name: $name, file_path: $path}) RETURN DISTINCT c.name ORDER BY c.name"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let callers = succeed(
+        dir.path(),
+        &[
+            "graph",
+            "query",
+            "--param",
+            "name=NewServer",
+            "--param",
+            "path=server/server.go",
+            "MATCH (c:Symbol)-[:CALLS_DIRECT]->(s:Symbol {name: $name, file_path: $path}) RETURN DISTINCT c.name ORDER BY c.name",
+        ],
     );
-    assert_eq!(String::from_utf8_lossy(&out.stdout), "c.name\nRun\nStart\n");
+    assert_eq!(callers, "c.name\nRun\nStart\n");
 }
 
 #[test]
@@ -1361,16 +1378,7 @@ fn an_unreadable_snapshot_says_so_and_is_rebuilt_from_the_database() {
     assert_eq!(status["status"], "empty");
     assert!(status["snapshot_unreadable"].is_string(), "{status}");
 
-    let out = Command::new(binary())
-        .args(["snapshot", "--config"])
-        .arg(dir.path().join("config.yaml"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeed(dir.path(), &["snapshot"]);
     assert_eq!(std::fs::read(&root).unwrap(), published);
     // The same server answers again, from the rebuilt snapshot.
     let found = client.ok("find_symbol", json!({"name": "NewServer"}));

@@ -27,7 +27,10 @@ const ARGUMENT: &str = "fresh_within_ms";
 /// The longest wait a caller may ask for.
 pub const MAXIMUM_WAIT_MS: u64 = 30_000;
 
-/// How long a save takes to reach the watcher: the first look at its state waits this long.
+/// How long a save takes to reach the watcher: the watcher must have been seen quiet for this
+/// long, without a break, before it is taken to have published every save. (A pass of its own
+/// can end just before a save made during it reaches it: quiet at that instant proves
+/// nothing.)
 const DELIVERY: Duration = Duration::from_millis(25);
 
 const POLL: Duration = Duration::from_millis(10);
@@ -57,12 +60,15 @@ pub fn take(arguments: &mut Map<String, Value>) -> Result<Option<Duration>, Quer
 /// Waits up to `bound` for the watcher of `store` to have nothing queued.
 pub async fn wait(store: &GenerationStore, bound: Duration) -> Wait {
     let started = Instant::now();
+    let mut quiet_since: Option<Instant> = None;
     let outcome = loop {
         let Some(status) = store.watcher_status().filter(|s| s.running()) else {
             break WaitOutcome::NoWatcher;
         };
         let elapsed = started.elapsed();
-        if elapsed >= DELIVERY.min(bound) && status.busy_since_unix_ms.is_none() {
+        if status.busy_since_unix_ms.is_some() {
+            quiet_since = None;
+        } else if quiet_since.get_or_insert_with(Instant::now).elapsed() >= DELIVERY.min(bound) {
             break WaitOutcome::Settled;
         }
         if elapsed >= bound {
