@@ -12,9 +12,14 @@ const WRITER_BUFFER_POOL: u64 = 1 << 30;
 /// The buffer pool a reader gets: a server holds it for as long as it serves, and a query
 /// that needs more fails instead of growing the process.
 const READER_BUFFER_POOL: u64 = 256 << 20;
+/// The largest database a process may open: address space only, reserved not committed. The
+/// crate's default, 4 GiB, is what a workspace of ~30 M lines would outgrow.
+const MAXIMUM_DATABASE: u64 = 1 << 43;
 
 pub(crate) fn open_for_writing(path: &Path) -> Result<Database, GraphDbError> {
-    let config = SystemConfig::default().buffer_pool_size(WRITER_BUFFER_POOL);
+    let config = SystemConfig::default()
+        .buffer_pool_size(WRITER_BUFFER_POOL)
+        .max_db_size(MAXIMUM_DATABASE);
     Database::new(path, config).map_err(|e| GraphDbError::open(path, e))
 }
 
@@ -24,6 +29,7 @@ pub(crate) fn open_read_only(path: &Path) -> Result<Database, GraphDbError> {
     }
     let config = SystemConfig::default()
         .buffer_pool_size(READER_BUFFER_POOL)
+        .max_db_size(MAXIMUM_DATABASE)
         .read_only(true);
     Database::new(path, config).map_err(|e| GraphDbError::open(path, e))
 }
