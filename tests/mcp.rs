@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use common::client::{Client, index_with, init, reindex};
-use common::{binary, copy_tree, fixtures};
+use common::{binary, copy_tree, fixtures, succeed};
 use serde_json::{Value, json};
 
 /// A temporary configuration registering the four fixture repositories.
@@ -34,22 +34,6 @@ fn workspace(index: bool) -> tempfile::TempDir {
         reindex(dir.path());
     }
     dir
-}
-
-/// Runs `kivgraph ARGS` on the workspace's configuration, which must succeed: its stdout.
-fn succeed(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new(binary())
-        .args(args)
-        .arg("--config")
-        .arg(dir.join("config.yaml"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 /// The `gocalls` fixture of `testdata/resolution`, registered and indexed alone: the

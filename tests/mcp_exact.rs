@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::Command;
 
 use common::client::{Client, index_with, init, reindex};
-use common::{binary, copy_tree, fixtures};
+use common::{binary, copy_tree, fixtures, succeed};
 use serde_json::{Value, json};
 
 /// Registers one Go repository.
@@ -306,18 +306,8 @@ fn the_standard_library_is_a_derived_provider_withheld_unless_asked() {
     let config = dir.path().join("config.yaml");
     let text = std::fs::read_to_string(&config).unwrap();
     std::fs::write(&config, format!("{text}rust:\n  index_sysroot: true\n")).unwrap();
-    let out = Command::new(binary())
-        .args(["index", "--full", "--json", "--config"])
-        .arg(&config)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let result: Value =
-        serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().last().unwrap()).unwrap();
+    let out = succeed(dir.path(), &["index", "--full", "--json"]);
+    let result: Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
     let derived = result["result"]["standard_library"]["repository"]
         .as_str()
         .expect("the standard library is published")

@@ -5,6 +5,7 @@ pub mod http;
 pub mod mcp_http;
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 pub fn binary() -> &'static str {
     env!("CARGO_BIN_EXE_kivgraph")
@@ -79,4 +80,21 @@ pub fn copy_tree(from: &Path, to: &Path) {
             std::fs::copy(entry.path(), target).unwrap();
         }
     }
+}
+
+/// Runs `kivgraph ARGS` on the workspace's configuration, which must succeed: its stdout.
+#[allow(dead_code)]
+pub fn succeed(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new(binary())
+        .args(args)
+        .arg("--config")
+        .arg(dir.join("config.yaml"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
 }
