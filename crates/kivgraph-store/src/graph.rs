@@ -100,7 +100,7 @@ pub(crate) fn write_graph<P: FactPage>(
         }
     };
     graph.verify(&path, &counts).map_err(refused)?;
-    let (digest, bytes) = digest(&path)?;
+    let (digest, bytes) = file_digest(&path)?;
     Ok(GraphEntry {
         file: graph.file_name().to_string(),
         digest,
@@ -123,7 +123,7 @@ pub(crate) fn check_graph_file(directory: &Path, manifest: &Manifest) -> Result<
     let Some(entry) = &manifest.graph else {
         return Ok(());
     };
-    let (digest, _) = digest(&directory.join(&entry.file))?;
+    let (digest, _) = file_digest(&directory.join(&entry.file))?;
     if digest != entry.digest {
         return Err(StoreError::Invalid {
             id: manifest.generation_id,
@@ -136,7 +136,8 @@ pub(crate) fn check_graph_file(directory: &Path, manifest: &Manifest) -> Result<
     Ok(())
 }
 
-fn digest(path: &Path) -> Result<(String, u64), StoreError> {
+/// A file's BLAKE3, hex, and its length: what a manifest records of a database.
+pub fn file_digest(path: &Path) -> Result<(String, u64), StoreError> {
     let mut hasher = blake3::Hasher::new();
     let mut file = std::fs::File::open(path).map_err(io("read", path))?;
     let bytes = std::io::copy(&mut file, &mut hasher).map_err(io("read", path))?;

@@ -36,7 +36,7 @@ pub use error::StoreError;
 pub use events::{Event, EventKind, EventLog, argument_shape};
 pub use generation::GenerationId;
 pub use git::{GitPosition, read_git_position};
-pub use graph::CanonicalGraph;
+pub use graph::{CanonicalGraph, file_digest};
 pub use manifest::{
     AnalyzerState, BuildOutputState, Counts, Digests, GraphEntry, Manifest, PageEntry,
     RepositoryState,

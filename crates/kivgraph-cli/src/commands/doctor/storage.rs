@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::anyhow;
 use kivgraph_graphdb::{GraphReader, SCHEMA_VERSION};
-use kivgraph_store::{GenerationId, GenerationStore};
+use kivgraph_store::{GenerationId, GenerationStore, file_digest};
 
 use super::Report;
 use crate::context::ConfigArg;
@@ -55,8 +55,8 @@ pub fn run(config: ConfigArg, database: Option<PathBuf>) -> anyhow::Result<ExitC
         );
     }
     match &recorded {
-        Some(entry) => match digest(&path) {
-            Ok(digest) if digest == entry.digest => {
+        Some(entry) => match file_digest(&path) {
+            Ok((digest, _)) if digest == entry.digest => {
                 report.pass("digest", "the BLAKE3 its manifest records")
             }
             Ok(_) => report.fail(
@@ -127,10 +127,4 @@ fn generation_of(path: &Path) -> Option<(GenerationStore, GenerationId)> {
     let id = GenerationId::parse(directory.file_name()?.to_str()?)?;
     let root = directory.parent()?.parent()?;
     Some((GenerationStore::new(root), id))
-}
-
-fn digest(path: &Path) -> std::io::Result<String> {
-    let mut hasher = blake3::Hasher::new();
-    std::io::copy(&mut std::fs::File::open(path)?, &mut hasher)?;
-    Ok(hasher.finalize().to_hex().to_string())
 }

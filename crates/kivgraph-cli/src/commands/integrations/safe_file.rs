@@ -55,14 +55,21 @@ fn temporary_beside(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{name}.kivgraph-{}", std::process::id()))
 }
 
-/// Writes `text` over `path` atomically, after backing up what was there.
-pub fn write(path: &Path, text: &str) -> anyhow::Result<()> {
+/// Creates the directory `path` goes in, private to this user, where it is missing: that
+/// directory.
+fn create_directory_of(path: &Path) -> anyhow::Result<&Path> {
     let directory = path.parent().context("a file has a directory")?;
     std::fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
         .create(directory)
         .with_context(|| format!("cannot create {}", directory.display()))?;
+    Ok(directory)
+}
+
+/// Writes `text` over `path` atomically, after backing up what was there.
+pub fn write(path: &Path, text: &str) -> anyhow::Result<()> {
+    let directory = create_directory_of(path)?;
     back_up(path)?;
     let temporary = temporary_beside(path);
     let mut file = std::fs::OpenOptions::new()
@@ -119,12 +126,7 @@ pub fn inspect(path: &Path) -> anyhow::Result<Present> {
 /// Makes `path` a symlink to `target`, atomically: a regular file there is backed up first,
 /// a link there is replaced.
 pub fn link(path: &Path, target: &Path) -> anyhow::Result<()> {
-    let directory = path.parent().context("a file has a directory")?;
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(directory)
-        .with_context(|| format!("cannot create {}", directory.display()))?;
+    let directory = create_directory_of(path)?;
     if matches!(inspect(path)?, Present::File(_)) {
         back_up(path)?;
     }
