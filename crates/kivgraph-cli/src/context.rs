@@ -50,11 +50,16 @@ pub struct Loaded {
 impl Loaded {
     /// The generation store, publishing the canonical database with every generation.
     pub fn store(&self, root: Option<&PathBuf>) -> GenerationStore {
-        crate::canonical_graph::with_canonical_graph(GenerationStore::new(
-            root.cloned()
-                .unwrap_or_else(|| self.config.generation_store()),
-        ))
+        store_of(&self.config, root)
     }
+}
+
+/// The generation store at `root` (default: the configured one), publishing the canonical
+/// database with every generation.
+pub fn store_of(config: &LoadedConfig, root: Option<&PathBuf>) -> GenerationStore {
+    crate::canonical_graph::with_canonical_graph(GenerationStore::new(
+        root.cloned().unwrap_or_else(|| config.generation_store()),
+    ))
 }
 
 /// Writes `text` to `path` atomically, creating its directory.

@@ -8,9 +8,11 @@ mod analyzers;
 mod canonical_graph;
 mod commands;
 mod context;
+mod fact_set;
 mod logging;
 mod pass;
 mod progress;
+mod publication;
 mod watch;
 
 use std::process::ExitCode;
@@ -66,6 +68,10 @@ Maintenance
   snapshot [--root PATH] [--generation ID]              Rebuild a generation's hot snapshot from its canonical database
   upgrade                                               Rebuild the graph after a change of the canonical schema
 
+Pipeline
+  index --facts-only --repository NAME --out PATH       Record one repository as a fact set, publishing nothing
+  rebuild --facts PATH... [--root PATH] [--json]        Publish a generation from fact sets recorded anywhere
+
 Every command accepts --config PATH (default ~/.config/kivgraph/config.yaml).
 ";
 
@@ -94,6 +100,7 @@ enum Command {
     Rollback(commands::graph::RollbackArgs),
     Snapshot(commands::snapshot::SnapshotArgs),
     Upgrade(commands::upgrade::UpgradeArgs),
+    Rebuild(commands::rebuild::RebuildArgs),
     Watch(watch::WatchArgs),
     Daemon(commands::daemon::DaemonArgs),
     Stop(commands::stop::StopArgs),
@@ -154,6 +161,7 @@ fn main() -> ExitCode {
         Command::Rollback(args) => commands::graph::run_rollback(args),
         Command::Snapshot(args) => commands::snapshot::run(args),
         Command::Upgrade(args) => commands::upgrade::run(args),
+        Command::Rebuild(args) => commands::rebuild::run(args),
         Command::Watch(args) => watch::run(args),
         Command::Daemon(args) => commands::daemon::run(args),
         Command::Stop(args) => commands::stop::run(args),

@@ -6,19 +6,19 @@ use std::time::Instant;
 
 use anyhow::bail;
 use kivgraph_config::LanguageToken;
-use kivgraph_config::RepositoryEntry;
+use kivgraph_config::{LoadedConfig, RepositoryEntry};
 use kivgraph_engine::{
-    AnalyzerOptions, CacheIdentity, CacheLoad, PassGraph, PassOptions, Progress, Reread,
+    AnalyzerOptions, CacheIdentity, CacheLoad, Engine, PassGraph, PassOptions, Progress, Reread,
     WarmEngine, run_pass,
 };
-use kivgraph_facts::Language;
 use kivgraph_store::{
-    AnalyzerState, BuildOutputState, Event, EventKind, EventLog, GenerationId, GenerationStore,
-    RepositoryState, read_git_position,
+    Event, EventKind, EventLog, GenerationId, GenerationStore, read_git_position,
 };
 use serde_json::json;
 
 use crate::context::Loaded;
+use crate::fact_set::FactSetFile;
+use crate::publication::{Checkout, phases_report, repositories_report, repository_states};
 
 /// What a pass whose inputs the published generation already reflects does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,6 +109,60 @@ impl Toolchains {
     }
 }
 
+impl Located {
+    /// The registered repositories, and the standard library derived for them when it is
+    /// indexed.
+    fn entries(&self, loaded: &Loaded) -> Vec<RepositoryEntry> {
+        let mut entries = loaded.registry.repositories.clone();
+        match &self.standard_library {
+            Some(Ok(derived)) => entries.push(derived.clone()),
+            Some(Err(why)) => tracing::warn!(why, "the standard library is not indexed"),
+            None => {}
+        }
+        entries
+    }
+}
+
+/// A pass's options as the configuration sets them, with `analyzers`.
+pub fn pass_options(config: &LoadedConfig, analyzers: AnalyzerOptions) -> PassOptions {
+    PassOptions {
+        published_generation: None,
+        fact_cache: config.config.indexing.fact_cache,
+        cache_directory: config.fact_cache_path.clone(),
+        identity: CacheIdentity::of_this_build(),
+        analyzers,
+    }
+}
+
+/// Records repository `name` as a fact set (`index --facts-only`): read with every
+/// registered repository beside it, its own analyzers run, nothing published.
+pub fn record_repository(
+    loaded: &Loaded,
+    name: &str,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> anyhow::Result<FactSetFile> {
+    let files_read_at_unix_ms = Some(kivgraph_store::unix_ms(std::time::SystemTime::now()));
+    let toolchains = Toolchains::default();
+    let located = toolchains.get(loaded);
+    let entries = located.entries(loaded);
+    let options = pass_options(&loaded.config, located.analyzers.clone());
+    let repository = Engine::record(&entries, name, &options, progress)?;
+    let root = &repository.entry.path;
+    let git = read_git_position(root);
+    let dirty = git
+        .commit
+        .as_ref()
+        .and_then(|_| working_tree_dirty(&root.to_string_lossy()));
+    Ok(FactSetFile {
+        checkout: Checkout {
+            git,
+            dirty,
+            files_read_at_unix_ms,
+        },
+        repository,
+    })
+}
+
 /// Analyses every registered repository and publishes the result, recorded in the event
 /// log (a log that cannot be written costs the record, never the pass).
 pub fn index_and_publish(
@@ -165,12 +219,7 @@ fn publish_pass(
     // Taken before any work: the loser of a race is told at once.
     let lock = store.lock()?;
     let toolchains = toolchains.get(loaded);
-    let mut entries = loaded.registry.repositories.clone();
-    match &toolchains.standard_library {
-        Some(Ok(derived)) => entries.push(derived.clone()),
-        Some(Err(why)) => tracing::warn!(why, "the standard library is not indexed"),
-        None => {}
-    }
+    let entries = toolchains.entries(loaded);
     // A generation whose canonical database is missing or of another schema is never
     // republished as unchanged: the pass computes again and writes it (what `upgrade` needs).
     let current = store.current()?.filter(|id| {
@@ -181,9 +230,6 @@ fn publish_pass(
     });
     let options = PassOptions {
         published_generation: current.map(|id| id.0),
-        fact_cache: loaded.config.config.indexing.fact_cache,
-        cache_directory: loaded.config.fact_cache_path.clone(),
-        identity: CacheIdentity::of_this_build(),
         analyzers: AnalyzerOptions {
             deferred_repositories: warm
                 .as_ref()
@@ -191,6 +237,7 @@ fn publish_pass(
                 .unwrap_or_default(),
             ..toolchains.analyzers.clone()
         },
+        ..pass_options(&loaded.config, toolchains.analyzers.clone())
     };
     // Where each checkout stands in git (`git status` can take a while in a large checkout):
     // asked while the engine works.
@@ -229,76 +276,15 @@ fn publish_pass(
         total: 1,
     });
     let git_positions = git_positions.join().unwrap_or_default();
-    let states = outcome
-        .repositories
-        .iter()
-        .map(|report| {
-            let entry = entries.iter().find(|e| e.name == report.name);
-            // A derived provider has no commit: nothing clones it, nothing moves it.
-            let (git, dirty) = git_positions.get(&report.root).cloned().unwrap_or_default();
-            let analyzers: Vec<AnalyzerState> = report
-                .analyzers
-                .iter()
-                .map(|run| AnalyzerState {
-                    language: run.language.as_str().to_string(),
-                    analyzer: run.analyzer.clone(),
-                    units: run.units,
-                    failures: run.failures.clone(),
-                    absent: run.absent.clone(),
-                    patched: run.patched.clone(),
-                    not_built: run.not_built.clone(),
-                    deferred: run.deferred,
-                })
-                .collect();
-            let exact = |language: Language| {
-                let served = language.analyzed_as();
-                analyzers
-                    .iter()
-                    .any(|a| a.language == served.as_str() && a.is_complete())
-            };
-            RepositoryState {
-                name: report.name.clone(),
-                path: report.root.clone(),
-                languages: entry
-                    .map(|e| e.languages.iter().map(|l| l.as_str().to_string()).collect())
-                    .unwrap_or_default(),
-                indexed_commit: git.commit.clone(),
-                indexed_branch: git.branch.clone(),
-                indexed_dirty: dirty,
-                git_unavailable: git.unavailable.clone(),
-                resolved_relations: entry
-                    .map(|e| {
-                        e.languages
-                            .iter()
-                            .filter_map(|token| {
-                                let language = Language::parse(token.as_str()).ok()?;
-                                let relations = if exact(language) {
-                                    kivgraph_engine::analyzed_relations(language)
-                                } else {
-                                    kivgraph_engine::resolved_relations(language)
-                                };
-                                let relations =
-                                    relations.iter().map(|k| k.as_str().to_string()).collect();
-                                Some((language.as_str().to_string(), relations))
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-                analyzers,
-                build_output: report
-                    .build_output
-                    .iter()
-                    .map(|b| BuildOutputState {
-                        path: b.path.clone(),
-                        reason: b.reason.as_str().to_string(),
-                        detail: b.detail.clone(),
-                        files: b.files,
-                    })
-                    .collect(),
-                files_read_at_unix_ms,
-            }
-        })
-        .collect();
+    let states = repository_states(&entries, &outcome, |report| {
+        // A derived provider has no commit: nothing clones it, nothing moves it.
+        let (git, dirty) = git_positions.get(&report.root).cloned().unwrap_or_default();
+        Checkout {
+            git,
+            dirty,
+            files_read_at_unix_ms,
+        }
+    });
     let published = match &outcome.graph {
         PassGraph::Computed(facts) => store.publish(&lock, facts, states)?,
         PassGraph::Unchanged { generation } => {
@@ -306,43 +292,13 @@ fn publish_pass(
         }
     };
     outcome.record_published(&options, published.id.0)?;
-    let phases: serde_json::Map<String, serde_json::Value> = outcome
-        .timings
-        .phases
-        .iter()
-        .chain(published.timings.iter())
-        .map(|(phase, duration)| (phase.to_string(), json!(duration.as_millis() as u64)))
-        .collect();
+    let phases = phases_report(&outcome, &published);
     let counts = &published.manifest.counts;
     let deferred: Vec<String> = outcome
         .repositories
         .iter()
         .filter(|r| r.analyzers.iter().any(|a| a.deferred))
         .map(|r| r.name.clone())
-        .collect();
-    let repositories: Vec<_> = outcome
-        .repositories
-        .iter()
-        .map(|r| {
-            json!({
-                "name": r.name,
-                "files": r.files,
-                "symbols": r.symbols,
-                "parse_failures": r.parse_failures.iter().map(|(path, issues)| json!({"path": path, "issues": issues})).collect::<Vec<_>>(),
-                "skipped": r.skipped.iter().map(|(path, why)| json!({"path": path, "reason": why})).collect::<Vec<_>>(),
-                "build_output": r.build_output.iter().map(|b| json!({"path": b.path, "reason": b.reason.as_str(), "detail": b.detail, "files": b.files})).collect::<Vec<_>>(),
-                "unavailable": r.unavailable,
-                "analyzers": r.analyzers.iter().map(|a| json!({
-                    "language": a.language.as_str(),
-                    "analyzer": a.analyzer,
-                    "units": a.units,
-                    "failures": a.failures,
-                    "absent": a.absent,
-                    "patched": a.patched,
-                    "not_built": a.not_built,
-                })).collect::<Vec<_>>(),
-            })
-        })
         .collect();
     let result = json!({
         "passed": true,
@@ -359,7 +315,7 @@ fn publish_pass(
             "duration_ms": started.elapsed().as_millis() as u64,
             "phases_ms": phases,
         },
-        "repositories": repositories,
+        "repositories": repositories_report(&outcome),
         "standard_library": toolchains.standard_library.as_ref().map(|found| match found {
             Ok(entry) => json!({"repository": entry.name, "path": entry.path}),
             Err(why) => json!({"absent": why}),
@@ -376,7 +332,7 @@ fn publish_pass(
 
 /// Whether tracked files differ from `HEAD`, asked of git at index time (never on a query
 /// path); `None` when git cannot answer.
-fn working_tree_dirty(root: &str) -> Option<bool> {
+pub fn working_tree_dirty(root: &str) -> Option<bool> {
     let out = std::process::Command::new("git")
         .args(["-C", root, "status", "--porcelain", "--untracked-files=no"])
         .stdin(std::process::Stdio::null())

@@ -9,16 +9,16 @@ use kivgraph_engine::Progress;
 
 /// The bar of the phase being drawn.
 #[derive(Default)]
-pub struct Bars {
+struct Bars {
     current: Mutex<Option<(String, ProgressBar)>>,
 }
 
 impl Bars {
     /// Draws `event`: the bar of its phase moved, or a new bar for a new phase.
-    pub fn show(&self, event: &Progress) {
+    fn show(&self, command: &str, event: &Progress) {
         let label = match &event.repository {
-            Some(repository) => format!("index: {} {repository}", event.phase),
-            None => format!("index: {}", event.phase),
+            Some(repository) => format!("{command}: {} {repository}", event.phase),
+            None => format!("{command}: {}", event.phase),
         };
         let mut current = self.current.lock().expect("progress lock");
         if current.as_ref().is_none_or(|(shown, _)| *shown != label) {
@@ -51,9 +51,71 @@ impl Bars {
     }
 
     /// Closes the last bar.
-    pub fn finish(&self) {
+    fn finish(&self) {
         if let Some((_, bar)) = self.current.lock().expect("progress lock").take() {
             bar.finish();
         }
+    }
+}
+
+/// Writes one JSON line to stdout (a `--json` command's events).
+pub fn emit(line: serde_json::Value) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{line}");
+    let _ = stdout.flush();
+}
+
+/// Where a one-shot command's progress goes: JSON `progress` events on stdout with
+/// `--json`, bars at a terminal, else a line on stderr per change of phase.
+pub struct PassProgress {
+    json: bool,
+    terminal: bool,
+    /// The command the lines name (`index`, `rebuild`).
+    command: &'static str,
+    bars: Bars,
+    last_line: Mutex<String>,
+}
+
+impl PassProgress {
+    pub fn new(command: &'static str, json: bool) -> Self {
+        use std::io::IsTerminal;
+        PassProgress {
+            json,
+            terminal: !json && std::io::stderr().is_terminal(),
+            command,
+            bars: Bars::default(),
+            last_line: Mutex::default(),
+        }
+    }
+
+    pub fn report(&self, event: Progress) {
+        if self.json {
+            emit(serde_json::json!({"event": "progress", "progress": {
+                "phase": event.phase, "repository": event.repository, "completed": event.completed, "total": event.total,
+            }}));
+            return;
+        }
+        if self.terminal {
+            self.bars.show(self.command, &event);
+            return;
+        }
+        let command = self.command;
+        let line = match &event.repository {
+            Some(repository) => format!(
+                "{command}: {} {repository} {}/{}",
+                event.phase, event.completed, event.total
+            ),
+            None => format!("{command}: {}", event.phase),
+        };
+        let mut last = self.last_line.lock().expect("progress lock");
+        if *last != line {
+            eprintln!("{line}");
+            *last = line;
+        }
+    }
+
+    pub fn finish(&self) {
+        self.bars.finish();
     }
 }

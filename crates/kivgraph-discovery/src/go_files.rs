@@ -5,7 +5,9 @@
 use kivgraph_config::{GoBuildContext, KNOWN_GOARCH, KNOWN_GOOS};
 
 /// Why a `.go` file is not part of the configured build.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum GoFileRule {
     /// Under `testdata/`, or a directory or file whose name starts with `_` or `.`: never
     /// part of a package.
@@ -44,7 +46,7 @@ impl GoFileRule {
 }
 
 /// The files one rule left out of a repository.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct GoFilesLeftOut {
     pub rule: GoFileRule,
     pub files: usize,

@@ -11,7 +11,9 @@ use crate::module_maps::{
 use crate::repo_paths::{nearest, parent_dir};
 
 /// Which package a file belongs to and its module inside it.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct FileUnit {
     /// The package identity: Go `<module> <import path>`, npm name, Cargo package (with its
     /// target when it is not the library), dotted Python package.

@@ -25,7 +25,7 @@ pub enum DiscoveryError {
     },
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DiscoveredFile {
     /// Repository-relative, `/`-separated.
     pub path: String,
@@ -33,7 +33,8 @@ pub struct DiscoveredFile {
     pub unit: FileUnit,
 }
 
-#[derive(Debug, Clone)]
+/// Serializable: a fact set carries it to the machine that merges it (`rebuild --facts`).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct DiscoveredRepository {
     pub name: String,
     pub root: PathBuf,

@@ -33,8 +33,8 @@ mod stored;
 mod values;
 
 pub use analysis::{
-    AnalyzerDefinitions, AnalyzerSettings, ConfiguredIndexer, Definition, UnitAnalysis,
-    UnitReference, analyzed_package_facts, analyzed_relations, analyzer_definitions,
+    AnalyzerDefinitions, AnalyzerSettings, ConfiguredIndexer, Definition, RecordedUnits,
+    UnitAnalysis, UnitReference, analyzed_package_facts, analyzed_relations, analyzer_definitions,
     configured_units, go_unit, python_import_root, python_unit, rust_unit, typescript_unit,
 };
 pub use cache::{CacheIdentity, CacheLoad};
@@ -47,8 +47,9 @@ pub use packages::package_facts;
 pub use pages::EnginePage;
 pub use pass::{
     AnalyzerOptions, AnalyzerRun, Engine, EngineError, LoadedRepository, LoadsAtOnce, PassGraph,
-    PassOptions, PassOutcome, Progress, RepositoryReport, Reread, WarmEngine, load_repository,
-    run_pass,
+    PassOptions, PassOutcome, Progress, RecordError, RecordedAnalyzers, RecordedRepository,
+    RepositoryReport, Reread, WarmEngine, load_repository, record_identity, run_pass,
+    run_pass_from_records,
 };
 pub use resolve::go::{Call, GoImport, GoPackageNames, GoSites};
 pub use resolve::resolved_relations;

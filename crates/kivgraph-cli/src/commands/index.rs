@@ -1,46 +1,59 @@
 //! `kivgraph index --full [--json]`: one pass over every registered repository, published as
-//! a new generation.
+//! a new generation; `kivgraph index --facts-only --repository NAME --out PATH`: one
+//! repository recorded as a fact set, published nowhere (`rebuild --facts` merges it).
 
-use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::bail;
-use kivgraph_engine::Progress;
 use serde_json::json;
 
 use crate::context::ConfigArg;
-use crate::pass::{OnUnchanged, PassResult, Toolchains, index_and_publish};
-use crate::progress::Bars;
+use crate::pass::{OnUnchanged, PassResult, Toolchains, index_and_publish, record_repository};
+use crate::progress::{PassProgress, emit};
 
 #[derive(clap::Args, Debug)]
 pub struct IndexArgs {
     #[command(flatten)]
     config: ConfigArg,
     /// Analyse every registered repository and publish a generation.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "facts_only")]
     full: bool,
+    /// Record one repository (`--repository`) as a fact set (`--out`) and publish nothing:
+    /// `kivgraph rebuild --facts` merges fact sets recorded anywhere.
+    #[arg(long, requires_all = ["repository", "out"])]
+    facts_only: bool,
+    /// The registered repository `--facts-only` records.
+    #[arg(long, value_name = "NAME", requires = "facts_only")]
+    repository: Option<String>,
+    /// Where `--facts-only` writes the fact set.
+    #[arg(long, value_name = "PATH", requires = "facts_only")]
+    out: Option<PathBuf>,
     /// stdout carries only newline-delimited JSON events: `progress`, then one `result`.
     #[arg(long)]
     json: bool,
 }
 
-fn emit(line: serde_json::Value) {
-    let mut stdout = std::io::stdout().lock();
-    let _ = writeln!(stdout, "{line}");
-    let _ = stdout.flush();
-}
-
 pub fn run(args: IndexArgs) -> anyhow::Result<ExitCode> {
-    if !args.full {
-        bail!("index requires --full: a pass analyses every registered repository");
+    if !args.full && !args.facts_only {
+        bail!(
+            "index requires --full (a pass analyses every registered repository) or --facts-only --repository NAME --out PATH"
+        );
     }
     let started = Instant::now();
-    let outcome = index(&args);
+    let outcome = if args.facts_only {
+        record(&args)
+    } else {
+        index(&args)
+    };
     match outcome {
         Ok(report) if args.json => {
             emit(json!({"event": "result", "result": report}));
+            Ok(ExitCode::SUCCESS)
+        }
+        Ok(report) if args.facts_only => {
+            print_recorded(&report, started.elapsed().as_secs_f64());
             Ok(ExitCode::SUCCESS)
         }
         Ok(report) => {
@@ -59,47 +72,60 @@ pub fn run(args: IndexArgs) -> anyhow::Result<ExitCode> {
 
 fn index(args: &IndexArgs) -> anyhow::Result<serde_json::Value> {
     let loaded = args.config.load()?;
-    let terminal = !args.json && std::io::stderr().is_terminal();
-    let bars = Bars::default();
-    let last_line = Mutex::new(String::new());
-    let progress = |event: Progress| {
-        if args.json {
-            emit(json!({"event": "progress", "progress": {
-                "phase": event.phase, "repository": event.repository, "completed": event.completed, "total": event.total,
-            }}));
-            return;
-        }
-        if terminal {
-            bars.show(&event);
-            return;
-        }
-        let line = match &event.repository {
-            Some(repository) => format!(
-                "index: {} {repository} {}/{}",
-                event.phase, event.completed, event.total
-            ),
-            None => format!("index: {}", event.phase),
-        };
-        let mut last = last_line.lock().expect("progress lock");
-        if *last != line {
-            eprintln!("{line}");
-            *last = line;
-        }
-    };
+    let progress = PassProgress::new("index", args.json);
     let result = index_and_publish(
         &loaded,
         &Toolchains::default(),
-        &progress,
+        &|event| progress.report(event),
         OnUnchanged::Republish,
         None,
     );
-    bars.finish();
+    progress.finish();
     match result? {
         PassResult::Published { report, .. } => Ok(report),
         PassResult::Unchanged(generation) => {
             bail!("generation {generation} was kept, though index --full republishes")
         }
     }
+}
+
+/// `--facts-only`: records the repository and writes its fact set.
+fn record(args: &IndexArgs) -> anyhow::Result<serde_json::Value> {
+    let (Some(name), Some(out)) = (&args.repository, &args.out) else {
+        bail!("--facts-only needs --repository NAME and --out PATH");
+    };
+    let loaded = args.config.load()?;
+    let progress = PassProgress::new("index", args.json);
+    let recorded = record_repository(&loaded, name, &|event| progress.report(event));
+    progress.finish();
+    let fact_set = recorded?;
+    let bytes = fact_set.write(out)?;
+    let repository = &fact_set.repository;
+    Ok(json!({
+        "passed": true,
+        "fact_set": out,
+        "bytes": bytes,
+        "repository": repository.entry.name,
+        "files": repository.files.iter().flatten().count(),
+        "units": repository.units.len(),
+        "commit": fact_set.checkout.git.commit,
+        "workspace": repository.workspace,
+    }))
+}
+
+fn print_recorded(report: &serde_json::Value, seconds: f64) {
+    println!(
+        "index: recorded {} as a fact set: {} ({} bytes), nothing published",
+        report["repository"].as_str().unwrap_or("?"),
+        report["fact_set"].as_str().unwrap_or("?"),
+        report["bytes"]
+    );
+    println!(
+        "  {} files, {} analyzer units answered",
+        report["files"], report["units"]
+    );
+    println!("  merge it with: kivgraph rebuild --facts PATH...");
+    println!("  took {seconds:.2} s");
 }
 
 fn print_report(report: &serde_json::Value, seconds: f64) {

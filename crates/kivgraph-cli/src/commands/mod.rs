@@ -9,6 +9,7 @@ pub mod index;
 pub mod init;
 pub mod integrations;
 pub mod navigate;
+pub mod rebuild;
 pub mod serve;
 pub mod snapshot;
 pub mod stats;

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use kivgraph_facts::{Fingerprint, SymbolFact};
 
+use super::recorded::recorded_units;
 use super::scip_join::unit_analysis;
 use super::settings::{AnalyzerSettings, ConfiguredIndexer};
 use super::unit::{UnitAnalysis, failed};
@@ -21,6 +22,13 @@ pub fn configured_units(
     db: &dyn Db,
     repository: RepositoryInput,
 ) -> Vec<Option<Stored<UnitAnalysis>>> {
+    if let Some(recorded) = recorded_units(db, repository.name(db)) {
+        return recorded
+            .configured
+            .iter()
+            .map(|unit| unit.clone().map(Stored::new))
+            .collect();
+    }
     let Some(settings) = AnalyzerSettings::try_get(db) else {
         return Vec::new();
     };

@@ -8,6 +8,7 @@ use kivgraph_analyzers::GoUnit;
 use kivgraph_facts::Language;
 
 use super::groups::{group_analysis, group_contents, load_groups};
+use super::recorded::recorded_for_package;
 use super::settings::{AnalyzerSettings, configured_covers};
 use super::unit::UnitAnalysis;
 use crate::database::Db;
@@ -23,6 +24,9 @@ use crate::stored::Stored;
 /// loaded with it, through a synthetic `go.work`.
 #[salsa::tracked(returns(ref), persist, lru = 0)]
 pub fn go_unit(db: &dyn Db, package: PackageInput) -> Option<Stored<UnitAnalysis>> {
+    if let Some(recorded) = recorded_for_package(db, package) {
+        return recorded.go.get(&package.key(db)).cloned().map(Stored::new);
+    }
     analyse_go(db, package).map(Stored::new)
 }
 

@@ -21,7 +21,7 @@
 //! analyzers run (`settings`), a language's units (`typescript`, `python`, `rust`, `go`, and
 //! the indexers plugged in by configuration, `configured`), the Rust and Go load groups
 //! (`groups`), where a use of a registered package's artifact lands
-//! (`artifact_placement`), the join of an index with the declarations (`scip_join`, reading symbols
+//! (`artifact_placement`), answers recorded where a fact set was indexed (`recorded`), the join of an index with the declarations (`scip_join`, reading symbols
 //! with `scip_symbol`), the units covering a package (`units`), the symbols every unit
 //! defines (`definitions`), uses resolved into a registered package that nothing answers
 //! (`mismatch`), and the layering over the syntax facts (`layer`).
@@ -34,6 +34,7 @@ mod groups;
 mod layer;
 mod mismatch;
 mod python;
+mod recorded;
 mod rust;
 mod scip_join;
 mod scip_symbol;
@@ -48,10 +49,12 @@ pub use go::go_unit;
 pub use groups::load_groups;
 pub use layer::{analyzed_package_facts, package_summary};
 pub use python::{python_import_root, python_unit};
+pub use recorded::{Recorded, RecordedUnits};
 pub use rust::rust_unit;
 pub use settings::{AnalyzerSettings, ConfiguredIndexer};
 pub use typescript::typescript_unit;
 pub use unit::{Definition, UnitAnalysis, UnitReference, analyzed_relations};
+pub(crate) use units::recorded_units_of;
 
 use crate::database::Db;
 

@@ -9,6 +9,7 @@ use kivgraph_analyzers::{RustSettings, RustUnit};
 use kivgraph_facts::{Language, SymbolKind};
 
 use super::groups::{group_analysis, group_contents, load_groups};
+use super::recorded::recorded_for_package;
 use super::scip_join::mark_unmarked_definitions;
 use super::settings::{AnalyzerSettings, configured_covers};
 use super::unit::UnitAnalysis;
@@ -27,6 +28,13 @@ use crate::stored::Stored;
 /// dependency on another repository is loaded with it).
 #[salsa::tracked(returns(ref), persist, lru = 0)]
 pub fn rust_unit(db: &dyn Db, package: PackageInput) -> Option<Stored<UnitAnalysis>> {
+    if let Some(recorded) = recorded_for_package(db, package) {
+        return recorded
+            .rust
+            .get(&package.key(db))
+            .cloned()
+            .map(Stored::new);
+    }
     analyse_rust(db, package).map(Stored::new)
 }
 

@@ -8,6 +8,7 @@ use kivgraph_analyzers::{TypescriptUnit, nearest_tsconfig};
 use kivgraph_discovery::installed_package;
 use kivgraph_facts::{Fingerprint, Language, SymbolFact};
 
+use super::recorded::recorded_for_package;
 use super::scip_join::unit_analysis;
 use super::settings::{AnalyzerSettings, configured_covers};
 use super::unit::{UnitAnalysis, failed, is_module_language};
@@ -24,6 +25,13 @@ use crate::stored::Stored;
 /// one, or when no TypeScript analyzer is installed.
 #[salsa::tracked(returns(ref), persist, lru = 0)]
 pub fn typescript_unit(db: &dyn Db, package: PackageInput) -> Option<Stored<UnitAnalysis>> {
+    if let Some(recorded) = recorded_for_package(db, package) {
+        return recorded
+            .typescript
+            .get(&package.key(db))
+            .cloned()
+            .map(Stored::new);
+    }
     analyse_typescript(db, package).map(Stored::new)
 }
 

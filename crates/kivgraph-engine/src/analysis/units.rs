@@ -8,12 +8,14 @@ use super::configured::configured_units;
 use super::go::go_unit;
 use super::groups::load_groups;
 use super::python::python_unit;
+use super::recorded::RecordedUnits;
 use super::rust::rust_unit;
 use super::settings::AnalyzerSettings;
 use super::typescript::{module_siblings, typescript_unit};
 use super::unit::UnitAnalysis;
 use crate::database::Db;
 use crate::inputs::{PackageInput, RepositoryInput, Workspace, repository_of};
+use crate::stored::Stored;
 
 /// The units whose answers cover a package's files.
 pub(super) fn units_of(db: &dyn Db, package: PackageInput) -> Vec<&UnitAnalysis> {
@@ -86,6 +88,37 @@ pub(super) fn workspace_units(db: &dyn Db, workspace: Workspace) -> Vec<&UnitAna
                 .iter()
                 .filter_map(|unit| unit.as_deref()),
         );
+    }
+    units
+}
+
+/// What the unit queries answered for `repository`, read from their memos (a pass over
+/// the repository ran them): what its fact set records.
+pub(crate) fn recorded_units_of(db: &dyn Db, repository: RepositoryInput) -> RecordedUnits {
+    let owned = |unit: Option<&Stored<UnitAnalysis>>| unit.map(|unit| (**unit).clone());
+    let mut units = RecordedUnits {
+        python: owned(python_unit(db, repository).as_ref()),
+        configured: configured_units(db, repository)
+            .iter()
+            .map(|unit| owned(unit.as_ref()))
+            .collect(),
+        ..RecordedUnits::default()
+    };
+    for package in repository.packages(db) {
+        if let Some(unit) = owned(typescript_unit(db, *package).as_ref()) {
+            units.typescript.insert(package.key(db), unit);
+        }
+    }
+    let groups = load_groups(db, repository);
+    for (_, owner) in groups.owners(Language::Rust) {
+        if let Some(unit) = owned(rust_unit(db, owner).as_ref()) {
+            units.rust.insert(owner.key(db), unit);
+        }
+    }
+    for (_, owner) in groups.owners(Language::Go) {
+        if let Some(unit) = owned(go_unit(db, owner).as_ref()) {
+            units.go.insert(owner.key(db), unit);
+        }
     }
     units
 }

@@ -4,11 +4,12 @@
 //! (`engine`), reading the repositories and syncing the inputs (`sync`), running the
 //! analyzers' units (`schedule`), what a pass says of each repository (`report`), the
 //! `verify` mode's comparison (`verify`), the record of a published pass (`record`), one
-//! full pass (`run`) and what a watcher keeps between passes (`warm`).
+//! full pass (`run`), fact sets recorded and merged (`recorded`) and what a watcher keeps between passes (`warm`).
 
 mod engine;
 mod options;
 mod record;
+mod recorded;
 mod report;
 mod run;
 mod schedule;
@@ -18,6 +19,9 @@ mod warm;
 
 pub use engine::{Engine, EngineError};
 pub use options::{AnalyzerOptions, LoadsAtOnce, PassOptions, Progress};
+pub use recorded::{
+    RecordError, RecordedAnalyzers, RecordedRepository, record_identity, run_pass_from_records,
+};
 pub use report::{AnalyzerRun, RepositoryReport};
 pub use run::{PassGraph, PassOutcome, run_pass};
 pub use sync::{LoadedRepository, load_repository};

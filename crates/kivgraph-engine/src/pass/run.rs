@@ -1,6 +1,7 @@
 //! One full pass: discover, read, sync the inputs, analyse in parallel, merge in order,
 //! publish the record the next pass compares against.
 
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use kivgraph_config::{FactCacheMode, RepositoryEntry};
@@ -14,6 +15,7 @@ use super::report::RepositoryReport;
 use super::sync::{LoadedRepository, load_repository};
 use super::verify::verify_against_fresh;
 use super::warm::{Reread, WarmEngine};
+use crate::analysis::RecordedUnits;
 use crate::cache::CacheLoad;
 use crate::pages::EnginePage;
 
@@ -74,7 +76,61 @@ pub fn run_pass(
     options: &PassOptions,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<PassOutcome, EngineError> {
-    execute(entries, options, progress, None)
+    execute(Read::Checkouts(entries), options, progress, None)
+}
+
+/// Where a pass reads its repositories.
+pub(super) enum Read<'a> {
+    /// The registered checkouts, on disk.
+    Checkouts(&'a [RepositoryEntry]),
+    /// Fact sets recorded elsewhere (`recorded.rs`): each repository as it was read there,
+    /// and its analyzers' answers as recorded, by repository name.
+    Recorded(
+        Vec<(RepositoryEntry, LoadedRepository)>,
+        BTreeMap<String, RecordedUnits>,
+    ),
+}
+
+/// The registered checkouts as a pass read them.
+pub(super) struct Checkouts {
+    /// Each repository read, with its entry, in registry order.
+    pub(super) read: Vec<(RepositoryEntry, LoadedRepository)>,
+    /// The repositories that could not be read, with why.
+    pub(super) unavailable: Vec<(RepositoryEntry, String)>,
+}
+
+/// Reads every repository of `entries` (those `kept` offers as they are), in order.
+pub(super) fn read_checkouts(
+    entries: &[RepositoryEntry],
+    go_build: &kivgraph_config::GoBuildContext,
+    progress: &(dyn Fn(Progress) + Sync),
+    mut kept: impl FnMut(&RepositoryEntry) -> Option<LoadedRepository>,
+) -> Checkouts {
+    let mut loaded = Vec::new();
+    let mut unavailable = Vec::new();
+    for (index, entry) in entries.iter().enumerate() {
+        progress(Progress {
+            phase: "discover",
+            repository: Some(entry.name.clone()),
+            completed: index,
+            total: entries.len(),
+        });
+        let repository = match kept(entry) {
+            Some(kept) => kept,
+            None => match discover_repository(entry, go_build) {
+                Ok(discovered) => load_repository(discovered),
+                Err(err) => {
+                    unavailable.push((entry.clone(), err.to_string()));
+                    continue;
+                }
+            },
+        };
+        loaded.push((entry.clone(), repository));
+    }
+    Checkouts {
+        read: loaded,
+        unavailable,
+    }
 }
 
 impl WarmEngine {
@@ -91,48 +147,44 @@ impl WarmEngine {
         reread: Reread,
         persist: bool,
     ) -> Result<PassOutcome, EngineError> {
-        execute(entries, options, progress, Some((self, reread, persist)))
+        execute(
+            Read::Checkouts(entries),
+            options,
+            progress,
+            Some((self, reread, persist)),
+        )
     }
 }
 
-fn execute(
-    entries: &[RepositoryEntry],
+pub(super) fn execute(
+    read: Read,
     options: &PassOptions,
     progress: &(dyn Fn(Progress) + Sync),
     mut warm: Option<(&mut WarmEngine, Reread, bool)>,
 ) -> Result<PassOutcome, EngineError> {
     let mut timings = Timings::default();
-    let mut loaded = Vec::new();
-    let mut unavailable = Vec::new();
-    let mut read = Vec::new();
-    for (index, entry) in entries.iter().enumerate() {
-        progress(Progress {
-            phase: "discover",
-            repository: Some(entry.name.clone()),
-            completed: index,
-            total: entries.len(),
-        });
-        let kept = warm
-            .as_mut()
-            .and_then(|(warm, reread, _)| warm.kept(entry, reread, &options.analyzers.go_build));
-        let repository = match kept {
-            Some(kept) => kept,
-            None => match discover_repository(entry, &options.analyzers.go_build) {
-                Ok(discovered) => load_repository(discovered),
-                Err(err) => {
-                    unavailable.push((entry.clone(), err.to_string()));
-                    continue;
-                }
-            },
-        };
-        if warm.is_some() {
-            read.push((entry.clone(), repository.clone()));
+    let (entries, read, unavailable, recorded) = match read {
+        Read::Checkouts(entries) => {
+            let Checkouts { read, unavailable } =
+                read_checkouts(entries, &options.analyzers.go_build, progress, |entry| {
+                    let (warm, reread, _) = warm.as_mut()?;
+                    warm.kept(entry, reread, &options.analyzers.go_build)
+                });
+            (entries.to_vec(), read, unavailable, None)
         }
-        loaded.push(repository);
-    }
-    let previous = match warm.as_mut() {
-        Some((warm, ..)) => std::mem::replace(&mut warm.read, read),
-        None => Vec::new(),
+        Read::Recorded(read, units) => (
+            read.iter().map(|(entry, _)| entry.clone()).collect(),
+            read,
+            Vec::new(),
+            Some(units),
+        ),
+    };
+    let (loaded, previous): (Vec<LoadedRepository>, _) = match warm.as_mut() {
+        Some((warm, ..)) => (
+            read.iter().map(|(_, l)| l.clone()).collect(),
+            std::mem::replace(&mut warm.read, read),
+        ),
+        None => (read.into_iter().map(|(_, l)| l).collect(), Vec::new()),
     };
     // Analyzers wait only where one is installed, and only for a repository whose files
     // changed since the last read: a batch that changed nothing the graph reads publishes
@@ -160,7 +212,7 @@ fn execute(
     let inputs_digest = inputs_digest(
         &options.identity.0,
         &analyzers,
-        entries,
+        &entries,
         &loaded,
         &unavailable,
         match warm.as_mut() {
@@ -200,6 +252,9 @@ fn execute(
     engine.execution_log().take();
     engine.update(&loaded);
     engine.set_analyzers(&analyzers);
+    if let Some(recorded) = recorded {
+        engine.set_recorded(recorded);
+    }
     timings.lap("update_inputs");
     let workspace = engine.facts(progress);
     timings.lap("analyse_and_merge");
