@@ -40,12 +40,16 @@ if [ ! -e "$corpus/ts/.done" ]; then
   touch "$corpus/ts/.done"
 fi
 
-pypi_packages=(Django==5.2.8 SQLAlchemy==2.0.44 requests==2.32.5 flask==3.1.2)
-if [ ! -e "$corpus/python/.done" ]; then
-  python3 -m pip download --quiet --no-binary :all: --no-deps -d "$corpus/downloads/pypi" "${pypi_packages[@]}"
-  for archive in "$corpus"/downloads/pypi/*.tar.gz; do tar -xzf "$archive" -C "$corpus/python"; done
-  touch "$corpus/python/.done"
-fi
+# Each sdist is fetched when its directory is missing, so a package added here reaches a
+# corpus fetched before it (sympy brought the corpus past 4 M indexed lines).
+pypi_packages=(Django==5.2.8 SQLAlchemy==2.0.44 requests==2.32.5 flask==3.1.2 sympy==1.14.0)
+for spec in "${pypi_packages[@]}"; do
+  name="$(echo "${spec%%==*}" | tr '[:upper:]' '[:lower:]')"
+  version="${spec##*==}"
+  [ -d "$corpus/python/$name-$version" ] && continue
+  python3 -m pip download --quiet --no-binary :all: --no-deps -d "$corpus/downloads/pypi" "$spec"
+  tar -xzf "$corpus/downloads/pypi/$name-$version.tar.gz" -C "$corpus/python"
+done
 
 for part in rust go ts python; do
   lines=$(find "$corpus/$part" -path '*/node_modules' -prune -o -type f \( -name '*.rs' -o -name '*.go' -o -name '*.ts' -o -name '*.tsx' -o -name '*.py' \) -print0 | xargs -0 cat | wc -l)

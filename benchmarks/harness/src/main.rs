@@ -34,6 +34,7 @@ mod intent;
 #[path = "../../../tests/common/mcp_http.rs"]
 mod mcp_http;
 mod navigate;
+mod pipeline;
 mod references;
 mod serve;
 mod sites;
@@ -46,6 +47,7 @@ fn main() -> anyhow::Result<()> {
         Some("index") => index_benchmark(&args[1..]),
         Some("serve") => serve::serve_benchmark(&args[1..]),
         Some("cypher") => cypher::cypher_benchmark(&args[1..]),
+        Some("pipeline") => pipeline::pipeline_benchmark(&args[1..]),
         Some("navigate") => navigate::navigate_benchmark(&args[1..]),
         Some("intent") => intent::intent_benchmark(&args[1..]),
         Some("sites") => sites::sites_benchmark(&args[1..]),
@@ -63,7 +65,7 @@ fn main() -> anyhow::Result<()> {
         Some("dispatch-sample") => dispatch_sample(&args[1..]),
         Some("unresolved-packages") => unresolved_packages(&args[1..]),
         _ => bail!(
-            "usage: kivgraph-bench index|serve|cypher|watch|daemon|references|accuracy|crossrepo|analyzers --kivgraph BIN [--corpus DIR] | answers --kivgraph BIN --work DIR [--languages L,…] | crossrepo-truth rust [--write|--survey] | navigate [--corpus DIR] | go-files --go PATH DIR... | intent --kivgraph BIN | sites [--corpus DIR] | open-lookup SNAPSHOT NAME | edge-sample SNAPSHOT KIND LANGUAGE CONFIDENCE N | dispatch-sample SNAPSHOT N | unresolved-packages SNAPSHOT REASON"
+            "usage: kivgraph-bench index|serve|cypher|pipeline|watch|daemon|references|accuracy|crossrepo|analyzers --kivgraph BIN [--corpus DIR] | answers --kivgraph BIN --work DIR [--languages L,…] | crossrepo-truth rust [--write|--survey] | navigate [--corpus DIR] | go-files --go PATH DIR... | intent --kivgraph BIN | sites [--corpus DIR] | open-lookup SNAPSHOT NAME | edge-sample SNAPSHOT KIND LANGUAGE CONFIDENCE N | dispatch-sample SNAPSHOT N | unresolved-packages SNAPSHOT REASON"
         ),
     }
 }
@@ -162,7 +164,7 @@ pub(crate) fn write_config(
 }
 
 /// Peak resident memory of the largest waited-for child, in KiB.
-fn children_max_rss_kib() -> i64 {
+pub(crate) fn children_max_rss_kib() -> i64 {
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: getrusage writes into the struct we own.
     unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
@@ -184,11 +186,20 @@ pub(crate) fn run_index(
     config: &Path,
     analyzers: Analyzers,
 ) -> anyhow::Result<(f64, Value)> {
+    run_json(kivgraph, &["index", "--full", "--json"], config, analyzers)
+}
+
+/// Runs `kivgraph ARGS --config CONFIG` (a `--json` command), returning (seconds, its
+/// `result`), which must have passed.
+pub(crate) fn run_json(
+    kivgraph: &Path,
+    args: &[&str],
+    config: &Path,
+    analyzers: Analyzers,
+) -> anyhow::Result<(f64, Value)> {
     let started = Instant::now();
     let mut command = Command::new(kivgraph);
-    command
-        .args(["index", "--full", "--json", "--config"])
-        .arg(config);
+    command.args(args).arg("--config").arg(config);
     if analyzers == Analyzers::SyntaxOnly {
         command
             .env("KIVGRAPH_ANALYZERS_DIR", "/nonexistent/kivgraph-analyzers")
@@ -197,10 +208,13 @@ pub(crate) fn run_index(
     let out = command.output()?;
     let seconds = started.elapsed().as_secs_f64();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let last = stdout.lines().last().context("index printed nothing")?;
+    let last = stdout
+        .lines()
+        .last()
+        .with_context(|| format!("{args:?} printed nothing"))?;
     let event: Value = serde_json::from_str(last)?;
     if event["result"]["passed"] != true {
-        bail!("index failed: {}", event["result"]["error"]);
+        bail!("{args:?} failed: {}", event["result"]["error"]);
     }
     Ok((seconds, event["result"].clone()))
 }

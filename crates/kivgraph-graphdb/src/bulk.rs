@@ -6,12 +6,15 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use kivgraph_facts::StableKey;
+
 use crate::error::GraphDbError;
 
 /// One field of a row.
 pub(crate) enum Field<'a> {
     Text(&'a str),
     Owned(String),
+    Key(StableKey),
     Integer(i64),
     Boolean(bool),
     Null,
@@ -63,23 +66,26 @@ impl BulkFile {
                 self.width
             )));
         }
-        let mut line = String::new();
-        for (i, field) in fields.iter().enumerate() {
-            if i > 0 {
-                line.push(',');
-            }
-            match field {
-                Field::Text(text) => quote(&mut line, text),
-                Field::Owned(text) => quote(&mut line, text),
-                Field::Integer(value) => line.push_str(&value.to_string()),
-                Field::Boolean(value) => line.push_str(if *value { "true" } else { "false" }),
-                Field::Null => {}
-            }
-        }
-        line.push('\n');
-        self.out
-            .write_all(line.as_bytes())
-            .map_err(|e| GraphDbError::io("write", &self.path, e))?;
+        let out = &mut self.out;
+        let written = fields
+            .iter()
+            .enumerate()
+            .try_for_each(|(i, field)| {
+                if i > 0 {
+                    out.write_all(b",")?;
+                }
+                match field {
+                    Field::Text(text) => quote(out, text),
+                    Field::Owned(text) => quote(out, text),
+                    // A key is base32: nothing in it needs escaping.
+                    Field::Key(key) => write!(out, "\"{key}\""),
+                    Field::Integer(value) => write!(out, "{value}"),
+                    Field::Boolean(value) => out.write_all(if *value { b"true" } else { b"false" }),
+                    Field::Null => Ok(()),
+                }
+            })
+            .and_then(|()| out.write_all(b"\n"));
+        written.map_err(|e| GraphDbError::io("write", &self.path, e))?;
         self.rows += 1;
         Ok(())
     }
@@ -93,10 +99,16 @@ impl BulkFile {
     }
 }
 
-fn quote(line: &mut String, text: &str) {
-    line.push('"');
-    line.push_str(&text.replace('"', "\"\""));
-    line.push('"');
+/// `text` quoted, a quote inside it doubled; written straight into the file, with no copy.
+fn quote(out: &mut impl Write, text: &str) -> std::io::Result<()> {
+    out.write_all(b"\"")?;
+    for (i, part) in text.split('"').enumerate() {
+        if i > 0 {
+            out.write_all(b"\"\"")?;
+        }
+        out.write_all(part.as_bytes())?;
+    }
+    out.write_all(b"\"")
 }
 
 /// The `COPY` statement that loads `file` into `table` (`pair` names the endpoints of a

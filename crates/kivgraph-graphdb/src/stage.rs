@@ -354,5 +354,5 @@ fn json(value: &impl serde::Serialize) -> Result<Field<'static>, GraphDbError> {
 }
 
 pub(crate) fn key(key: &StableKey) -> Field<'static> {
-    Field::Owned(key.to_string())
+    Field::Key(*key)
 }

@@ -32,6 +32,10 @@ pub fn write_database(
     lap.end("schema");
     let tables = load(&connection, &loads)?;
     lap.end("load");
+    // Closing checkpoints what the loads wrote into the file.
+    drop(connection);
+    drop(db);
+    lap.end("close");
     Ok(GraphCounts {
         schema_version: schema::SCHEMA_VERSION,
         tables,

@@ -70,60 +70,20 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
         watcher.watch(directory, RecursiveMode::NonRecursive)?;
     }
     let mut watched = watch_repositories(&mut watcher, &loaded, &[]);
-    let mut status = WatcherStatus {
-        process: ProcessRecord::this_process("watch"),
-        repositories: seen(&watched),
-        batches: Vec::new(),
-        busy_since_unix_ms: None,
+    let mut live = Live {
+        toolchains: Toolchains::default(),
+        warm: WarmEngine::default(),
+        store: loaded.store(None),
+        status: WatcherStatus {
+            process: ProcessRecord::this_process("watch"),
+            repositories: seen(&watched),
+            batches: Vec::new(),
+            busy_since_unix_ms: None,
+        },
+        owed: Vec::new(),
+        owed_database: false,
     };
-    let mut toolchains = Toolchains::default();
-    // The engine and the repositories as read, kept from one batch to the next.
-    let mut warm = WarmEngine::default();
-    let mut kept_store = loaded.store(None);
-    // The repositories whose analyzers' layer the published generation still owes.
-    let mut owed: Vec<String> = Vec::new();
-    // Whether the published generation still owes its canonical database: a save's
-    // generation is published without one (writing it would make every save wait for it),
-    // and the pass that runs once saves pause writes it.
-    let mut owed_database = false;
-    let mut batch = |warm: &mut WarmEngine,
-                     loaded: &Loaded,
-                     toolchains: &Toolchains,
-                     status: &mut WatcherStatus,
-                     owed: &mut Vec<String>,
-                     owed_database: &mut bool,
-                     changes: Changes| {
-        if kept_store.root() != loaded.config.generation_store() {
-            kept_store = loaded.store(None);
-        }
-        let save = changes.trigger == "changes";
-        let store = if save {
-            kept_store.without_graph()
-        } else {
-            kept_store.clone()
-        };
-        let outcome = pass(loaded, toolchains, warm, &store, &changes);
-        if let Ok((PassResult::Published { deferred, .. }, _)) = &outcome {
-            owed.clone_from(deferred);
-            *owed_database = save;
-        }
-        // Recorded before it is said: whoever hears of the pass finds it in the status.
-        out.pass(&changes, outcome, &mut |record| {
-            status.record(record);
-            if let Err(err) = loaded.store(None).write_watcher_status(status) {
-                out.error(&format!("the watcher's status could not be written: {err}"));
-            }
-        });
-    };
-    batch(
-        &mut warm,
-        &loaded,
-        &toolchains,
-        &mut status,
-        &mut owed,
-        &mut owed_database,
-        Changes::none("start"),
-    );
+    live.batch(&loaded, &out, Changes::none("start"));
     out.watching(&watched, idle);
     loop {
         let ignored = ignored_directories(&loaded);
@@ -134,23 +94,23 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
         let store = loaded.store(None);
         // What a caller waiting for its saves (`fresh_within_ms`) reads.
         let mut on_phase = |phase: Phase| {
-            status.busy_since_unix_ms = match phase {
+            live.status.busy_since_unix_ms = match phase {
                 // What the last pass superseded is freed here rather than by the next pass,
                 // which a save waits for. Callers stay told `busy` meanwhile: a save that
                 // comes now is only seen after it.
-                Phase::Quiet => return warm.settle(),
+                Phase::Quiet => return live.warm.settle(),
                 Phase::Idle => None,
                 Phase::Busy => Some(unix_ms(SystemTime::now())),
             };
-            if let Err(err) = store.write_watcher_status(&status) {
+            if let Err(err) = store.write_watcher_status(&live.status) {
                 out.error(&format!("the watcher's status could not be written: {err}"));
             }
         };
         // An owed analyzers' layer runs as soon as no change is queued; an owed database once
         // saves have paused (its write would hold up a save made meanwhile).
-        let quiet_for = if !owed.is_empty() {
+        let quiet_for = if !live.owed.is_empty() {
             Duration::ZERO
-        } else if owed_database {
+        } else if live.owed_database {
             DATABASE_AFTER_SAVES_PAUSE
         } else {
             idle
@@ -159,41 +119,29 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
         if matches!(next, Next::Idle) {
             // A pass of its own (a layer owed, a reconciliation) reads no event while it
             // runs: callers waiting for a save made meanwhile are told it is not settled.
-            status.busy_since_unix_ms = Some(unix_ms(SystemTime::now()));
-            if let Err(err) = store.write_watcher_status(&status) {
+            live.status.busy_since_unix_ms = Some(unix_ms(SystemTime::now()));
+            if let Err(err) = store.write_watcher_status(&live.status) {
                 out.error(&format!("the watcher's status could not be written: {err}"));
             }
         }
         match next {
             Next::Closed => bail!("the file-system watcher stopped"),
-            Next::Idle if !owed.is_empty() || owed_database => {
-                let trigger = if owed.is_empty() {
+            Next::Idle if !live.owed.is_empty() || live.owed_database => {
+                let trigger = if live.owed.is_empty() {
                     "database"
                 } else {
                     "analyzers"
                 };
-                batch(
-                    &mut warm,
+                live.batch(
                     &loaded,
-                    &toolchains,
-                    &mut status,
-                    &mut owed,
-                    &mut owed_database,
+                    &out,
                     Changes {
                         reread: Reread::Touched(Vec::new()),
                         ..Changes::none(trigger)
                     },
                 )
             }
-            Next::Idle => batch(
-                &mut warm,
-                &loaded,
-                &toolchains,
-                &mut status,
-                &mut owed,
-                &mut owed_database,
-                Changes::none("reconciliation"),
-            ),
+            Next::Idle => live.batch(&loaded, &out, Changes::none("reconciliation")),
             Next::Changes(changes) => {
                 for error in &changes.errors {
                     out.error(&format!("the watcher reported: {error}"));
@@ -204,12 +152,12 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
                         Ok(reloaded) => {
                             loaded = reloaded;
                             // Other languages may call for other analyzers.
-                            toolchains = Toolchains::default();
+                            live.toolchains = Toolchains::default();
                         }
                         Err(err) => out.error(&format!("{}: {err:#}", config_file.display())),
                     }
                     watched = watch_repositories(&mut watcher, &loaded, &watched);
-                    status.repositories = seen(&watched);
+                    live.status.repositories = seen(&watched);
                     out.watching(&watched, idle);
                     "registry"
                 } else {
@@ -221,7 +169,7 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
                 let (reread, deferred) = if registry || !changes.errors.is_empty() {
                     (Reread::All, Vec::new())
                 } else {
-                    let deferred = touched_repositories(&loaded, &changes.paths, &owed);
+                    let deferred = touched_repositories(&loaded, &changes.paths, &live.owed);
                     (
                         Reread::Touched(changes.paths.into_iter().collect()),
                         deferred,
@@ -235,17 +183,53 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
                     reread,
                     deferred,
                 };
-                batch(
-                    &mut warm,
-                    &loaded,
-                    &toolchains,
-                    &mut status,
-                    &mut owed,
-                    &mut owed_database,
-                    changes,
-                );
+                live.batch(&loaded, &out, changes);
             }
         }
+    }
+}
+
+/// What the watcher keeps from one pass to the next.
+struct Live {
+    toolchains: Toolchains,
+    /// The engine and the repositories as read.
+    warm: WarmEngine,
+    /// The store that publishes: it holds the last published snapshot open, for the next
+    /// publication to share its pages.
+    store: GenerationStore,
+    status: WatcherStatus,
+    /// The repositories whose analyzers' layer the published generation still owes.
+    owed: Vec<String>,
+    /// Whether the published generation still owes its canonical database: a save's
+    /// generation is published without one (writing it would make every save wait for it),
+    /// and the pass that runs once saves pause writes it.
+    owed_database: bool,
+}
+
+impl Live {
+    /// Runs one batch's pass, and records it before `out` tells of it: whoever hears of the
+    /// pass finds it in the status.
+    fn batch(&mut self, loaded: &Loaded, out: &Output, changes: Changes) {
+        if self.store.root() != loaded.config.generation_store() {
+            self.store = loaded.store(None);
+        }
+        let save = changes.trigger == "changes";
+        let store = if save {
+            self.store.without_graph()
+        } else {
+            self.store.clone()
+        };
+        let outcome = pass(loaded, &self.toolchains, &mut self.warm, &store, &changes);
+        if let Ok((PassResult::Published { deferred, .. }, _)) = &outcome {
+            self.owed.clone_from(deferred);
+            self.owed_database = save;
+        }
+        out.pass(&changes, outcome, &mut |record| {
+            self.status.record(record);
+            if let Err(err) = loaded.store(None).write_watcher_status(&self.status) {
+                out.error(&format!("the watcher's status could not be written: {err}"));
+            }
+        });
     }
 }
 
