@@ -6,10 +6,9 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use common::client::{Client, init};
-use common::{binary, copy_tree, manifest_dir, succeed};
+use common::{copy_tree, fail, manifest_dir, succeed};
 use serde_json::{Value, json};
 
 const REPOSITORIES: [&str; 8] = [
@@ -46,22 +45,6 @@ fn register(dir: &Path) -> PathBuf {
 fn result(stdout: &str) -> Value {
     let line: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
     line["result"].clone()
-}
-
-/// `kivgraph ARGS --config DIR/config.yaml`, which must fail: its stderr.
-fn fail(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new(binary())
-        .args(args)
-        .arg("--config")
-        .arg(dir.join("config.yaml"))
-        .output()
-        .unwrap();
-    assert!(
-        !out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    String::from_utf8(out.stderr).unwrap()
 }
 
 fn manifest(generation_path: &Value) -> Value {

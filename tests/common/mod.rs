@@ -82,19 +82,36 @@ pub fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-/// Runs `kivgraph ARGS` on the workspace's configuration, which must succeed: its stdout.
-#[allow(dead_code)]
-pub fn succeed(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new(binary())
+/// Runs `kivgraph ARGS` on the workspace's configuration.
+fn run(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(binary())
         .args(args)
         .arg("--config")
         .arg(dir.join("config.yaml"))
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+/// Runs `kivgraph ARGS` on the workspace's configuration, which must succeed: its stdout.
+#[allow(dead_code)]
+pub fn succeed(dir: &Path, args: &[&str]) -> String {
+    let out = run(dir, args);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).unwrap()
+}
+
+/// Runs `kivgraph ARGS` on the workspace's configuration, which must fail: its stderr.
+#[allow(dead_code)]
+pub fn fail(dir: &Path, args: &[&str]) -> String {
+    let out = run(dir, args);
+    assert!(
+        !out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8(out.stderr).unwrap()
 }

@@ -58,6 +58,33 @@ impl Bars {
     }
 }
 
+/// How a one-shot command that reports a JSON result ends: with `--json` the result (or the
+/// error) as a `result` event and the exit code, else `print`ed (or the error returned).
+pub fn conclude(
+    outcome: anyhow::Result<serde_json::Value>,
+    json: bool,
+    print: impl FnOnce(&serde_json::Value),
+) -> anyhow::Result<std::process::ExitCode> {
+    use std::process::ExitCode;
+    match outcome {
+        Ok(report) if json => {
+            emit(serde_json::json!({"event": "result", "result": report}));
+            Ok(ExitCode::SUCCESS)
+        }
+        Ok(report) => {
+            print(&report);
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(err) if json => {
+            emit(
+                serde_json::json!({"event": "result", "result": {"passed": false, "error": format!("{err:#}")}}),
+            );
+            Ok(ExitCode::FAILURE)
+        }
+        Err(err) => Err(err),
+    }
+}
+
 /// Writes one JSON line to stdout (a `--json` command's events).
 pub fn emit(line: serde_json::Value) {
     use std::io::Write;

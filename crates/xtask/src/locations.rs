@@ -1,7 +1,7 @@
 //! Where things are: the checkout, the build's target directory and the analyzers'
 //! directory, both outside the checkout (a fresh clone builds into the same cache).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Context;
 
@@ -27,8 +27,12 @@ impl Locations {
             .join("kivgraph");
         let from_env = |name: &str| std::env::var_os(name).map(PathBuf::from);
         Ok(Locations {
-            // This crate is crates/xtask.
-            root: Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."),
+            // This crate is crates/xtask, in the checkout `cargo xtask` runs in: cargo says
+            // which at run time (a binary built by another clone sharing the target
+            // directory names that clone at compile time).
+            root: from_env("CARGO_MANIFEST_DIR")
+                .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+                .join("../.."),
             target: from_env("CARGO_TARGET_DIR").unwrap_or_else(|| cache.join("target")),
             analyzers: from_env("KIVGRAPH_ANALYZERS_DIR")
                 .unwrap_or_else(|| state.join("analyzers")),

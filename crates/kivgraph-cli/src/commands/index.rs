@@ -11,7 +11,7 @@ use serde_json::json;
 
 use crate::context::ConfigArg;
 use crate::pass::{OnUnchanged, PassResult, Toolchains, index_and_publish, record_repository};
-use crate::progress::{PassProgress, emit};
+use crate::progress::{PassProgress, conclude};
 
 #[derive(clap::Args, Debug)]
 pub struct IndexArgs {
@@ -47,27 +47,14 @@ pub fn run(args: IndexArgs) -> anyhow::Result<ExitCode> {
     } else {
         index(&args)
     };
-    match outcome {
-        Ok(report) if args.json => {
-            emit(json!({"event": "result", "result": report}));
-            Ok(ExitCode::SUCCESS)
+    conclude(outcome, args.json, |report| {
+        let seconds = started.elapsed().as_secs_f64();
+        if args.facts_only {
+            print_recorded(report, seconds)
+        } else {
+            print_report(report, seconds)
         }
-        Ok(report) if args.facts_only => {
-            print_recorded(&report, started.elapsed().as_secs_f64());
-            Ok(ExitCode::SUCCESS)
-        }
-        Ok(report) => {
-            print_report(&report, started.elapsed().as_secs_f64());
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(err) if args.json => {
-            emit(
-                json!({"event": "result", "result": {"passed": false, "error": format!("{err:#}")}}),
-            );
-            Ok(ExitCode::FAILURE)
-        }
-        Err(err) => Err(err),
-    }
+    })
 }
 
 fn index(args: &IndexArgs) -> anyhow::Result<serde_json::Value> {

@@ -14,7 +14,7 @@ use serde_json::json;
 use crate::context::{ConfigArg, store_of};
 use crate::fact_set::FactSetFile;
 use crate::pass::pass_options;
-use crate::progress::{PassProgress, emit};
+use crate::progress::{PassProgress, conclude};
 use crate::publication::{phases_report, repositories_report, repository_states};
 
 #[derive(clap::Args, Debug)]
@@ -53,23 +53,9 @@ pub fn run(args: RebuildArgs) -> anyhow::Result<ExitCode> {
             },
         ));
     }
-    match outcome {
-        Ok(report) if args.json => {
-            emit(json!({"event": "result", "result": report}));
-            Ok(ExitCode::SUCCESS)
-        }
-        Ok(report) => {
-            print_report(&report, started.elapsed().as_secs_f64());
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(err) if args.json => {
-            emit(
-                json!({"event": "result", "result": {"passed": false, "error": format!("{err:#}")}}),
-            );
-            Ok(ExitCode::FAILURE)
-        }
-        Err(err) => Err(err),
-    }
+    conclude(outcome, args.json, |report| {
+        print_report(report, started.elapsed().as_secs_f64())
+    })
 }
 
 fn rebuild(args: &RebuildArgs) -> anyhow::Result<serde_json::Value> {
