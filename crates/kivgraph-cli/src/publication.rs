@@ -141,3 +141,16 @@ pub fn phases_report(
         .map(|(phase, duration)| (phase.to_string(), json!(duration.as_millis() as u64)))
         .collect()
 }
+
+/// A published generation's counts, as the reports print them.
+pub fn counts_line(counts: &serde_json::Value) -> String {
+    format!(
+        "repositories {} · packages {} · files {} · symbols {} · edges {} · unresolved {}",
+        counts["repositories"],
+        counts["packages"],
+        counts["files"],
+        counts["symbols"],
+        counts["edges"],
+        counts["unresolved"]
+    )
+}

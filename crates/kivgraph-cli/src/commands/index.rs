@@ -12,6 +12,7 @@ use serde_json::json;
 use crate::context::ConfigArg;
 use crate::pass::{OnUnchanged, PassResult, Toolchains, index_and_publish, record_repository};
 use crate::progress::{PassProgress, conclude};
+use crate::publication::counts_line;
 
 #[derive(clap::Args, Debug)]
 pub struct IndexArgs {
@@ -116,21 +117,12 @@ fn print_recorded(report: &serde_json::Value, seconds: f64) {
 }
 
 fn print_report(report: &serde_json::Value, seconds: f64) {
-    let counts = &report["counts"];
     println!(
         "index: published generation {} (previous: {})",
         report["generation_id"].as_str().unwrap_or("?"),
         report["previous_generation_id"].as_str().unwrap_or("none")
     );
-    println!(
-        "  repositories {} · packages {} · files {} · symbols {} · edges {} · unresolved {}",
-        counts["repositories"],
-        counts["packages"],
-        counts["files"],
-        counts["symbols"],
-        counts["edges"],
-        counts["unresolved"]
-    );
+    println!("  {}", counts_line(&report["counts"]));
     for repository in report["repositories"].as_array().into_iter().flatten() {
         let name = repository["name"].as_str().unwrap_or("?");
         if let Some(reason) = repository["unavailable"].as_str() {

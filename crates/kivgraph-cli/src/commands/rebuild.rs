@@ -15,7 +15,7 @@ use crate::context::{ConfigArg, store_of};
 use crate::fact_set::FactSetFile;
 use crate::pass::pass_options;
 use crate::progress::{PassProgress, conclude};
-use crate::publication::{phases_report, repositories_report, repository_states};
+use crate::publication::{counts_line, phases_report, repositories_report, repository_states};
 
 #[derive(clap::Args, Debug)]
 pub struct RebuildArgs {
@@ -123,22 +123,13 @@ fn rebuild(args: &RebuildArgs) -> anyhow::Result<serde_json::Value> {
 }
 
 fn print_report(report: &serde_json::Value, seconds: f64) {
-    let counts = &report["counts"];
     println!(
         "rebuild: published generation {} (previous: {}) from {} fact sets",
         report["generation_id"].as_str().unwrap_or("?"),
         report["previous_generation_id"].as_str().unwrap_or("none"),
         report["fact_sets"].as_array().map_or(0, Vec::len)
     );
-    println!(
-        "  repositories {} · packages {} · files {} · symbols {} · edges {} · unresolved {}",
-        counts["repositories"],
-        counts["packages"],
-        counts["files"],
-        counts["symbols"],
-        counts["edges"],
-        counts["unresolved"]
-    );
+    println!("  {}", counts_line(&report["counts"]));
     for fact_set in report["fact_sets"].as_array().into_iter().flatten() {
         let name = fact_set["repository"].as_str().unwrap_or("?");
         println!(
