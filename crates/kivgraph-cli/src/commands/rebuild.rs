@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::bail;
-use kivgraph_engine::{AnalyzerOptions, PassGraph, run_pass_from_records};
+use kivgraph_engine::{AnalyzerOptions, PassGraph, RecordedRepository, run_pass_from_records};
 use kivgraph_store::{Event, EventKind, EventLog};
 use serde_json::json;
 
@@ -15,7 +15,9 @@ use crate::context::{ConfigArg, store_of};
 use crate::fact_set::FactSetFile;
 use crate::pass::pass_options;
 use crate::progress::{PassProgress, conclude};
-use crate::publication::{counts_line, phases_report, repositories_report, repository_states};
+use crate::publication::{
+    Checkout, counts_line, phases_report, repositories_report, repository_states,
+};
 
 #[derive(clap::Args, Debug)]
 pub struct RebuildArgs {
@@ -68,7 +70,11 @@ fn rebuild(args: &RebuildArgs) -> anyhow::Result<serde_json::Value> {
         .collect::<anyhow::Result<Vec<_>>>()?;
     let store = store_of(&config, args.root.as_ref());
     let lock = store.lock()?;
-    let records: Vec<_> = fact_sets.iter().map(|f| f.repository.clone()).collect();
+    // The fact sets' texts are held once: the checkouts apart from the records.
+    let (checkouts, records): (Vec<Checkout>, Vec<RecordedRepository>) = fact_sets
+        .into_iter()
+        .map(|f| (f.checkout, f.repository))
+        .unzip();
     let options = pass_options(
         &config,
         AnalyzerOptions {
@@ -85,24 +91,24 @@ fn rebuild(args: &RebuildArgs) -> anyhow::Result<serde_json::Value> {
     };
     let entries: Vec<_> = records.iter().map(|r| r.entry.clone()).collect();
     let states = repository_states(&entries, &outcome, |report| {
-        fact_sets
+        records
             .iter()
-            .find(|f| f.repository.entry.name == report.name)
-            .map(|f| f.checkout.clone())
+            .zip(&checkouts)
+            .find(|(r, _)| r.entry.name == report.name)
+            .map(|(_, checkout)| checkout.clone())
             .unwrap_or_default()
     });
     let published = store.publish(&lock, pages, states)?;
     let merged: Vec<_> = args
         .facts
         .iter()
-        .zip(&fact_sets)
-        .map(|(path, fact_set)| {
-            let repository = &fact_set.repository;
+        .zip(records.iter().zip(&checkouts))
+        .map(|(path, (repository, checkout))| {
             json!({
                 "path": path,
                 "repository": repository.entry.name,
                 "units": repository.units.len(),
-                "commit": fact_set.checkout.git.commit,
+                "commit": checkout.git.commit,
                 // Repositories its analyzers saw that this merge lacks: uses they bound
                 // there reach no declaration of this graph.
                 "missing_from_merge": repository.missing_from(&records),
