@@ -139,6 +139,33 @@ fn bare_help_and_unknown_commands() {
     assert!(stderr(&out).contains("unknown command \"indx\""));
 }
 
+/// Every command the table lists opens its `--help` with its own description: never a
+/// bare usage line, never the description of an option group it shares with others.
+#[test]
+fn every_command_describes_itself() {
+    let table = stdout(&Command::new(binary()).output().unwrap());
+    let mut commands: Vec<&str> = table
+        .lines()
+        .filter_map(|line| line.strip_prefix("  "))
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|word| word.chars().all(|c| c.is_ascii_lowercase() || c == '-'))
+        .collect();
+    commands.dedup();
+    assert!(commands.len() >= 20, "{commands:?}");
+    for command in commands {
+        let out = Command::new(binary())
+            .args([command, "--help"])
+            .output()
+            .unwrap();
+        let help = stdout(&out);
+        let first = help.lines().next().unwrap_or_default();
+        assert!(
+            !first.is_empty() && !first.starts_with("Usage:") && !first.contains('`'),
+            "kivgraph {command} --help opens with {first:?}"
+        );
+    }
+}
+
 #[test]
 fn init_validates_names_languages_and_paths() {
     let dir = tempfile::tempdir().unwrap();

@@ -8,7 +8,8 @@ use kivgraph_config::{
 };
 use kivgraph_store::GenerationStore;
 
-/// `--config PATH`, shared by every command.
+// `--config PATH`, shared by every command. (A plain comment: clap would take a doc comment
+// of a flattened group as the description of every command it joins.)
 #[derive(clap::Args, Debug, Clone)]
 pub struct ConfigArg {
     /// Configuration file (default ~/.config/kivgraph/config.yaml).

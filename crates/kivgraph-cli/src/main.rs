@@ -88,28 +88,51 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Write the configuration and register repositories.
     Init(commands::init::InitArgs),
+    /// Index every registered repository and publish a generation, or record one as a fact set.
     Index(commands::index::IndexArgs),
+    /// Run the MCP server over stdio.
     Serve(commands::serve::ServeArgs),
+    /// A file's shape: imports, declarations, what to read first.
     Report(commands::navigate::ReportArgs),
+    /// One symbol's verbatim body, from its doc comment.
     Read(commands::navigate::ReadArgs),
+    /// Check configuration, state, repositories and the published graph.
     Doctor(commands::doctor::DoctorArgs),
+    /// The published generations and their canonical database.
     Graph(commands::graph::GraphArgs),
+    /// Print the release, with --json for full provenance.
     Version(commands::version::VersionArgs),
+    /// Remove published graph generations.
     Clean(commands::graph::CleanArgs),
+    /// Return to the previous generation.
     Rollback(commands::graph::RollbackArgs),
+    /// Rebuild a generation's hot snapshot from its canonical database.
     Snapshot(commands::snapshot::SnapshotArgs),
+    /// Rebuild the graph after a change of the canonical schema.
     Upgrade(commands::upgrade::UpgradeArgs),
+    /// Publish a generation from fact sets recorded anywhere.
     Rebuild(commands::rebuild::RebuildArgs),
+    /// Keep the published graph in step with the checkouts while it runs.
     Watch(watch::WatchArgs),
+    /// Serve MCP to many clients from one process, over HTTP and a unix socket.
     Daemon(commands::daemon::DaemonArgs),
+    /// Stop every running serve, daemon and watch of this user.
     Stop(commands::stop::StopArgs),
+    /// Register with MCP clients, inspect or remove the registration.
     Mcp(commands::integrations::mcp::McpArgs),
+    /// The Agent Skill: when to ask the graph, which tool answers what.
     Skill(commands::integrations::skill::SkillArgs),
+    /// Claude Code's gate: a search for a shared identifier is sent to the graph.
     Hook(commands::integrations::hook::HookArgs),
+    /// What this machine indexed, served and answered (the event log).
     Logs(commands::events::LogsArgs),
+    /// Calls, p50/p95, bytes out and failures of every tool.
     ToolStats(commands::events::ToolStatsArgs),
+    /// What every kivgraph process of this user costs: memory, CPU, generation.
     Stats(commands::stats::StatsArgs),
+    /// Print the shell completion stub for one shell.
     Completion(commands::completion::CompletionArgs),
 }
 

@@ -7,7 +7,9 @@ use kivgraph_store::{GenerationId, GenerationStore, StoreError};
 
 use crate::context::ConfigArg;
 
-/// `--root PATH` and `--generation ID`: one published generation, the active one by default.
+// `--root PATH` and `--generation ID`: one published generation, the active one by default.
+// (A plain comment: clap would take a doc comment of a flattened group as the description
+// of every command it joins.)
 #[derive(clap::Args, Debug)]
 pub struct GenerationArg {
     #[command(flatten)]
