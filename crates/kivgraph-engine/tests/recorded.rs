@@ -6,7 +6,8 @@ mod support;
 
 use std::path::Path;
 
-use kivgraph_config::{FactCacheMode, LanguageToken, RepositoryEntry};
+use kivgraph_analyzers::{Analyzer, GoAnalyzer, GoSettings, Toolchain};
+use kivgraph_config::{FactCacheMode, GoSection, LanguageToken, RepositoryEntry};
 use kivgraph_engine::{
     CacheIdentity, Engine, PassOptions, RecordError, RecordedRepository, run_pass,
     run_pass_from_records,
@@ -126,5 +127,51 @@ fn a_repository_merged_twice_is_refused() {
     assert_eq!(
         error.to_string(),
         "repository \"elsewhere\" is not registered"
+    );
+}
+
+/// Where each machine keeps an analyzer decides nothing: fact sets whose Go worker sits
+/// elsewhere merge; one answered by another version of it is refused, naming both.
+#[test]
+fn analyzers_must_agree_by_version_not_by_place() {
+    let work = tempfile::tempdir().unwrap();
+    let checkouts = work.path().join("checkouts");
+    for name in ["goconsumer", "goprovider"] {
+        support::copy_tree(
+            &manifest_dir().join("../../testdata/exact").join(name),
+            &checkouts.join(name),
+        );
+    }
+    let entries: Vec<RepositoryEntry> = entries(&checkouts)
+        .into_iter()
+        .filter(|e| e.name.starts_with("go"))
+        .collect();
+    let mut options = options(&work.path().join("scratch"));
+    options.analyzers = Default::default();
+    let worker = |program: &str, version: &str| GoAnalyzer {
+        toolchain: Toolchain {
+            analyzer: Analyzer::Go,
+            program: program.into(),
+            version: version.into(),
+            source: "installed".into(),
+        },
+        settings: GoSettings::of(&GoSection::default()),
+    };
+    let mut records: Vec<RecordedRepository> = ["goconsumer", "goprovider"]
+        .iter()
+        .map(|name| Engine::record(&entries, name, &options, &|_| {}).unwrap())
+        .collect();
+    records[0].analyzers.go = Some(worker("/ci/a/bin/worker", "kivgraph-go-worker 3 go1.27.4"));
+    records[1].analyzers.go = Some(worker("/ci/b/bin/worker", "kivgraph-go-worker 3 go1.27.4"));
+    run_pass_from_records(&records, &options, &|_| {}).unwrap();
+    records[1].analyzers.go = Some(worker("/ci/b/bin/worker", "kivgraph-go-worker 3 go1.26.0"));
+    let error = run_pass_from_records(&records, &options, &|_| {})
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        error.starts_with("the fact sets of \"goconsumer\" and \"goprovider\" were answered by different Go analyzers")
+            && error.contains("go1.26.0"),
+        "{error}"
     );
 }

@@ -295,18 +295,40 @@ pub fn run_pass_from_records(
     )?)
 }
 
+/// What decides a toolchain's answers: the tool and its version, not where the recording
+/// machine keeps it.
+fn answered_by(toolchain: &Toolchain) -> String {
+    toolchain.identity()
+}
+
+/// rust-analyzer's answers are decided by its version and the build it loads, not by where
+/// the recording machine keeps it, puts its build artifacts or found a standard library.
+fn rust_answered_by(rust: &RustAnalyzer) -> RustAnalyzer {
+    let mut decides = rust.clone();
+    decides.toolchain.program = Default::default();
+    decides.toolchain.source = String::new();
+    decides.settings.target_directory = Default::default();
+    if !matches!(decides.settings.sysroot.as_str(), "discover" | "none") {
+        decides.settings.sysroot = "a path".into();
+    }
+    decides
+}
+
 /// The analyzers of the merged pass: each taken from the fact sets whose repository holds
-/// a language it serves, which must agree; the absent ones with the first reason given.
+/// a language it serves, whose answers must be decided alike (the same tools, versions and
+/// settings, wherever each machine keeps them); the absent ones with the first reason given.
 /// Without a Go repository, the build context is `go_build`'s (it decides nothing).
 fn merge_analyzers(
     records: &[RecordedRepository],
     go_build: &GoBuildContext,
 ) -> Result<RecordedAnalyzers, RecordError> {
-    fn agreed<T: Clone + PartialEq + std::fmt::Debug>(
+    /// The first holder's `value`, once every holder's `decides` equals the first's.
+    fn agreed<T: Clone, K: PartialEq + std::fmt::Debug>(
         analyzer: &'static str,
         records: &[RecordedRepository],
         serves: &[Language],
         value: impl Fn(&RecordedAnalyzers) -> &T,
+        decides: impl Fn(&T) -> K,
     ) -> Result<Option<T>, RecordError> {
         let mut holders = records
             .iter()
@@ -314,32 +336,68 @@ fn merge_analyzers(
         let Some(first) = holders.next() else {
             return Ok(None);
         };
+        let expected = decides(value(&first.analyzers));
         for other in holders {
-            if value(&other.analyzers) != value(&first.analyzers) {
+            let found = decides(value(&other.analyzers));
+            if found != expected {
                 return Err(RecordError::AnalyzersDisagree {
                     analyzer,
                     first: first.entry.name.clone(),
                     second: other.entry.name.clone(),
-                    first_says: format!("{:?}", value(&first.analyzers)),
-                    second_says: format!("{:?}", value(&other.analyzers)),
+                    first_says: format!("{expected:?}"),
+                    second_says: format!("{found:?}"),
                 });
             }
         }
         Ok(Some(value(&first.analyzers).clone()))
     }
+    let toolchain = |t: &Option<Toolchain>| t.as_ref().map(answered_by);
     let modules = [Language::TypeScript, Language::JavaScript];
-    let typescript = agreed("TypeScript analyzer", records, &modules, |a| &a.typescript)?;
-    let python = agreed("Python analyzer", records, &[Language::Python], |a| {
-        &a.python
-    })?;
-    let rust = agreed("Rust analyzer", records, &[Language::Rust], |a| &a.rust)?;
-    let go = agreed("Go analyzer", records, &[Language::Go], |a| &a.go)?;
-    let merged_go_build = agreed("Go build context", records, &[Language::Go], |a| {
-        &a.go_build
-    })?;
-    let scip_indexers = agreed("configured SCIP indexer", records, Language::ALL, |a| {
-        &a.scip_indexers
-    })?;
+    let typescript = agreed(
+        "TypeScript analyzer",
+        records,
+        &modules,
+        |a| &a.typescript,
+        toolchain,
+    )?;
+    let python = agreed(
+        "Python analyzer",
+        records,
+        &[Language::Python],
+        |a| &a.python,
+        toolchain,
+    )?;
+    let rust = agreed(
+        "Rust analyzer",
+        records,
+        &[Language::Rust],
+        |a| &a.rust,
+        |r| r.as_ref().map(rust_answered_by),
+    )?;
+    let go = agreed(
+        "Go analyzer",
+        records,
+        &[Language::Go],
+        |a| &a.go,
+        |g| {
+            g.as_ref()
+                .map(|g| (answered_by(&g.toolchain), g.settings.clone()))
+        },
+    )?;
+    let merged_go_build = agreed(
+        "Go build context",
+        records,
+        &[Language::Go],
+        |a| &a.go_build,
+        Clone::clone,
+    )?;
+    let scip_indexers = agreed(
+        "configured SCIP indexer",
+        records,
+        Language::ALL,
+        |a| &a.scip_indexers,
+        Clone::clone,
+    )?;
     let present = |language: Language| match language {
         Language::TypeScript | Language::JavaScript => {
             typescript.as_ref().is_some_and(Option::is_some)
