@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use common::client::{Client, indexed_live};
 use common::http::Daemon;
 use common::mcp_http::{Session, send};
-use common::{binary, save};
+use common::{command, run, save};
 use serde_json::{Value, json};
 
 /// Polls `check` until it holds, for at most `seconds`.
@@ -23,15 +23,6 @@ fn eventually(seconds: u64, what: &str, mut check: impl FnMut() -> bool) {
         assert!(Instant::now() < deadline, "{what} within {seconds} s");
         std::thread::sleep(Duration::from_millis(50));
     }
-}
-
-fn kivgraph(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(binary())
-        .args(args)
-        .arg("--config")
-        .arg(dir.join("config.yaml"))
-        .output()
-        .unwrap()
 }
 
 fn mode(path: &Path) -> u32 {
@@ -108,7 +99,7 @@ fn http_and_socket_clients_query_at_once_and_a_save_reaches_both() {
 
     // `stop` finds the daemon by its record, and the daemon takes its files with it.
     let mut daemon = daemon;
-    let listed = kivgraph(dir.path(), &["stop", "--dry-run"]);
+    let listed = run(dir.path(), &["stop", "--dry-run"]);
     let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
     assert!(
         listed.starts_with(&format!("would stop daemon (pid {},", daemon.child.id())),
@@ -118,13 +109,13 @@ fn http_and_socket_clients_query_at_once_and_a_save_reaches_both() {
         daemon.child.try_wait().unwrap().is_none(),
         "--dry-run stops nothing"
     );
-    let stopped = kivgraph(dir.path(), &["stop"]);
+    let stopped = run(dir.path(), &["stop"]);
     assert!(stopped.status.success());
     let exit = daemon.child.wait().unwrap();
     assert!(exit.success(), "SIGTERM is a clean exit: {exit:?}");
     assert!(!state.join("daemon.json").exists());
     assert!(!state.join("daemon.sock").exists());
-    let nothing = kivgraph(dir.path(), &["stop"]);
+    let nothing = run(dir.path(), &["stop"]);
     assert!(
         String::from_utf8_lossy(&nothing.stdout).starts_with("nothing to stop"),
         "{nothing:?}"
@@ -229,7 +220,7 @@ fn every_request_needs_the_token_and_the_daemon_s_own_host_and_origin() {
 fn a_second_daemon_and_a_remote_bind_without_consent_are_refused() {
     let dir = indexed_live();
     let daemon = Daemon::start(dir.path());
-    let second = kivgraph(dir.path(), &["daemon", "--addr", "127.0.0.1:0"]);
+    let second = run(dir.path(), &["daemon", "--addr", "127.0.0.1:0"]);
     assert!(!second.status.success());
     let said = String::from_utf8_lossy(&second.stderr);
     assert!(
@@ -241,7 +232,7 @@ fn a_second_daemon_and_a_remote_bind_without_consent_are_refused() {
     );
     drop(daemon);
 
-    let remote = kivgraph(dir.path(), &["daemon", "--addr", "0.0.0.0:0"]);
+    let remote = run(dir.path(), &["daemon", "--addr", "0.0.0.0:0"]);
     assert!(!remote.status.success());
     let said = String::from_utf8_lossy(&remote.stderr);
     assert!(
@@ -292,9 +283,7 @@ fn a_killed_daemon_leaves_the_store_serving_and_a_restarted_one_catches_up() {
 fn install_without_a_reachable_supervisor_says_so_and_writes_nothing() {
     let dir = indexed_live();
     let config_home = dir.path().join("xdg-config");
-    let out = Command::new(binary())
-        .args(["daemon", "install", "--config"])
-        .arg(dir.path().join("config.yaml"))
+    let out = command(dir.path(), &["daemon", "install"])
         .env("XDG_CONFIG_HOME", &config_home)
         // No user manager: what a container or an ssh session without lingering has.
         .env("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent")
@@ -305,7 +294,7 @@ fn install_without_a_reachable_supervisor_says_so_and_writes_nothing() {
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(said.contains("nothing was installed"), "{said}");
     assert!(!config_home.exists(), "no unit was written");
-    let status = kivgraph(dir.path(), &["daemon", "status", "--json"]);
+    let status = run(dir.path(), &["daemon", "status", "--json"]);
     let status: Value = serde_json::from_slice(&status.stdout).unwrap();
     assert_eq!(status["installed"], false, "{status}");
     assert_eq!(status["daemon"]["running"], false, "{status}");

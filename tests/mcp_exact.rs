@@ -6,10 +6,9 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
 use common::client::{Client, index_with, init, reindex};
-use common::{binary, copy_tree, fixtures, succeed};
+use common::{command, copy_tree, fixtures, run, succeed};
 use serde_json::{Value, json};
 
 /// Registers one Go repository.
@@ -411,11 +410,7 @@ fn exact_fixture(name: &str) -> std::path::PathBuf {
 /// `doctor repositories --json` of the configuration in `dir`: each finding's code and
 /// message.
 fn audit_findings(dir: &Path) -> Vec<(String, String)> {
-    let out = Command::new(binary())
-        .args(["doctor", "repositories", "--json", "--config"])
-        .arg(dir.join("config.yaml"))
-        .output()
-        .unwrap();
+    let out = run(dir, &["doctor", "repositories", "--json"]);
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     report["repositories"][0]["findings"]
         .as_array()
@@ -643,9 +638,7 @@ fn an_installed_older_copy_of_a_python_provider_does_not_compete() {
             ("pyconsumer", &exact_fixture("pyconsumer")),
         ],
     );
-    let out = Command::new(binary())
-        .args(["index", "--full", "--config"])
-        .arg(dir.path().join("config.yaml"))
+    let out = command(dir.path(), &["index", "--full"])
         .env("PYTHONPATH", dir.path().join("site-packages"))
         .output()
         .unwrap();

@@ -82,14 +82,21 @@ pub fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-/// Runs `kivgraph ARGS` on the workspace's configuration.
-fn run(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(binary())
+/// `kivgraph ARGS` on the workspace's configuration, ready to run.
+#[allow(dead_code)]
+pub fn command(dir: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(binary());
+    command
         .args(args)
         .arg("--config")
-        .arg(dir.join("config.yaml"))
-        .output()
-        .unwrap()
+        .arg(dir.join("config.yaml"));
+    command
+}
+
+/// Runs `kivgraph ARGS` on the workspace's configuration.
+#[allow(dead_code)]
+pub fn run(dir: &Path, args: &[&str]) -> std::process::Output {
+    command(dir, args).output().unwrap()
 }
 
 /// Runs `kivgraph ARGS` on the workspace's configuration, which must succeed: its stdout.

@@ -11,14 +11,14 @@ use kivgraph_engine::{
     AnalyzerOptions, CacheIdentity, CacheLoad, Engine, PassGraph, PassOptions, Progress, Reread,
     WarmEngine, run_pass,
 };
-use kivgraph_store::{
-    Event, EventKind, EventLog, GenerationId, GenerationStore, read_git_position,
-};
+use kivgraph_store::{GenerationId, GenerationStore};
 use serde_json::json;
 
 use crate::context::Loaded;
 use crate::fact_set::FactSetFile;
-use crate::publication::{Checkout, phases_report, repositories_report, repository_states};
+use crate::publication::{
+    Checkout, checkout_at, phases_report, record_pass_event, repositories_report, repository_states,
+};
 
 /// What a pass whose inputs the published generation already reflects does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -147,18 +147,11 @@ pub fn record_repository(
     let entries = located.entries(loaded);
     let options = pass_options(&loaded.config, located.analyzers.clone());
     let repository = Engine::record(&entries, name, &options, progress)?;
-    let root = &repository.entry.path;
-    let git = read_git_position(root);
-    let dirty = git
-        .commit
-        .as_ref()
-        .and_then(|_| working_tree_dirty(&root.to_string_lossy()));
     Ok(FactSetFile {
-        checkout: Checkout {
-            git,
-            dirty,
+        checkout: checkout_at(
+            &repository.entry.path.to_string_lossy(),
             files_read_at_unix_ms,
-        },
+        ),
         repository,
     })
 }
@@ -186,16 +179,14 @@ pub fn index_and_publish(
         Ok(PassResult::Unchanged(generation)) => ("unchanged", Some(generation.to_string())),
         Err(_) => ("failed", None),
     };
-    let event = Event::now(
+    record_pass_event(
+        &loaded.config.event_log_path,
         role,
-        EventKind::Pass {
-            trigger: trigger.to_string(),
-            result: state.to_string(),
-            generation,
-            duration_ms: started.elapsed().as_millis() as u64,
-        },
+        trigger,
+        state,
+        generation,
+        started,
     );
-    EventLog::new(&loaded.config.event_log_path).record(&event);
     result
 }
 
@@ -251,9 +242,8 @@ fn publish_pass(
             roots
                 .into_iter()
                 .map(|root| {
-                    let git = read_git_position(std::path::Path::new(&root));
-                    let dirty = git.commit.as_ref().and_then(|_| working_tree_dirty(&root));
-                    (root, (git, dirty))
+                    let checkout = checkout_at(&root, files_read_at_unix_ms);
+                    (root, checkout)
                 })
                 .collect::<std::collections::HashMap<_, _>>()
         })
@@ -278,12 +268,13 @@ fn publish_pass(
     let git_positions = git_positions.join().unwrap_or_default();
     let states = repository_states(&entries, &outcome, |report| {
         // A derived provider has no commit: nothing clones it, nothing moves it.
-        let (git, dirty) = git_positions.get(&report.root).cloned().unwrap_or_default();
-        Checkout {
-            git,
-            dirty,
-            files_read_at_unix_ms,
-        }
+        git_positions
+            .get(&report.root)
+            .cloned()
+            .unwrap_or(Checkout {
+                files_read_at_unix_ms,
+                ..Checkout::default()
+            })
     });
     let published = match &outcome.graph {
         PassGraph::Computed(facts) => store.publish(&lock, facts, states)?,
@@ -328,16 +319,4 @@ fn publish_pass(
         report: result,
         deferred,
     })
-}
-
-/// Whether tracked files differ from `HEAD`, asked of git at index time (never on a query
-/// path); `None` when git cannot answer.
-pub fn working_tree_dirty(root: &str) -> Option<bool> {
-    let out = std::process::Command::new("git")
-        .args(["-C", root, "status", "--porcelain", "--untracked-files=no"])
-        .stdin(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .output()
-        .ok()?;
-    out.status.success().then_some(!out.stdout.is_empty())
 }

@@ -1,11 +1,15 @@
-//! What a published pass says of itself: each repository's state in the manifest (where
-//! its checkout stood, which analyzers answered, which relations they decide) and the
-//! report `index --full` and `rebuild` print.
+//! What a published pass says of itself: where each checkout stood in git, each
+//! repository's state in the manifest (which analyzers answered, which relations they
+//! decide), the report `index --full` and `rebuild` print, and the pass's record in the
+//! event log.
 
 use kivgraph_config::RepositoryEntry;
 use kivgraph_engine::{PassOutcome, RepositoryReport};
 use kivgraph_facts::Language;
-use kivgraph_store::{AnalyzerState, BuildOutputState, GitPosition, Published, RepositoryState};
+use kivgraph_store::{
+    AnalyzerState, BuildOutputState, Event, EventKind, EventLog, GitPosition, Published,
+    RepositoryState, read_git_position,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -17,6 +21,47 @@ pub struct Checkout {
     pub dirty: Option<bool>,
     /// When the pass started reading its files.
     pub files_read_at_unix_ms: Option<u64>,
+}
+
+/// Where the checkout at `root` stands in git, asked at index time (never on a query path):
+/// its position, and whether tracked files differ from `HEAD` (`None` when git cannot say).
+pub fn checkout_at(root: &str, files_read_at_unix_ms: Option<u64>) -> Checkout {
+    let git = read_git_position(std::path::Path::new(root));
+    let dirty = git.commit.as_ref().and_then(|_| {
+        let out = std::process::Command::new("git")
+            .args(["-C", root, "status", "--porcelain", "--untracked-files=no"])
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()?;
+        out.status.success().then_some(!out.stdout.is_empty())
+    });
+    Checkout {
+        git,
+        dirty,
+        files_read_at_unix_ms,
+    }
+}
+
+/// Records a pass in the event log: a log that cannot be written costs the record, never
+/// the pass.
+pub fn record_pass_event(
+    log: &std::path::Path,
+    role: &str,
+    trigger: &str,
+    result: &str,
+    generation: Option<String>,
+    started: std::time::Instant,
+) {
+    EventLog::new(log).record(&Event::now(
+        role,
+        EventKind::Pass {
+            trigger: trigger.to_string(),
+            result: result.to_string(),
+            generation,
+            duration_ms: started.elapsed().as_millis() as u64,
+        },
+    ));
 }
 
 /// The manifest's state of every repository the pass reported on.

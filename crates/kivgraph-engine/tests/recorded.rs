@@ -85,7 +85,7 @@ fn fact_sets_recorded_apart_merge_into_the_graph_of_one_pass() {
         .iter()
         .map(|bytes| postcard::from_bytes(bytes).unwrap())
         .collect();
-    let merged = run_pass_from_records(&records, &options, &|_| {})
+    let merged = run_pass_from_records(records, &options, &|_| {})
         .unwrap()
         .computed()
         .unwrap();
@@ -114,7 +114,7 @@ fn a_repository_merged_twice_is_refused() {
     let mut options = options(&work.path().join("scratch"));
     options.analyzers = Default::default();
     let recorded = Engine::record(&entries, "goprovider", &options, &|_| {}).unwrap();
-    let error = run_pass_from_records(&[recorded.clone(), recorded], &options, &|_| {})
+    let error = run_pass_from_records(vec![recorded.clone(), recorded], &options, &|_| {})
         .err()
         .unwrap();
     assert!(
@@ -163,9 +163,9 @@ fn analyzers_must_agree_by_version_not_by_place() {
         .collect();
     records[0].analyzers.go = Some(worker("/ci/a/bin/worker", "kivgraph-go-worker 3 go1.27.4"));
     records[1].analyzers.go = Some(worker("/ci/b/bin/worker", "kivgraph-go-worker 3 go1.27.4"));
-    run_pass_from_records(&records, &options, &|_| {}).unwrap();
+    run_pass_from_records(records.clone(), &options, &|_| {}).unwrap();
     records[1].analyzers.go = Some(worker("/ci/b/bin/worker", "kivgraph-go-worker 3 go1.26.0"));
-    let error = run_pass_from_records(&records, &options, &|_| {})
+    let error = run_pass_from_records(records, &options, &|_| {})
         .err()
         .unwrap()
         .to_string();

@@ -7,8 +7,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::bail;
+use kivgraph_config::{LoadedConfig, RepositoryEntry};
 use kivgraph_engine::{AnalyzerOptions, PassGraph, RecordedRepository, run_pass_from_records};
-use kivgraph_store::{Event, EventKind, EventLog};
 use serde_json::json;
 
 use crate::context::{ConfigArg, store_of};
@@ -16,7 +16,7 @@ use crate::fact_set::FactSetFile;
 use crate::pass::pass_options;
 use crate::progress::{PassProgress, conclude};
 use crate::publication::{
-    Checkout, counts_line, phases_report, repositories_report, repository_states,
+    Checkout, counts_line, phases_report, record_pass_event, repositories_report, repository_states,
 };
 
 #[derive(clap::Args, Debug)]
@@ -36,7 +36,9 @@ pub struct RebuildArgs {
 
 pub fn run(args: RebuildArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
-    let outcome = rebuild(&args);
+    // A machine that only merges needs no configuration: the defaults place its state.
+    let (config, _) = args.config.load_or_default()?;
+    let outcome = rebuild(&args, &config);
     let (state, generation) = match &outcome {
         Ok(report) => (
             "published",
@@ -44,77 +46,77 @@ pub fn run(args: RebuildArgs) -> anyhow::Result<ExitCode> {
         ),
         Err(_) => ("failed", None),
     };
-    if let Ok((config, _)) = args.config.load_or_default() {
-        EventLog::new(&config.event_log_path).record(&Event::now(
-            "rebuild",
-            EventKind::Pass {
-                trigger: "rebuild --facts".to_string(),
-                result: state.to_string(),
-                generation,
-                duration_ms: started.elapsed().as_millis() as u64,
-            },
-        ));
-    }
+    record_pass_event(
+        &config.event_log_path,
+        "rebuild",
+        "rebuild --facts",
+        state,
+        generation,
+        started,
+    );
     conclude(outcome, args.json, |report| {
         print_report(report, started.elapsed().as_secs_f64())
     })
 }
 
-fn rebuild(args: &RebuildArgs) -> anyhow::Result<serde_json::Value> {
-    // A machine that only merges needs no configuration: the defaults place its state.
-    let (config, _) = args.config.load_or_default()?;
+fn rebuild(args: &RebuildArgs, config: &LoadedConfig) -> anyhow::Result<serde_json::Value> {
     let fact_sets = args
         .facts
         .iter()
         .map(|path| FactSetFile::read(path))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let store = store_of(&config, args.root.as_ref());
+    let store = store_of(config, args.root.as_ref());
     let lock = store.lock()?;
-    // The fact sets' texts are held once: the checkouts apart from the records.
-    let (checkouts, records): (Vec<Checkout>, Vec<RecordedRepository>) = fact_sets
-        .into_iter()
-        .map(|f| (f.checkout, f.repository))
+    let names: Vec<&str> = fact_sets
+        .iter()
+        .map(|f| f.repository.entry.name.as_str())
+        .collect();
+    let merged: Vec<_> = args
+        .facts
+        .iter()
+        .zip(&fact_sets)
+        .map(|(path, fact_set)| {
+            let repository = &fact_set.repository;
+            json!({
+                "path": path,
+                "repository": repository.entry.name,
+                "units": repository.units.len(),
+                "commit": fact_set.checkout.git.commit,
+                // Repositories its analyzers saw that this merge lacks: uses they bound
+                // there reach no declaration of this graph.
+                "missing_from_merge": repository.missing_from(&names),
+            })
+        })
+        .collect();
+    let (entries, checkouts): (Vec<RepositoryEntry>, Vec<Checkout>) = fact_sets
+        .iter()
+        .map(|f| (f.repository.entry.clone(), f.checkout.clone()))
         .unzip();
+    // The records are handed over, not copied: their texts and answers are most of a merge.
+    let records: Vec<RecordedRepository> = fact_sets.into_iter().map(|f| f.repository).collect();
     let options = pass_options(
-        &config,
+        config,
         AnalyzerOptions {
             scratch: config.paths.state_dir.join("analyzer-scratch"),
             ..AnalyzerOptions::default()
         },
     );
     let progress = PassProgress::new("rebuild", args.json);
-    let outcome = run_pass_from_records(&records, &options, &|event| progress.report(event));
+    let outcome = run_pass_from_records(records, &options, &|event| progress.report(event));
     progress.finish();
     let outcome = outcome?;
     let PassGraph::Computed(pages) = &outcome.graph else {
         bail!("a merge of fact sets always computes its graph");
     };
-    let entries: Vec<_> = records.iter().map(|r| r.entry.clone()).collect();
     let states = repository_states(&entries, &outcome, |report| {
-        records
+        entries
             .iter()
             .zip(&checkouts)
-            .find(|(r, _)| r.entry.name == report.name)
+            .find(|(entry, _)| entry.name == report.name)
             .map(|(_, checkout)| checkout.clone())
             .unwrap_or_default()
     });
     let published = store.publish(&lock, pages, states)?;
-    let merged: Vec<_> = args
-        .facts
-        .iter()
-        .zip(records.iter().zip(&checkouts))
-        .map(|(path, (repository, checkout))| {
-            json!({
-                "path": path,
-                "repository": repository.entry.name,
-                "units": repository.units.len(),
-                "commit": checkout.git.commit,
-                // Repositories its analyzers saw that this merge lacks: uses they bound
-                // there reach no declaration of this graph.
-                "missing_from_merge": repository.missing_from(&records),
-            })
-        })
-        .collect();
     Ok(json!({
         "passed": true,
         "generation_id": published.id.to_string(),

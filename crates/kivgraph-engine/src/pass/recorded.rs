@@ -139,15 +139,15 @@ impl RecordedRepository {
         }
     }
 
-    /// The repository as the pass that recorded it read it.
-    fn loaded(&self) -> LoadedRepository {
+    /// The repository as the pass that recorded it read it, and its units.
+    fn into_read(self) -> ((RepositoryEntry, LoadedRepository), (String, RecordedUnits)) {
         let texts: BTreeMap<Fingerprint, Arc<str>> = self
             .texts
-            .iter()
-            .map(|(fingerprint, text)| (*fingerprint, Arc::from(text.as_str())))
+            .into_iter()
+            .map(|(fingerprint, text)| (fingerprint, Arc::from(text)))
             .collect();
-        LoadedRepository {
-            discovered: Arc::new(self.discovered.clone()),
+        let loaded = LoadedRepository {
+            discovered: Arc::new(self.discovered),
             sources: self
                 .files
                 .iter()
@@ -156,16 +156,18 @@ impl RecordedRepository {
                     Some((fingerprint, texts.get(&fingerprint)?.clone(), len))
                 })
                 .collect(),
-        }
+        };
+        let name = self.entry.name.clone();
+        ((self.entry, loaded), (name, self.units))
     }
 
-    /// The repositories its analyzers saw that `merged` lacks: uses bound to them are
-    /// answers no declaration of the merged graph receives.
-    pub fn missing_from<'a>(&'a self, merged: &[RecordedRepository]) -> Vec<&'a str> {
+    /// The repositories its analyzers saw that a merge of `merged` (by name) lacks: uses
+    /// bound to them are answers no declaration of the merged graph receives.
+    pub fn missing_from<'a>(&'a self, merged: &[&str]) -> Vec<&'a str> {
         self.workspace
             .iter()
-            .filter(|name| !merged.iter().any(|r| &r.entry.name == *name))
             .map(String::as_str)
+            .filter(|name| !merged.contains(name))
             .collect()
     }
 }
@@ -248,9 +250,10 @@ impl Engine {
 /// One pass over fact sets recorded elsewhere, in a fresh engine (the fact cache is
 /// neither read nor written): their repositories as they were read, each unit answered as
 /// recorded. The analyzers the units were answered by must agree wherever two fact sets
-/// hold the language an analyzer serves.
+/// hold the language an analyzer serves. The records are taken, not copied: their texts
+/// and answers are most of what a merge holds.
 pub fn run_pass_from_records(
-    records: &[RecordedRepository],
+    records: Vec<RecordedRepository>,
     options: &PassOptions,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<PassOutcome, RecordError> {
@@ -262,7 +265,7 @@ pub fn run_pass_from_records(
             return Err(RecordError::Duplicate(record.entry.name.clone()));
         }
     }
-    let merged = merge_analyzers(records, &options.analyzers.go_build)?;
+    let merged = merge_analyzers(&records, &options.analyzers.go_build)?;
     let options = PassOptions {
         fact_cache: FactCacheMode::Off,
         published_generation: None,
@@ -279,14 +282,10 @@ pub fn run_pass_from_records(
         },
         ..options.clone()
     };
-    let read = records
-        .iter()
-        .map(|r| (r.entry.clone(), r.loaded()))
-        .collect();
-    let units = records
-        .iter()
-        .map(|r| (r.entry.name.clone(), r.units.clone()))
-        .collect();
+    let (read, units) = records
+        .into_iter()
+        .map(RecordedRepository::into_read)
+        .unzip();
     Ok(execute(
         Read::Recorded(read, units),
         &options,
