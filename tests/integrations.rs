@@ -630,21 +630,27 @@ fn gate(home: &Path, payload: &str, disabled: bool) -> (String, Option<i32>) {
     )
 }
 
-#[test]
-fn the_hook_sends_a_search_for_a_shared_name_to_the_graph_and_lets_the_rest_run() {
-    let home = tempfile::tempdir().unwrap();
-    let repository = home.path().join("gocalls");
+/// The `gocalls` fixture registered and indexed under `home`; its checkout.
+fn gate_fixture(home: &Path) -> std::path::PathBuf {
+    let repository = home.join("gocalls");
     common::copy_tree(
         &common::fixtures().join("../resolution/gocalls"),
         &repository,
     );
     let registered = format!("gocalls={}", repository.display());
     let init = kivgraph(
-        home.path(),
+        home,
         &["init", "--repository", &registered, "--languages", "go"],
     );
     assert!(init.status.success(), "{}", text(&init));
-    index_syntax_only(home.path());
+    index_syntax_only(home);
+    repository
+}
+
+#[test]
+fn the_hook_sends_a_search_for_a_shared_name_to_the_graph_and_lets_the_rest_run() {
+    let home = tempfile::tempdir().unwrap();
+    let repository = gate_fixture(home.path());
     let grep = |pattern: &str| {
         json!({"session_id": "s", "hook_event_name": "PreToolUse", "cwd": repository,
             "tool_name": "Grep", "tool_input": {"pattern": pattern, "path": "."}})
@@ -712,9 +718,10 @@ fn the_hook_sends_a_search_for_a_shared_name_to_the_graph_and_lets_the_rest_run(
         let out = kivgraph(home.path(), &[&["hook"][..], args, &["--json"]].concat());
         outcome(&out)["state"].as_str().unwrap().to_string()
     };
-    assert_eq!(hook(&["status"]), "absent");
-    assert_eq!(hook(&["install"]), "installed");
-    assert_eq!(hook(&["install"]), "managed");
+    let claude = ["--target", "claude-code"];
+    assert_eq!(hook(&[&["status"][..], &claude].concat()), "absent");
+    assert_eq!(hook(&[&["install"][..], &claude].concat()), "installed");
+    assert_eq!(hook(&[&["install"][..], &claude].concat()), "managed");
     let written: Value =
         serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
     assert_eq!(written["model"], "opus");
@@ -725,10 +732,211 @@ fn the_hook_sends_a_search_for_a_shared_name_to_the_graph_and_lets_the_rest_run(
         entries[1]["hooks"][0]["command"],
         format!("{} hook", executable())
     );
-    assert_eq!(hook(&["remove"]), "removed");
+    assert_eq!(hook(&[&["remove"][..], &claude].concat()), "removed");
     let after: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
     assert_eq!(after, serde_json::from_str::<Value>(existing).unwrap());
-    assert_eq!(hook(&["status"]), "absent");
+    assert_eq!(hook(&[&["status"][..], &claude].concat()), "absent");
+
+    // Codex reads the same entry from its hooks.json, for its shell (`Bash`).
+    let codex = ["--target", "codex"];
+    assert_eq!(hook(&[&["install"][..], &codex].concat()), "installed");
+    let hooks: Value = serde_json::from_str(
+        &std::fs::read_to_string(home.path().join(".codex/hooks.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        hooks,
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash",
+            "hooks": [{"type": "command", "command": format!("{} hook", executable())}]}]}})
+    );
+    assert_eq!(hook(&[&["remove"][..], &codex].concat()), "removed");
+
+    // The clients that host no gate say why, and nothing is written.
+    for (target, why) in [
+        ("oh-my-pi", "legacy"),
+        ("claude-desktop", "use --target claude-code"),
+        ("gemini", "claude-code, codex and opencode only"),
+    ] {
+        let out = kivgraph(home.path(), &["hook", "install", "--target", target]);
+        assert!(!out.status.success());
+        assert!(text(&out).contains(why), "{target}: {}", text(&out));
+    }
+}
+
+/// OpenCode's plugin, loaded by node and called exactly as OpenCode calls
+/// `tool.execute.before`: a search for a shared name throws the gate's refusal, anything else
+/// returns; a file at the plugin's path that is not ours is kept without --force.
+#[test]
+fn opencode_s_plugin_throws_the_refusal_and_lets_the_rest_run() {
+    let home = tempfile::tempdir().unwrap();
+    let repository = gate_fixture(home.path());
+    let hook = |args: &[&str]| {
+        let out = kivgraph(home.path(), &[&["hook"][..], args, &["--json"]].concat());
+        outcome(&out)["state"].as_str().unwrap().to_string()
+    };
+    let opencode = ["--target", "opencode"];
+    assert_eq!(hook(&[&["install"][..], &opencode].concat()), "installed");
+    assert_eq!(hook(&[&["status"][..], &opencode].concat()), "managed");
+    let plugin = home
+        .path()
+        .join(".config/opencode/plugins/kivgraph-search-gate.js");
+    let script = format!(
+        r#"const {{ KivgraphSearchGate }} = await import({plugin});
+const gate = (await KivgraphSearchGate({{ directory: {repository} }}))["tool.execute.before"];
+const call = async (tool, args) => {{
+  try {{ await gate({{ tool, sessionID: "s", callID: "c" }}, {{ args }}); return "ran"; }}
+  catch (error) {{ return "refused: " + error.message; }}
+}};
+console.log(JSON.stringify([
+  await call("grep", {{ pattern: "Server", path: "." }}),
+  await call("bash", {{ command: "rg -n Server .", description: "find" }}),
+  await call("grep", {{ pattern: "retry" }}),
+  await call("grep", {{ pattern: "Serv.*" }}),
+  await call("read", {{ filePath: "server/server.go" }}),
+]));"#,
+        plugin = json!(format!("file://{}", plugin.display())),
+        repository = json!(repository),
+    );
+    let node = Command::new("node")
+        .args([
+            "--experimental-detect-module",
+            "--input-type=module",
+            "-e",
+            &script,
+        ])
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path().join(".config"))
+        .env("XDG_STATE_HOME", home.path().join(".local/state"))
+        .env_remove("KIVGRAPH_DISABLE_HOOK")
+        .output()
+        .unwrap();
+    assert!(node.status.success(), "{}", text(&node));
+    let answers: Vec<String> = serde_json::from_slice(&node.stdout).unwrap();
+    assert!(
+        answers[0].starts_with("refused: 2 declarations of Server in gocalls"),
+        "{answers:?}"
+    );
+    assert!(
+        answers[1].starts_with("refused: 2 declarations of Server"),
+        "{answers:?}"
+    );
+    assert_eq!(answers[2..], ["ran", "ran", "ran"]);
+
+    assert_eq!(hook(&[&["remove"][..], &opencode].concat()), "removed");
+    assert!(!plugin.exists());
+    std::fs::write(&plugin, "export const Mine = async () => ({});\n").unwrap();
+    assert_eq!(
+        hook(&[&["install"][..], &opencode].concat()),
+        "incompatible"
+    );
+    assert_eq!(hook(&[&["remove"][..], &opencode].concat()), "incompatible");
+    assert_eq!(
+        std::fs::read_to_string(&plugin).unwrap(),
+        "export const Mine = async () => ({});\n"
+    );
+    assert_eq!(
+        hook(&[&["install", "--force"][..], &opencode].concat()),
+        "installed"
+    );
+}
+
+/// With a daemon running, the gate asks it over its socket: the answer holds while the
+/// generation on disk is gone (the daemon keeps its mapping), and stops when the daemon does.
+/// The socket's route needs the token, and the TCP door does not serve it.
+#[test]
+fn the_hook_asks_a_running_daemon_over_its_socket() {
+    let home = tempfile::tempdir().unwrap();
+    let repository = gate_fixture(home.path());
+    let config = home.path().join(".config/kivgraph/config.yaml");
+    let mut yaml = std::fs::read_to_string(&config).unwrap();
+    yaml.push_str("watcher:\n  enabled: false\n");
+    std::fs::write(&config, yaml).unwrap();
+    let state = home.path().join(".local/state/kivgraph");
+    let mut daemon = Command::new(binary())
+        .args(["daemon", "--addr", "127.0.0.1:0"])
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path().join(".config"))
+        .env("XDG_STATE_HOME", home.path().join(".local/state"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let record_path = state.join("daemon.json");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let record: Value = loop {
+        if let Some(record) = std::fs::read(&record_path)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+        {
+            break record;
+        }
+        assert!(std::time::Instant::now() < deadline, "no daemon.json");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let grep = json!({"cwd": repository, "tool_name": "Grep",
+        "tool_input": {"pattern": "Server", "path": "."}})
+    .to_string();
+    let (first, _) = gate(home.path(), &grep, false);
+    assert!(
+        first.contains("2 declarations of Server in gocalls"),
+        "{first}"
+    );
+
+    // The generation leaves the disk; the daemon keeps answering from its mapping.
+    let generations = state.join("generations");
+    let moved = home.path().join("moved-away");
+    std::fs::rename(&generations, &moved).unwrap();
+    assert_eq!(gate(home.path(), &grep, false).0, first);
+
+    // The route: the token over the socket, never the TCP door.
+    let socket = record["socket"].as_str().unwrap();
+    let question = json!({"name": "Server", "searched": repository}).to_string();
+    let ask = |token: Option<&str>| {
+        use std::io::{Read, Write};
+        let mut stream = std::os::unix::net::UnixStream::connect(socket).unwrap();
+        let authorization = token
+            .map(|t| format!("Authorization: Bearer {t}\r\n"))
+            .unwrap_or_default();
+        write!(
+            stream,
+            "POST /search-gate HTTP/1.1\r\nHost: localhost\r\n{authorization}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{question}",
+            question.len()
+        )
+        .unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        answer
+    };
+    assert!(ask(None).starts_with("HTTP/1.1 401"), "{}", ask(None));
+    let token = record["token"].as_str().unwrap();
+    let answered = ask(Some(token));
+    assert!(answered.starts_with("HTTP/1.1 200"), "{answered}");
+    assert!(answered.contains("\"declarations\":2"), "{answered}");
+    let tcp = {
+        use std::io::{Read, Write};
+        let address = record["url"].as_str().unwrap();
+        let address = address
+            .trim_start_matches("http://")
+            .trim_end_matches("/mcp");
+        let mut stream = std::net::TcpStream::connect(address).unwrap();
+        write!(
+            stream,
+            "POST /search-gate HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{question}",
+            question.len()
+        )
+        .unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        answer
+    };
+    assert!(!tcp.contains("\"shared\""), "{tcp}");
+
+    // No daemon, no generation on disk: the search runs.
+    daemon.kill().unwrap();
+    daemon.wait().unwrap();
+    assert_eq!(gate(home.path(), &grep, false), (String::new(), Some(0)));
+    std::fs::rename(&moved, &generations).unwrap();
+    assert!(gate(home.path(), &grep, false).0.contains("\"deny\""));
 }
 
 /// `kivgraph logs` and `tool-stats` over a real run: an index, a server, answered and refused

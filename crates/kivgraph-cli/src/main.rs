@@ -40,7 +40,7 @@ Integrations
   mcp status --target T [--scope S]                     Say whether a client's registration is ours, absent or another's
   mcp remove --target T [--scope S]                     Remove only kivgraph's registration from the client's file
   skill install|status|remove --target T [--scope S]    The Agent Skill: when to ask the graph, which tool answers what
-  hook install|status|remove [--scope S]                Claude Code's gate: a search for a shared identifier is sent to the graph
+  hook install|status|remove [--target T] [--scope S]   The search gate (Claude Code, Codex, OpenCode): a shared identifier goes to the graph
   completion bash|zsh|fish                              Print the shell completion stub for one shell
 
 Reading code
@@ -124,7 +124,7 @@ enum Command {
     Mcp(commands::integrations::mcp::McpArgs),
     /// The Agent Skill: when to ask the graph, which tool answers what.
     Skill(commands::integrations::skill::SkillArgs),
-    /// Claude Code's gate: a search for a shared identifier is sent to the graph.
+    /// The search gate (Claude Code, Codex, OpenCode): a search for a shared identifier goes to the graph.
     Hook(commands::integrations::hook::HookArgs),
     /// What this machine indexed, served and answered (the event log).
     Logs(commands::events::LogsArgs),

@@ -22,6 +22,6 @@ mod schema;
 mod server;
 mod tools;
 
-pub use daemon::{BoundDaemon, DaemonError, DaemonSettings, ENDPOINT_PATH};
+pub use daemon::{BoundDaemon, DaemonError, DaemonSettings, ENDPOINT_PATH, SEARCH_GATE_PATH};
 pub use host::Host;
 pub use server::{KivgraphServer, ServeOptions, serve_stdio};

@@ -63,6 +63,11 @@ impl KivgraphServer {
         }
     }
 
+    /// The generation this server answers from, as every client of it shares it.
+    pub(crate) fn follower(&self) -> Arc<Follower> {
+        self.follower.clone()
+    }
+
     /// The same server, answering in `host`.
     pub fn hosted(self, host: Host) -> Self {
         KivgraphServer { host, ..self }

@@ -52,15 +52,9 @@ impl Gate {
         }
     }
 
-    /// The request with its body read, or the refusal to answer with.
+    /// The MCP request with its body read, or the refusal to answer with.
     pub async fn admit(&self, request: Request<Incoming>) -> Result<Request<Full<Bytes>>, Refusal> {
-        if !self.authorized(request.headers().get(AUTHORIZATION)) {
-            return Err(plain(
-                StatusCode::UNAUTHORIZED,
-                "Unauthorized: send Authorization: Bearer <token>, the token of daemon.json in the state directory",
-            )
-            .with_header(WWW_AUTHENTICATE, "Bearer"));
-        }
+        self.check_token(&request)?;
         let opens_session =
             request.method() == Method::POST && !request.headers().contains_key(SESSION_HEADER);
         if opens_session && self.sessions.sessions.read().await.len() >= self.bounds.sessions {
@@ -73,6 +67,36 @@ impl Gate {
             )
             .with_header(RETRY_AFTER, "5"));
         }
+        let (parts, bytes) = self.read_body(request).await?;
+        if parts.method == Method::POST {
+            json_rpc(&bytes)?;
+        }
+        Ok(Request::from_parts(parts, Full::new(bytes)))
+    }
+
+    /// The body of a request to one of the daemon's own routes (no MCP session, no JSON-RPC),
+    /// held to the same token and bounds.
+    pub async fn admit_body(&self, request: Request<Incoming>) -> Result<Bytes, Refusal> {
+        self.check_token(&request)?;
+        Ok(self.read_body(request).await?.1)
+    }
+
+    fn check_token(&self, request: &Request<Incoming>) -> Result<(), Refusal> {
+        if self.authorized(request.headers().get(AUTHORIZATION)) {
+            return Ok(());
+        }
+        Err(plain(
+            StatusCode::UNAUTHORIZED,
+            "Unauthorized: send Authorization: Bearer <token>, the token of daemon.json in the state directory",
+        )
+        .with_header(WWW_AUTHENTICATE, "Bearer"))
+    }
+
+    /// The body, read within the size and time bounds.
+    async fn read_body(
+        &self,
+        request: Request<Incoming>,
+    ) -> Result<(hyper::http::request::Parts, Bytes), Refusal> {
         let (parts, body) = request.into_parts();
         let limited = Limited::new(body, self.bounds.body_bytes);
         let bytes = match tokio::time::timeout(self.bounds.body_time, limited.collect()).await {
@@ -102,10 +126,7 @@ impl Gate {
             }
             Ok(Ok(collected)) => collected.to_bytes(),
         };
-        if parts.method == Method::POST {
-            json_rpc(&bytes)?;
-        }
-        Ok(Request::from_parts(parts, Full::new(bytes)))
+        Ok((parts, bytes))
     }
 
     /// `Bearer <token>`, compared in time independent of where it differs.
@@ -157,7 +178,7 @@ fn json_rpc_error(id: Value, code: i64, message: &str) -> Refusal {
     }
 }
 
-fn plain(status: StatusCode, text: &str) -> Refusal {
+pub fn plain(status: StatusCode, text: &str) -> Refusal {
     Refusal {
         status,
         content_type: "text/plain; charset=utf-8",

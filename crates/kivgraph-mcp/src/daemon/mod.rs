@@ -1,9 +1,11 @@
 //! `kivgraph daemon`'s transport: one process serving MCP to many clients over Streamable
 //! HTTP (rmcp's service), on a TCP address and on a unix socket at once, every client sharing
 //! one mapping of the published generation. Loopback only unless the caller allows another
-//! address; the socket is created with mode `0600`; every request passes the [`gate`].
+//! address; the socket is created with mode `0600`; every request passes the [`gate`]. The
+//! socket also serves the search gate's one question (`search_gate`).
 
 mod gate;
+mod search_gate;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -20,10 +22,12 @@ use tokio::net::{TcpListener, UnixListener};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 
+use crate::follow::Follower;
 use crate::host::Host;
 use crate::server::{KivgraphServer, ServeOptions};
 use gate::Bounds;
 use gate::Gate;
+pub use search_gate::SEARCH_GATE_PATH;
 
 /// The path of the MCP endpoint under the daemon's address.
 pub const ENDPOINT_PATH: &str = "/mcp";
@@ -74,6 +78,7 @@ pub struct BoundDaemon {
     socket: PathBuf,
     service: StreamableHttpService<KivgraphServer, LocalSessionManager>,
     gate: Arc<Gate>,
+    follower: Arc<Follower>,
 }
 
 impl BoundDaemon {
@@ -104,6 +109,7 @@ impl BoundDaemon {
         let server = KivgraphServer::new(options).hosted(Host::Daemon {
             sessions: sessions.clone(),
         });
+        let follower = server.follower();
         let service = StreamableHttpService::new(
             move || Ok(server.clone()),
             sessions.clone(),
@@ -116,6 +122,7 @@ impl BoundDaemon {
             socket: settings.socket,
             service,
             gate: Arc::new(Gate::new(settings.token, sessions, BOUNDS)),
+            follower,
         })
     }
 
@@ -134,18 +141,19 @@ impl BoundDaemon {
         let handler = Arc::new(Handler {
             service: self.service,
             gate: self.gate,
+            follower: self.follower,
         });
         loop {
             tokio::select! {
                 _ = shutdown.cancelled() => break,
                 accepted = self.tcp.accept() => {
                     if let Ok((stream, _)) = accepted {
-                        handler.clone().spawn(stream, &permits);
+                        handler.clone().spawn(stream, Door::Tcp, &permits);
                     }
                 }
                 accepted = self.unix.accept() => {
                     if let Ok((stream, _)) = accepted {
-                        handler.clone().spawn(stream, &permits);
+                        handler.clone().spawn(stream, Door::Socket, &permits);
                     }
                 }
             }
@@ -210,14 +218,23 @@ fn bind_private_socket(path: &Path) -> std::io::Result<UnixListener> {
     bound
 }
 
+/// Where a connection came in. The search gate's route is the socket's alone: only a
+/// process of this user reaches it, and no browser can (no DNS rebinding to consider).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Door {
+    Tcp,
+    Socket,
+}
+
 struct Handler {
     service: StreamableHttpService<KivgraphServer, LocalSessionManager>,
     gate: Arc<Gate>,
+    follower: Arc<Follower>,
 }
 
 impl Handler {
     /// Serves one connection on its own task while a connection permit is free.
-    fn spawn<S>(self: Arc<Self>, stream: S, permits: &Arc<Semaphore>)
+    fn spawn<S>(self: Arc<Self>, stream: S, door: Door, permits: &Arc<Semaphore>)
     where
         S: AsyncRead + AsyncWrite + Send + Unpin + 'static,
     {
@@ -227,10 +244,10 @@ impl Handler {
             );
             return;
         };
-        tokio::spawn(self.serve(stream, permit));
+        tokio::spawn(self.serve(stream, door, permit));
     }
 
-    async fn serve<S>(self: Arc<Self>, stream: S, _permit: OwnedSemaphorePermit)
+    async fn serve<S>(self: Arc<Self>, stream: S, door: Door, _permit: OwnedSemaphorePermit)
     where
         S: AsyncRead + AsyncWrite + Send + Unpin + 'static,
     {
@@ -238,7 +255,15 @@ impl Handler {
         let service = service_fn(move |request: hyper::Request<Incoming>| {
             let handler = handler.clone();
             async move {
-                Ok::<_, std::convert::Infallible>(match handler.gate.admit(request).await {
+                if door == Door::Socket && request.uri().path() == SEARCH_GATE_PATH {
+                    return Ok::<_, std::convert::Infallible>(
+                        match handler.gate.admit_body(request).await {
+                            Ok(body) => search_gate::answer(handler.follower.clone(), body).await,
+                            Err(refusal) => refusal.into_answer(),
+                        },
+                    );
+                }
+                Ok(match handler.gate.admit(request).await {
                     Ok(admitted) => handler.service.handle(admitted).await,
                     Err(refusal) => refusal.into_answer(),
                 })
