@@ -390,6 +390,50 @@ fn an_edit_then_ask_loop_waits_for_its_own_save() {
     assert!(error && refused.contains("fresh_within_ms"), "{refused}");
 }
 
+/// A caller asking for its own save does not wait out the debounce: its request closes the
+/// watcher's batch at once (here a debounce of 4 s, answered in far less), and leaves no
+/// request behind.
+#[test]
+fn asking_for_a_save_closes_the_watcher_s_batch_without_waiting_out_the_debounce() {
+    let dir = indexed_live();
+    let config = dir.path().join("config.yaml");
+    let mut yaml = std::fs::read_to_string(&config).unwrap();
+    yaml.push_str("watcher:\n  debounce_ms: 4000\n  maximum_batch_ms: 8000\n");
+    std::fs::write(&config, yaml).unwrap();
+    let daemon = Daemon::start(dir.path());
+    let mut session = daemon.session(daemon.unix());
+    // The first pass done, the watcher waits for changes.
+    eventually(60, "the watcher's first pass", || {
+        std::fs::read(dir.path().join("state/watch.json"))
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+            .is_some_and(|w| w["batches"].as_array().is_some_and(|b| !b.is_empty()))
+    });
+    for round in 0..2 {
+        let name = format!("Flushed{round}");
+        save(
+            &dir.path().join(format!("live/flushed{round}.go")),
+            &format!("package live\n\nfunc {name}() int {{ return Existing() }}\n"),
+        );
+        let asked = Instant::now();
+        let answer = session.ok(
+            "find_symbol",
+            json!({"name": name, "fresh_within_ms": 20000}),
+        );
+        let took = asked.elapsed();
+        assert_eq!(answer["total"], 1, "round {round}: {answer}");
+        assert_eq!(answer["freshness"]["watcher"], "settled", "{answer}");
+        assert!(
+            took < Duration::from_millis(3000),
+            "round {round}: {took:?}"
+        );
+    }
+    let left = std::fs::read_dir(dir.path().join("state/flush"))
+        .unwrap()
+        .count();
+    assert_eq!(left, 0);
+}
+
 #[test]
 fn without_a_watcher_an_edited_file_s_rows_are_marked_stale() {
     let dir = indexed_live();

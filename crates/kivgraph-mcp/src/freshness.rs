@@ -2,12 +2,14 @@
 //! watcher has published every change it was sent, so an edit-then-ask loop never reads the
 //! world before its own edit. The watcher says in `watch.json` whether changes are queued
 //! (`busy_since_unix_ms`); a save reaches it within milliseconds, so the first look waits
-//! that long.
+//! that long. The caller has finished saving when it asks, so the wait files a flush request
+//! (`kivgraph_store::flush`): the watcher closes its batch without waiting out its debounce,
+//! and answers the request once the pass holding every earlier save has published.
 
 use std::time::{Duration, Instant};
 
 use kivgraph_query::{QueryError, Wait, WaitOutcome};
-use kivgraph_store::GenerationStore;
+use kivgraph_store::{FlushRequest, GenerationStore};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -61,10 +63,16 @@ pub fn take(arguments: &mut Map<String, Value>) -> Result<Option<Duration>, Quer
 pub async fn wait(store: &GenerationStore, bound: Duration) -> Wait {
     let started = Instant::now();
     let mut quiet_since: Option<Instant> = None;
+    let mut request: Option<Option<FlushRequest>> = None;
     let outcome = loop {
         let Some(status) = store.watcher_status().filter(|s| s.running()) else {
             break WaitOutcome::NoWatcher;
         };
+        // Without a request (it could not be filed), the watcher's quiet still settles it.
+        let request = request.get_or_insert_with(|| store.request_flush().ok());
+        if request.as_ref().is_some_and(FlushRequest::answered) {
+            break WaitOutcome::Settled;
+        }
         let elapsed = started.elapsed();
         if status.busy_since_unix_ms.is_some() {
             quiet_since = None;
@@ -120,6 +128,40 @@ mod tests {
         writer.await.unwrap();
         assert_eq!(settled.outcome, WaitOutcome::Settled);
         assert!((60..1000).contains(&settled.waited_ms), "{settled:?}");
+    }
+
+    #[tokio::test]
+    async fn a_busy_watcher_that_answers_the_flush_request_settles_the_wait_and_none_is_left() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = GenerationStore::new(dir.path());
+        store.write_watcher_status(&status(true)).unwrap();
+        // The watcher's part: the pass holding the caller's saves ends, the request goes.
+        let watcher = {
+            let flush = store.flush_directory();
+            tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    if let Some(Ok(request)) =
+                        std::fs::read_dir(&flush).ok().and_then(|mut d| d.next())
+                    {
+                        std::fs::remove_file(request.path()).unwrap();
+                        return;
+                    }
+                }
+            })
+        };
+        let settled = wait(&store, Duration::from_secs(5)).await;
+        watcher.await.unwrap();
+        assert_eq!(settled.outcome, WaitOutcome::Settled);
+        // Still busy with other saves: only the request's answer settled it.
+        assert!(store.watcher_status().unwrap().busy_since_unix_ms.is_some());
+        // A wait that ends otherwise withdraws its request.
+        let pending = wait(&store, Duration::from_millis(50)).await;
+        assert_eq!(pending.outcome, WaitOutcome::Pending);
+        assert_eq!(
+            std::fs::read_dir(store.flush_directory()).unwrap().count(),
+            0
+        );
     }
 
     #[test]

@@ -18,6 +18,7 @@
 mod daemon;
 mod error;
 mod events;
+mod flush;
 mod generation;
 mod git;
 mod graph;
@@ -34,6 +35,7 @@ mod watcher;
 pub use daemon::{DAEMON_FILE, DaemonRecord};
 pub use error::StoreError;
 pub use events::{Event, EventKind, EventLog, argument_shape};
+pub use flush::{FLUSH_DIRECTORY, FlushRequest};
 pub use generation::GenerationId;
 pub use git::{GitPosition, read_git_position};
 pub use graph::{CanonicalGraph, file_digest};

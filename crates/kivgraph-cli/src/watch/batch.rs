@@ -1,7 +1,9 @@
 //! Coalescing file-system events into batches: a batch opens with the first change, and
 //! closes once no change has come for `debounce` or `maximum` after it opened, whichever is
 //! first — an editor's atomic save (write a temporary file, rename it over the original)
-//! and a `git checkout` rewriting hundreds of files each make one batch.
+//! and a `git checkout` rewriting hundreds of files each make one batch. A caller waiting for
+//! its own saves closes the open batch at once (a flush request, see `kivgraph_store::flush`):
+//! every change it made came before its request, so the batch already holds them.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -28,6 +30,8 @@ pub struct Batch {
     pub paths: BTreeSet<PathBuf>,
     /// What the watcher reported as failing meanwhile (a lost watch, an overflowed queue).
     pub errors: Vec<String>,
+    /// The flush requests that closed it, answered once its pass has ended.
+    pub flushes: Vec<PathBuf>,
 }
 
 /// What waiting for a batch gave.
@@ -37,6 +41,8 @@ pub enum Next {
     Changes(Batch),
     /// Nothing changed for `idle`: time to reconcile.
     Idle,
+    /// Flush requests came with nothing queued: every change sent before them is published.
+    Flushed(Vec<PathBuf>),
     /// The watcher is gone.
     Closed,
 }
@@ -53,6 +59,14 @@ pub enum Phase {
     Busy,
 }
 
+/// What to make of the paths an event names.
+pub struct Filter<'a> {
+    /// Whether a change there may change what a pass reads.
+    pub relevant: &'a dyn Fn(&std::path::Path) -> bool,
+    /// Whether a file created there is a flush request.
+    pub flush: &'a dyn Fn(&std::path::Path) -> bool,
+}
+
 /// Waits up to `idle` for the first relevant change, then gathers the batch it opens.
 /// `on_phase` hears `Quiet` when the queue is first found empty, `Idle` when it is found
 /// empty after that (never while a change waits in it) and `Busy` when a batch opens.
@@ -60,7 +74,7 @@ pub fn next(
     events: &Receiver<Message>,
     window: Window,
     idle: Duration,
-    relevant: &dyn Fn(&std::path::Path) -> bool,
+    filter: &Filter,
     on_phase: &mut dyn FnMut(Phase),
 ) -> Next {
     let mut batch = Batch::default();
@@ -92,10 +106,14 @@ pub fn next(
                 }
             }
         };
-        if take(&mut batch, message, relevant) {
-            batch.opened = Some(Instant::now());
-            on_phase(Phase::Busy);
-            break;
+        match take(&mut batch, message, filter) {
+            Taken::Nothing => {}
+            Taken::Flush => return Next::Flushed(batch.flushes),
+            Taken::Change => {
+                batch.opened = Some(Instant::now());
+                on_phase(Phase::Busy);
+                break;
+            }
         }
     }
     let opened = batch.opened.unwrap_or_else(Instant::now);
@@ -108,38 +126,56 @@ pub fn next(
             return Next::Changes(batch);
         }
         match events.recv_timeout(wait) {
-            Ok(message) => {
-                if take(&mut batch, message, relevant) {
-                    quiet_since = Instant::now();
-                }
-            }
+            Ok(message) => match take(&mut batch, message, filter) {
+                Taken::Nothing => {}
+                Taken::Change => quiet_since = Instant::now(),
+                Taken::Flush => return Next::Changes(batch),
+            },
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => return Next::Changes(batch),
         }
     }
 }
 
-/// Adds `message` to `batch`; whether it carried a relevant change.
-fn take(batch: &mut Batch, message: Message, relevant: &dyn Fn(&std::path::Path) -> bool) -> bool {
+/// What an event was to the batch.
+#[derive(Debug, PartialEq, Eq)]
+enum Taken {
+    Nothing,
+    Change,
+    Flush,
+}
+
+/// Adds `message` to `batch`.
+fn take(batch: &mut Batch, message: Message, filter: &Filter) -> Taken {
     match message {
         Ok(event) => {
             // Reading a file is no change to it.
             if matches!(event.kind, notify::EventKind::Access(_)) {
-                return false;
+                return Taken::Nothing;
             }
-            let paths: Vec<PathBuf> = event.paths.into_iter().filter(|p| relevant(p)).collect();
+            // Only a new request asks; its removal (by this watcher) is no event to it.
+            let (flushes, others): (Vec<PathBuf>, Vec<PathBuf>) =
+                event.paths.into_iter().partition(|p| (filter.flush)(p));
+            if matches!(event.kind, notify::EventKind::Create(_)) && !flushes.is_empty() {
+                batch.flushes.extend(flushes);
+                return Taken::Flush;
+            }
+            let paths: Vec<PathBuf> = others
+                .into_iter()
+                .filter(|p| (filter.relevant)(p))
+                .collect();
             if paths.is_empty() {
-                return false;
+                return Taken::Nothing;
             }
             batch.events += 1;
             batch.paths.extend(paths);
-            true
+            Taken::Change
         }
         Err(error) => {
             batch.errors.push(error.to_string());
             // A failure may hide changes: reconcile as for one.
             batch.events += 1;
-            true
+            Taken::Change
         }
     }
 }
@@ -150,7 +186,7 @@ mod tests {
     use std::sync::mpsc::channel;
     use std::thread;
 
-    use notify::event::{AccessKind, CreateKind, ModifyKind};
+    use notify::event::{AccessKind, CreateKind, ModifyKind, RemoveKind};
     use notify::{Event, EventKind};
 
     use super::*;
@@ -170,6 +206,16 @@ mod tests {
         true
     }
 
+    fn no_flush(_: &Path) -> bool {
+        false
+    }
+
+    /// Every change relevant; flush requests under `/state/flush`.
+    const ALL: Filter = Filter {
+        relevant: &everything,
+        flush: &|p: &Path| p.starts_with("/state/flush"),
+    };
+
     #[test]
     fn a_burst_is_one_batch_and_irrelevant_events_open_none() {
         let (send, receive) = channel();
@@ -187,7 +233,10 @@ mod tests {
             &receive,
             window(50, 1000),
             Duration::from_secs(5),
-            &not_git,
+            &Filter {
+                relevant: &not_git,
+                flush: &no_flush,
+            },
             &mut |phase| phases.push(phase),
         ) else {
             panic!("a batch")
@@ -223,7 +272,7 @@ mod tests {
             &receive,
             window(50, 150),
             Duration::from_secs(5),
-            &everything,
+            &ALL,
             &mut |_| {},
         ) else {
             panic!("a batch")
@@ -243,7 +292,7 @@ mod tests {
                 &receive,
                 window(10, 20),
                 Duration::from_millis(30),
-                &everything,
+                &ALL,
                 &mut |phase| phases.push(phase),
             )
         };
@@ -262,7 +311,7 @@ mod tests {
             &receive,
             window(10, 20),
             Duration::from_secs(5),
-            &everything,
+            &ALL,
             &mut |phase| {
                 if phase == Phase::Quiet {
                     send.send(event(EventKind::Modify(ModifyKind::Any), "/r/a.go"))
@@ -273,5 +322,52 @@ mod tests {
         );
         assert!(matches!(next, Next::Changes(batch) if batch.events == 1));
         assert_eq!(phases, [Phase::Quiet, Phase::Busy]);
+    }
+
+    #[test]
+    fn a_flush_request_closes_the_open_batch_at_once_and_is_answered_alone_when_none_is_open() {
+        let (send, receive) = channel();
+        send.send(event(EventKind::Modify(ModifyKind::Any), "/r/a.go"))
+            .unwrap();
+        send.send(event(
+            EventKind::Create(CreateKind::File),
+            "/state/flush/7-0",
+        ))
+        .unwrap();
+        let started = Instant::now();
+        let Next::Changes(batch) = next(
+            &receive,
+            window(5_000, 10_000),
+            Duration::from_secs(60),
+            &ALL,
+            &mut |_| {},
+        ) else {
+            panic!("a batch")
+        };
+        assert!(started.elapsed() < Duration::from_secs(1));
+        assert_eq!(batch.flushes, [PathBuf::from("/state/flush/7-0")]);
+        assert_eq!(batch.paths.len(), 1);
+        // The watcher's own removal of a request is no event; a request with nothing queued
+        // is answered by itself.
+        send.send(event(
+            EventKind::Remove(RemoveKind::File),
+            "/state/flush/7-0",
+        ))
+        .unwrap();
+        send.send(event(
+            EventKind::Create(CreateKind::File),
+            "/state/flush/7-1",
+        ))
+        .unwrap();
+        assert_eq!(
+            next(
+                &receive,
+                window(50, 100),
+                Duration::from_secs(60),
+                &ALL,
+                &mut |_| {}
+            ),
+            Next::Flushed(vec![PathBuf::from("/state/flush/7-1")])
+        );
     }
 }

@@ -4,7 +4,8 @@
 //! runs one pass and publishes a generation when something the graph reads changed, which
 //! every `serve` picks up through `CURRENT`. `watcher.reconciliation_interval` without a
 //! change runs a pass anyway, for events the platform lost. A change to the repository
-//! registry re-reads it and watches what it names now.
+//! registry re-reads it and watches what it names now. A caller waiting for its own saves
+//! closes the open batch at once (a flush request in the store's `flush/`).
 
 mod batch;
 
@@ -25,7 +26,7 @@ use serde::Serialize;
 
 use crate::context::{ConfigArg, Loaded};
 use crate::pass::{OnUnchanged, PassResult, Toolchains, WarmPass, index_and_publish};
-use batch::{Next, Phase, Window};
+use batch::{Filter, Next, Phase, Window};
 use kivgraph_engine::{Reread, WarmEngine};
 
 #[derive(clap::Args, Debug)]
@@ -70,6 +71,7 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
         watcher.watch(directory, RecursiveMode::NonRecursive)?;
     }
     let mut watched = watch_repositories(&mut watcher, &loaded, &[]);
+    let mut flush_watched = watch_flush_requests(&mut watcher, &loaded.store(None), None);
     let mut live = Live {
         toolchains: Toolchains::default(),
         warm: WarmEngine::default(),
@@ -84,6 +86,8 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
         owed_database: false,
     };
     live.batch(&loaded, &out, Changes::none("start"));
+    // The first pass read everything: whoever asked before it is answered.
+    answer_flush_requests(&existing_requests(&live.store));
     out.watching(&watched, idle);
     loop {
         let ignored = ignored_directories(&loaded);
@@ -92,6 +96,12 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
                 || (watched.iter().any(|w| path.starts_with(&w.path)) && relevant(path, &ignored))
         };
         let store = loaded.store(None);
+        flush_watched = watch_flush_requests(&mut watcher, &store, flush_watched);
+        let is_flush = |path: &Path| store.is_flush_request(path);
+        let filter = Filter {
+            relevant: &relevant,
+            flush: &is_flush,
+        };
         // What a caller waiting for its saves (`fresh_within_ms`) reads.
         let mut on_phase = |phase: Phase| {
             live.status.busy_since_unix_ms = match phase {
@@ -115,7 +125,7 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
         } else {
             idle
         };
-        let next = batch::next(&receive, window, quiet_for, &relevant, &mut on_phase);
+        let next = batch::next(&receive, window, quiet_for, &filter, &mut on_phase);
         if matches!(next, Next::Idle) {
             // A pass of its own (a layer owed, a reconciliation) reads no event while it
             // runs: callers waiting for a save made meanwhile are told it is not settled.
@@ -126,6 +136,7 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
         }
         match next {
             Next::Closed => bail!("the file-system watcher stopped"),
+            Next::Flushed(requests) => answer_flush_requests(&requests),
             Next::Idle if !live.owed.is_empty() || live.owed_database => {
                 let trigger = if live.owed.is_empty() {
                     "database"
@@ -142,7 +153,8 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
                 )
             }
             Next::Idle => live.batch(&loaded, &out, Changes::none("reconciliation")),
-            Next::Changes(changes) => {
+            Next::Changes(mut changes) => {
+                let requests = std::mem::take(&mut changes.flushes);
                 for error in &changes.errors {
                     out.error(&format!("the watcher reported: {error}"));
                 }
@@ -184,8 +196,49 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
                     deferred,
                 };
                 live.batch(&loaded, &out, changes);
+                answer_flush_requests(&requests);
             }
         }
+    }
+}
+
+/// Watches the store's flush requests (`kivgraph_store::flush`), again when the store moved;
+/// the directory watched.
+fn watch_flush_requests(
+    watcher: &mut RecommendedWatcher,
+    store: &GenerationStore,
+    watched: Option<PathBuf>,
+) -> Option<PathBuf> {
+    let directory = store.flush_directory();
+    if watched.as_ref() == Some(&directory) {
+        return watched;
+    }
+    if let Some(previous) = watched {
+        let _ = watcher.unwatch(&previous);
+    }
+    let watching = std::fs::create_dir_all(&directory)
+        .map_err(notify::Error::io)
+        .and_then(|()| watcher.watch(&directory, RecursiveMode::NonRecursive));
+    match watching {
+        Ok(()) => Some(directory),
+        Err(err) => {
+            // Callers still settle by the watcher's quiet (`fresh_within_ms`), a debounce later.
+            tracing::warn!("flush requests are not watched: {err}");
+            None
+        }
+    }
+}
+
+fn existing_requests(store: &GenerationStore) -> Vec<PathBuf> {
+    std::fs::read_dir(store.flush_directory())
+        .map(|entries| entries.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default()
+}
+
+/// Removing a request is its answer: every change sent before it is published.
+fn answer_flush_requests(requests: &[PathBuf]) {
+    for request in requests {
+        let _ = std::fs::remove_file(request);
     }
 }
 
