@@ -1053,21 +1053,34 @@ fn a_server_logs_in_the_format_and_level_its_configuration_names() {
 fn stats_reports_a_running_server_and_the_generation_it_maps() {
     let dir = common::client::indexed_live();
     let mut client = common::client::Client::start(dir.path());
+    let pid = client.pid();
+    let server = || {
+        let out = Command::new(binary())
+            .args(["stats", "--once", "--json", "--interval", "300ms"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        let processes: Value = serde_json::from_slice(&out.stdout).unwrap();
+        processes
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["pid"] == pid)
+            .unwrap_or_else(|| panic!("{processes}"))
+            .clone()
+    };
+    // Nobody asked yet: the graph is not mapped, and stats says why.
+    let idle = server();
+    assert_eq!(idle["generation"], Value::Null);
+    assert_eq!(
+        idle["generation_note"],
+        "none mapped yet: a server maps CURRENT at its first query"
+    );
     client.ok("find_symbol", json!({"name": "Existing"}));
-    let out = Command::new(binary())
-        .args(["stats", "--once", "--json", "--interval", "300ms"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", text(&out));
-    let processes: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let server = processes
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["pid"] == client.pid())
-        .unwrap_or_else(|| panic!("{processes}"));
+    let server = server();
     assert_eq!(server["role"], "serve");
     assert_eq!(server["generation"], "000001");
+    assert_eq!(server["generation_note"], Value::Null);
     assert!(server["rss_mib"].as_f64().unwrap() > 1.0, "{server}");
     assert!(server["cpu_percent"].as_f64().is_some());
 }

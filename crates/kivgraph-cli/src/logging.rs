@@ -5,7 +5,7 @@
 
 use std::io::IsTerminal;
 
-use crate::context::ConfigArg;
+use crate::commands::serve::ServerConfig;
 
 /// How a server logs.
 pub struct Server {
@@ -16,13 +16,13 @@ pub struct Server {
 impl Server {
     /// The configuration's `logging` section; the defaults where it cannot be read (the
     /// server reports that itself).
-    pub fn of(config: &ConfigArg) -> Self {
-        match config.load_or_default() {
-            Ok((loaded, _)) => Server {
+    pub fn of(config: &ServerConfig) -> Self {
+        match config.loaded() {
+            Some(loaded) => Server {
                 json: loaded.config.logging.format != "text",
                 level: loaded.config.logging.level.clone(),
             },
-            Err(_) => Server {
+            None => Server {
                 json: true,
                 level: "info".into(),
             },

@@ -169,12 +169,13 @@ fn main() -> ExitCode {
         Command::Serve(args) => Some(args.config()),
         Command::Daemon(args) => args.serving(),
         _ => None,
-    };
-    logging::init(server.map(logging::Server::of));
+    }
+    .map(commands::serve::ServerConfig::read);
+    logging::init(server.as_ref().map(logging::Server::of));
     let result = match cli.command {
         Command::Init(args) => commands::init::run(args),
         Command::Index(args) => commands::index::run(args),
-        Command::Serve(args) => commands::serve::run(args),
+        Command::Serve(args) => commands::serve::run(args, server),
         Command::Report(args) => commands::navigate::run_report(args),
         Command::Read(args) => commands::navigate::run_read(args),
         Command::Doctor(args) => commands::doctor::run(args),
@@ -186,7 +187,7 @@ fn main() -> ExitCode {
         Command::Upgrade(args) => commands::upgrade::run(args),
         Command::Rebuild(args) => commands::rebuild::run(args),
         Command::Watch(args) => watch::run(args),
-        Command::Daemon(args) => commands::daemon::run(args),
+        Command::Daemon(args) => commands::daemon::run(args, server),
         Command::Stop(args) => commands::stop::run(args),
         Command::Mcp(args) => commands::integrations::mcp::run(args),
         Command::Skill(args) => commands::integrations::skill::run(args),

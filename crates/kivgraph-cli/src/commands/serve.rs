@@ -6,6 +6,8 @@ use anyhow::Context as _;
 use kivgraph_mcp::{ServeOptions, serve_stdio};
 use kivgraph_store::{Event, EventKind, EventLog, GenerationStore};
 
+use kivgraph_config::LoadedConfig;
+
 use crate::context::ConfigArg;
 
 #[derive(clap::Args, Debug)]
@@ -20,8 +22,36 @@ impl ServeArgs {
     }
 }
 
-pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
-    let (options, _) = serve_options(&args.config)?;
+/// A server's configuration, read once at its start: its logging and its options both come
+/// from this one read.
+pub struct ServerConfig {
+    read: anyhow::Result<(LoadedConfig, bool)>,
+}
+
+impl ServerConfig {
+    pub fn read(config: &ConfigArg) -> Self {
+        ServerConfig {
+            read: config.load_or_default(),
+        }
+    }
+
+    /// The configuration, where it could be read.
+    pub fn loaded(&self) -> Option<&LoadedConfig> {
+        self.read.as_ref().ok().map(|(loaded, _)| loaded)
+    }
+
+    /// What the server answers from, and whether a configuration exists.
+    pub fn options(self) -> anyhow::Result<(ServeOptions, bool)> {
+        let (config, configured) = self.read?;
+        Ok((options_of(&config)?, configured))
+    }
+}
+
+/// `config` is the server's configuration as `main` read it for the server's logging.
+pub fn run(args: ServeArgs, config: Option<ServerConfig>) -> anyhow::Result<ExitCode> {
+    let (options, _) = config
+        .unwrap_or_else(|| ServerConfig::read(&args.config))
+        .options()?;
     // A record `stop` finds; a store nobody can write to still serves.
     let _record = GenerationStore::new(&options.store_root)
         .register_process("serve")
@@ -58,8 +88,11 @@ pub fn store_of(config: &ConfigArg) -> anyhow::Result<GenerationStore> {
 /// not fatal: the server still completes the handshake and offers `index_project`, which
 /// creates it.
 pub fn serve_options(config: &ConfigArg) -> anyhow::Result<(ServeOptions, bool)> {
-    let (config, configured) = config.load_or_default()?;
-    let options = ServeOptions {
+    ServerConfig::read(config).options()
+}
+
+fn options_of(config: &LoadedConfig) -> anyhow::Result<ServeOptions> {
+    Ok(ServeOptions {
         store_root: config.generation_store(),
         config_path: config.paths.config_file.clone(),
         executable: std::env::current_exe().context("cannot locate the kivgraph executable")?,
@@ -68,6 +101,5 @@ pub fn serve_options(config: &ConfigArg) -> anyhow::Result<(ServeOptions, bool)>
             maximum: config.config.mcp.maximum_limit as usize,
         },
         event_log: config.event_log_path.clone(),
-    };
-    Ok((options, configured))
+    })
 }

@@ -40,6 +40,17 @@ struct ProcessStats {
     /// The newest generation whose pages it maps (a server's).
     #[serde(skip_serializing_if = "Option::is_none")]
     generation: Option<String>,
+    /// For a server that maps none: why (a server maps `CURRENT` at its first query).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    generation_note: Option<&'static str>,
+}
+
+/// What a server mapping no generation is doing.
+const NOT_YET_MAPPED: &str = "none mapped yet: a server maps CURRENT at its first query";
+
+/// The roles that answer from a mapped generation.
+fn serves(role: &str) -> bool {
+    matches!(role, "serve" | "daemon")
 }
 
 /// The kivgraph processes of this user: pid → role.
@@ -123,6 +134,8 @@ fn sample(interval: Duration) -> Vec<ProcessStats> {
                 .parse()
                 .ok()?;
             let used = cpu_ticks(pid)?.saturating_sub(*before.get(&pid).unwrap_or(&0));
+            let generation = mapped_generation(pid);
+            let generation_note = (generation.is_none() && serves(&role)).then_some(NOT_YET_MAPPED);
             Some(ProcessStats {
                 pid,
                 role,
@@ -130,7 +143,8 @@ fn sample(interval: Duration) -> Vec<ProcessStats> {
                 cpu_percent: ((used as f64 / ticks_per_second) / interval.as_secs_f64() * 1000.0)
                     .round()
                     / 10.0,
-                generation: mapped_generation(pid),
+                generation,
+                generation_note,
             })
         })
         .collect()
@@ -156,7 +170,7 @@ pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
                     p.role,
                     p.rss_mib,
                     p.cpu_percent,
-                    p.generation.as_deref().unwrap_or("-")
+                    p.generation.as_deref().or(p.generation_note).unwrap_or("-")
                 );
             }
         }

@@ -19,7 +19,7 @@ use kivgraph_mcp::{BoundDaemon, DaemonSettings};
 use kivgraph_store::{DaemonRecord, GenerationStore, ProcessRecord};
 use tokio_util::sync::CancellationToken;
 
-use crate::commands::serve::serve_options;
+use crate::commands::serve::ServerConfig;
 use crate::context::ConfigArg;
 use crate::watch::{Output, keep_live};
 
@@ -71,9 +71,13 @@ pub fn address(text: &str) -> Result<SocketAddr, String> {
         .ok_or_else(|| format!("{text:?} names no address"))
 }
 
-pub fn run(args: DaemonArgs) -> anyhow::Result<ExitCode> {
+/// `config`: a running daemon's configuration, as `main` read it for the daemon's logging.
+pub fn run(args: DaemonArgs, config: Option<ServerConfig>) -> anyhow::Result<ExitCode> {
     match args.action {
-        None => serve(args.run),
+        None => {
+            let config = config.unwrap_or_else(|| ServerConfig::read(&args.run.config));
+            serve(args.run, config)
+        }
         Some(DaemonAction::Install(run)) => {
             supervisor::install(&run.config, run.addr, run.allow_remote)
         }
@@ -82,8 +86,8 @@ pub fn run(args: DaemonArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
-fn serve(args: DaemonRunArgs) -> anyhow::Result<ExitCode> {
-    let (options, configured) = serve_options(&args.config)?;
+fn serve(args: DaemonRunArgs, config: ServerConfig) -> anyhow::Result<ExitCode> {
+    let (options, configured) = config.options()?;
     let store = GenerationStore::new(&options.store_root);
     if let Some(record) = store.running_daemon() {
         bail!(
