@@ -411,12 +411,19 @@ fn bash_completes_commands_flags_and_the_generations_on_disk() {
     for action in ["install", "status", "remove"] {
         assert!(actions.iter().any(|a| a == action), "{actions:?}");
     }
-    let targets = bash_completes(
-        home.path(),
-        &script,
-        &["kivgraph", "mcp", "install", "--target", "claude-"],
-    );
-    assert_eq!(targets, ["claude-code", "claude-desktop"]);
+    // --target: every client while this machine has none, then the clients it has.
+    let targets = |typed: &str| {
+        bash_completes(
+            home.path(),
+            &script,
+            &["kivgraph", "mcp", "install", "--target", typed],
+        )
+    };
+    assert_eq!(targets("claude-"), ["claude-code", "claude-desktop"]);
+    std::fs::create_dir_all(home.path().join(".claude")).unwrap();
+    std::fs::create_dir_all(home.path().join(".codex")).unwrap();
+    assert_eq!(targets("claude-"), ["claude-code"]);
+    assert_eq!(targets(""), ["claude-code", "codex"]);
 
     // Generations come from the disk of the default configuration.
     let repository = home.path().join("live");

@@ -1,7 +1,8 @@
 //! `kivgraph completion bash|zsh|fish`: a fixed stub that hands the words typed so far back
 //! to this executable (clap_complete's dynamic completion), so completion never goes out of
 //! date when a flag is added, and values come from the machine — the generations on disk for
-//! `--generation`.
+//! `--generation` (here), the clients present for `--target` (`integrations`), the tools called
+//! for `--tool` (`events`).
 
 use std::ffi::OsStr;
 use std::process::ExitCode;

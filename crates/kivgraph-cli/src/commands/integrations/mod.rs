@@ -24,7 +24,7 @@ use clients::{Scope, Target};
 struct Clients {
     /// A client: claude-code, claude-desktop, codex, opencode, oh-my-pi, gemini, cursor,
     /// vscode (skills: the first five but claude-desktop).
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, add = clap_complete::engine::ArgValueCompleter::new(present_clients))]
     target: Vec<Target>,
     /// `user` (the client's own configuration) or `project` (the current directory's).
     #[arg(long, value_enum, default_value = "user")]
@@ -32,6 +32,28 @@ struct Clients {
     /// One JSON object per client instead of a line.
     #[arg(long)]
     json: bool,
+}
+
+/// What `--target` completes to: the clients this machine has (all of them where it has
+/// none), that start with what was typed.
+fn present_clients(typed: &std::ffi::OsStr) -> Vec<clap_complete::engine::CompletionCandidate> {
+    let typed = typed.to_string_lossy();
+    let home = PathBuf::from(std::env::var_os("HOME").unwrap_or_default());
+    let present: Vec<Target> = Target::ALL
+        .into_iter()
+        .filter(|target| target.installed_at(&home).exists())
+        .collect();
+    let offered = if present.is_empty() {
+        Target::ALL.to_vec()
+    } else {
+        present
+    };
+    offered
+        .into_iter()
+        .map(Target::name)
+        .filter(|name| name.starts_with(typed.as_ref()))
+        .map(clap_complete::engine::CompletionCandidate::new)
+        .collect()
 }
 
 /// Where integrations resolve their paths, and the executable they register.
