@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use common::{binary, copy_tree, fixtures};
+use kivgraph_facts::GRAPH_SCHEMA_VERSION;
 use kivgraph_snapshot::Snapshot;
 use kivgraph_store::{GenerationId, GenerationStore};
 
@@ -354,7 +355,7 @@ fn two_passes_publish_identical_generations_and_rollback_returns() {
     assert!(out.status.success(), "{report}");
     for line in [
         "digest: PASS (the BLAKE3 its manifest records)",
-        "schema: PASS (version 1)",
+        &format!("schema: PASS (version {GRAPH_SCHEMA_VERSION})"),
         "engine: PASS (LadybugDB 0.22.1, opened read-only)",
         "doctor: PASS",
     ] {
@@ -465,7 +466,9 @@ fn upgrade_rebuilds_a_generation_of_an_older_schema_and_keeps_it_as_the_backup()
     let out = workspace.run(&["upgrade"]);
     assert_eq!(
         stdout(&out),
-        "upgrade: generation 000001 is at schema 1, which this build writes; nothing to do\n"
+        format!(
+            "upgrade: generation 000001 is at schema {GRAPH_SCHEMA_VERSION}, which this build writes; nothing to do\n"
+        )
     );
     // As an older build would have left it: its database written with schema 0.
     let manifest_path = workspace
@@ -485,17 +488,21 @@ fn upgrade_rebuilds_a_generation_of_an_older_schema_and_keeps_it_as_the_backup()
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(
         stdout(&out),
-        "upgrade: generation 000001 (schema 0) verified; it stays as the backup\n\
-         upgrade: published generation 000002 at schema 1 (backup: 000001)\n"
+        format!(
+            "upgrade: generation 000001 (schema 0) verified; it stays as the backup\n\
+             upgrade: published generation 000002 at schema {GRAPH_SCHEMA_VERSION} (backup: 000001)\n"
+        )
     );
     let store = workspace.store();
     assert_eq!(store.current().unwrap(), Some(GenerationId(2)));
     assert_eq!(store.backup().unwrap(), Some(GenerationId(1)));
     let upgraded = store.manifest(GenerationId(2)).unwrap().graph.unwrap();
-    assert_eq!(upgraded.counts.schema_version, 1);
+    assert_eq!(upgraded.counts.schema_version, GRAPH_SCHEMA_VERSION);
     assert_eq!(
         stdout(&workspace.run(&["upgrade"])),
-        "upgrade: generation 000002 is at schema 1, which this build writes; nothing to do\n"
+        format!(
+            "upgrade: generation 000002 is at schema {GRAPH_SCHEMA_VERSION}, which this build writes; nothing to do\n"
+        )
     );
 }
 

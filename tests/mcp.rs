@@ -757,7 +757,10 @@ fn graph_status_reports_what_was_published() {
     assert_eq!(results["repositories_moved"], 0);
     assert_eq!(results["repository_freshness"].as_array().unwrap().len(), 4);
     assert_eq!(results["storage"]["state"], "read_only");
-    assert_eq!(results["schema_version"], 1);
+    assert_eq!(
+        results["schema_version"],
+        kivgraph_facts::GRAPH_SCHEMA_VERSION
+    );
     assert_eq!(results["schema_outdated"], false);
     assert!(results.get("schema_version_expected").is_none());
     assert!(

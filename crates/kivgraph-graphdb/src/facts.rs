@@ -3,7 +3,7 @@
 //! graph alone. The column order is the schema's (`schema.rs`); the round-trip test proves
 //! the reader and the writer agree on it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use kivgraph_facts::*;
 use lbug::{Connection, Value};
@@ -106,8 +106,12 @@ impl GraphReader {
         })? {
             page(&mut pages, number)?.symbols.push(symbol);
         }
+        // Relationships name an evidence by its ordinal.
+        let mut evidence_keys: HashMap<i64, StableKey> = HashMap::new();
         for (number, evidence) in scan(&connection, &schema::EVIDENCE, |row| {
+            let ordinal = row.integer()?;
             let key = row.key()?;
+            evidence_keys.insert(ordinal, key);
             let number = row.page()?;
             Ok((
                 number,
@@ -161,7 +165,14 @@ impl GraphReader {
                         target,
                         confidence: Confidence::parse(&row.text()?).map_err(|e| row.invalid(e))?,
                         provenance: Provenance::parse(&row.text()?).map_err(|e| row.invalid(e))?,
-                        evidence: row.optional_key()?,
+                        evidence: match row.optional_integer()? {
+                            Some(ordinal) => {
+                                Some(*evidence_keys.get(&ordinal).ok_or_else(|| {
+                                    row.invalid(format!("no Evidence has ordinal {ordinal}"))
+                                })?)
+                            }
+                            None => None,
+                        },
                     },
                 ))
             })? {

@@ -183,6 +183,10 @@ pub const SYMBOL: NodeTable = NodeTable {
 pub const EVIDENCE: NodeTable = NodeTable {
     node: Node::Evidence,
     columns: &[
+        integer(
+            "ordinal",
+            "the number relationships name it by (their evidence column)",
+        ),
         text("key", "stable key"),
         PAGE,
         text("repository", "repository name"),
@@ -231,8 +235,22 @@ pub const EDGE_PROPERTIES: [Column; 4] = [
     PAGE,
     text("confidence", "EXACT_TYPECHECKED … CANDIDATE"),
     text("provenance", "which observation produced it"),
-    text("evidence_key", "the Evidence it was observed at, or null"),
+    integer(
+        "evidence",
+        "the ordinal of the Evidence it was observed at, or null",
+    ),
 ];
+
+/// The ordinal an evidence is stored and named by: the first 63 bits of its key, a BLAKE3
+/// digest. Relationships carry it instead of the 52-character key — LadybugDB stores an
+/// integer inline, and a string that long apart, which made it most of what a relationship
+/// cost to load — and it needs no lookup, so an update names an evidence of a page it keeps
+/// as readily as one it writes. Two keys sharing it would be refused by the primary key.
+pub fn evidence_ordinal(key: &kivgraph_facts::StableKey) -> i64 {
+    let mut prefix = [0u8; 8];
+    prefix.copy_from_slice(&key.0[..8]);
+    (u64::from_le_bytes(prefix) >> 1) as i64
+}
 
 /// The relationship from an evidence to the file it was observed in.
 pub const OBSERVED_IN: &str = "OBSERVED_IN";
@@ -326,7 +344,11 @@ pub fn describe() -> String {
             columns.join(", ")
         ));
     }
-    out.push_str("Relationships, each with page, confidence, provenance and evidence_key:\n");
+    let properties: Vec<&str> = EDGE_PROPERTIES.iter().map(|c| c.name).collect();
+    out.push_str(&format!(
+        "Relationships, each with {} (join it: MATCH (a)-[e:CALLS_DIRECT]->(b), (v:Evidence {{ordinal: e.evidence}})):\n",
+        properties.join(", ")
+    ));
     for kind in EdgeKind::ALL {
         let pairs: Vec<String> = endpoints(*kind)
             .iter()

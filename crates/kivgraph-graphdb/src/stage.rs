@@ -161,6 +161,7 @@ pub(crate) fn stage(
     node(&schema::EVIDENCE, &mut |out| {
         for (page, e) in rows(pages, |facts| &facts.evidence) {
             out.row(&[
+                Field::Integer(schema::evidence_ordinal(&e.key)),
                 key(&e.key),
                 page,
                 e.repository.as_str().into(),
@@ -243,7 +244,8 @@ fn stage_edges(
     let mut edges = EdgeFiles::new(dir, "");
     for (page, edge) in rows(pages, |f| &f.edges) {
         let pair = (table_of(&edge.source, edge)?, table_of(&edge.target, edge)?);
-        edges.row(edge, pair, page)?;
+        let evidence = edge.evidence.as_ref().map(schema::evidence_ordinal);
+        edges.row(edge, pair, page, evidence)?;
     }
     let mut loads = edges.finish()?;
     let file_keys: HashMap<(&str, &str), &StableKey> = rows(pages, |f| &f.files)
@@ -261,7 +263,7 @@ fn stage_edges(
                     e.key, e.repository, e.file_path
                 ))
             })?;
-        observed.row(&[key(&e.key), key(&file)])?;
+        observed.row(&[Field::Integer(schema::evidence_ordinal(&e.key)), key(&file)])?;
     }
     let (file, rows) = observed.finish()?;
     loads.push(observed_in(file, rows));
@@ -294,11 +296,13 @@ impl<'a> EdgeFiles<'a> {
         }
     }
 
+    /// One edge; `evidence` is its evidence's ordinal (`edge.evidence` is not read).
     pub(crate) fn row(
         &mut self,
         edge: &Edge,
         pair: (Node, Node),
         page: Field<'_>,
+        evidence: Option<i64>,
     ) -> Result<(), GraphDbError> {
         if !schema::endpoints(edge.kind).contains(&pair) {
             return Err(GraphDbError::Schema(format!(
@@ -327,7 +331,7 @@ impl<'a> EdgeFiles<'a> {
             page,
             edge.confidence.as_str().into(),
             edge.provenance.as_str().into(),
-            edge.evidence.as_ref().map_or(Field::Null, key),
+            evidence.map_or(Field::Null, Field::Integer),
         ])
     }
 

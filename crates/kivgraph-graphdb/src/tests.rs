@@ -195,7 +195,7 @@ fn a_cross_repository_caller_is_one_query_away() {
     let answer = reader
         .query(
             "MATCH (caller:Symbol)-[e:CALLS_DIRECT]->(callee:Symbol {name: $name}) \
-             MATCH (ev:Evidence {key: e.evidence_key})-[:OBSERVED_IN]->(f:File) \
+             MATCH (ev:Evidence {ordinal: e.evidence})-[:OBSERVED_IN]->(f:File) \
              RETURN caller.repository, caller.name, e.confidence, f.path, ev.start_line",
             &parameters,
             LIMITS,

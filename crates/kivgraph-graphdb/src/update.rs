@@ -9,7 +9,7 @@ use std::path::Path;
 use kivgraph_facts::{Confidence, Edge, EdgeKind, GraphCounts, KeyMap, Provenance, StableKey};
 use lbug::{Connection, LogicalType, Value};
 
-use crate::bulk::BulkFile;
+use crate::bulk::{BulkFile, Field};
 use crate::error::GraphDbError;
 use crate::schema::{self, Node, OBSERVED_IN};
 use crate::session;
@@ -151,26 +151,26 @@ fn keep_reaching_edges(
             }
             let query = format!(
                 "MATCH (a:{})-[e:{}]->(b:{}) WHERE NOT (e.page IN $pages) AND ({}) \
-                 RETURN a.key, b.key, e.page, e.confidence, e.provenance, e.evidence_key",
+                 RETURN a.key, b.key, e.page, e.confidence, e.provenance, e.evidence",
                 from.name(),
                 kind.as_str(),
                 to.name(),
                 reaching.join(" OR ")
             );
             for row in session::rows(connection, &query, vec![("pages", pages.clone())])? {
-                let (edge, page) = edge_of(*kind, row)?;
-                kept.row(&edge, (*from, *to), page.into())?;
+                let (edge, page, evidence) = edge_of(*kind, row)?;
+                kept.row(&edge, (*from, *to), page.into(), evidence)?;
             }
         }
     }
     let mut loads = kept.finish()?;
     let mut observed = BulkFile::create(dir.join(format!("kept-{OBSERVED_IN}.csv")), 2)?;
     let query = "MATCH (e:Evidence)-[:OBSERVED_IN]->(f:File) \
-                 WHERE NOT (e.page IN $pages) AND f.page IN $pages RETURN e.key, f.key";
+                 WHERE NOT (e.page IN $pages) AND f.page IN $pages RETURN e.ordinal, f.key";
     for row in session::rows(connection, query, vec![("pages", pages.clone())])? {
         match row.as_slice() {
-            [Value::String(evidence), Value::String(file)] => {
-                observed.row(&[evidence.as_str().into(), file.as_str().into()])?
+            [Value::Int64(evidence), Value::String(file)] => {
+                observed.row(&[Field::Integer(*evidence), file.as_str().into()])?
             }
             other => return Err(unexpected(query, other)),
         }
@@ -341,7 +341,9 @@ fn renumber_unresolved(loads: &mut [Load], base: i64, dir: &Path) -> Result<(), 
     Ok(())
 }
 
-fn edge_of(kind: EdgeKind, row: Vec<Value>) -> Result<(Edge, u32), GraphDbError> {
+/// An edge read back, its page, and its evidence's ordinal (the edge's own `evidence` left
+/// empty: staging writes the ordinal).
+fn edge_of(kind: EdgeKind, row: Vec<Value>) -> Result<(Edge, u32, Option<i64>), GraphDbError> {
     let context = "an edge kept across an update";
     match row.as_slice() {
         [
@@ -359,12 +361,13 @@ fn edge_of(kind: EdgeKind, row: Vec<Value>) -> Result<(Edge, u32), GraphDbError>
                 target: parse_key(target)?,
                 confidence: Confidence::parse(confidence).map_err(|e| unexpected(context, e))?,
                 provenance: Provenance::parse(provenance).map_err(|e| unexpected(context, e))?,
-                evidence: match evidence {
-                    Value::String(text) => Some(parse_key(text)?),
-                    _ => None,
-                },
+                evidence: None,
             };
-            Ok((edge, *page as u32))
+            let evidence = match evidence {
+                Value::Int64(ordinal) => Some(*ordinal),
+                _ => None,
+            };
+            Ok((edge, *page as u32, evidence))
         }
         other => Err(unexpected(context, other)),
     }
