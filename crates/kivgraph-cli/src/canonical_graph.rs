@@ -18,7 +18,7 @@ impl CanonicalGraph for Ladybug {
 
     fn write(
         &self,
-        pages: &[(u32, FactSet)],
+        pages: &[(u32, &FactSet)],
         path: &Path,
         scratch: &Path,
     ) -> Result<GraphCounts, String> {
@@ -29,7 +29,7 @@ impl CanonicalGraph for Ladybug {
         &self,
         previous: &Path,
         previous_counts: &GraphCounts,
-        changed: &[(u32, FactSet)],
+        changed: &[(u32, &FactSet)],
         path: &Path,
         scratch: &Path,
     ) -> Result<Option<GraphCounts>, String> {

@@ -2,8 +2,7 @@
 //! repository, package, file and declaration.
 
 use kivgraph_facts::{
-    Confidence, Edge, EdgeKind, Language, LineSpan, Provenance, StableKey, StableKeyIdentity,
-    SymbolKind,
+    Confidence, Edge, EdgeKind, Language, Provenance, StableKey, StableKeyIdentity, SymbolKind,
 };
 
 use crate::inputs::UnitInput;
@@ -39,28 +38,7 @@ pub fn package_key(language: Language, repository: &str, package: &str) -> Stabl
     })
 }
 
-pub fn file_key(repository: &str, path: &str) -> StableKey {
-    path_key(repository, path, "file", "none")
-}
-
-/// An observation's key: the file and the byte range it was seen at.
-pub fn evidence_key(repository: &str, path: &str, span: LineSpan) -> StableKey {
-    let range = format!("{}-{}", span.start_byte, span.end_byte);
-    path_key(repository, path, "evidence", &range)
-}
-
-/// Keys of what a repository-relative path identifies, outside any language or package.
-fn path_key(repository: &str, path: &str, kind: &str, discriminator: &str) -> StableKey {
-    stable_key(StableKeyIdentity {
-        language: "*",
-        repository,
-        package: "*",
-        module: "",
-        qualified_name: path,
-        kind,
-        discriminator,
-    })
-}
+pub use kivgraph_facts::{evidence_key, file_key};
 
 pub(crate) fn structural(
     kind: EdgeKind,

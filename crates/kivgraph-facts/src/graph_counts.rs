@@ -8,9 +8,9 @@ use serde::{Deserialize, Serialize};
 
 /// The version of the canonical schema this build writes. A generation whose database was
 /// written with another is outdated: `upgrade` rebuilds it.
-pub const GRAPH_SCHEMA_VERSION: u32 = 2;
+pub const GRAPH_SCHEMA_VERSION: u32 = 3;
 
-/// Rows by table (node tables by label, relationships by edge kind and `OBSERVED_IN`).
+/// Rows by table (node tables by label, relationships by edge kind).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GraphCounts {
     pub schema_version: u32,

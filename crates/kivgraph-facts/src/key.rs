@@ -70,6 +70,33 @@ impl StableKeyIdentity<'_> {
     }
 }
 
+/// A file's key: what its repository-relative path identifies.
+pub fn file_key(repository: &str, path: &str) -> StableKey {
+    path_key(repository, path, "file", "none")
+}
+
+/// An observation's key: the file and the byte range it was seen at. Derived from the
+/// evidence's own place, so whoever holds the place (the canonical database) holds the key.
+pub fn evidence_key(repository: &str, path: &str, span: crate::LineSpan) -> StableKey {
+    let range = format!("{}-{}", span.start_byte, span.end_byte);
+    path_key(repository, path, "evidence", &range)
+}
+
+/// Keys of what a repository-relative path identifies, outside any language or package.
+fn path_key(repository: &str, path: &str, kind: &str, discriminator: &str) -> StableKey {
+    StableKeyIdentity {
+        language: "*",
+        repository,
+        package: "*",
+        module: "",
+        qualified_name: path,
+        kind,
+        discriminator,
+    }
+    .key()
+    .expect("a repository and a path are never empty")
+}
+
 /// A 256-bit stable key. Ordered by its bytes, displayed as 52 base32 characters.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct StableKey(pub [u8; 32]);

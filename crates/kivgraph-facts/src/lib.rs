@@ -16,6 +16,7 @@ mod vocabulary;
 pub use graph_counts::{GRAPH_SCHEMA_VERSION, GraphCounts};
 pub use key::{
     KeyHasher, KeyMap, StableKey, StableKeyError, StableKeyIdentity, decode_base32, encode_base32,
+    evidence_key, file_key,
 };
 pub use model::{
     Edge, Evidence, FactSet, FactSetError, FileFact, Fingerprint, INVARIANTS, InvariantViolation,

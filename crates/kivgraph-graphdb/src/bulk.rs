@@ -1,10 +1,11 @@
-//! The files `COPY` loads: CSV, one per table (and per endpoint pair of a relationship),
-//! with every text quoted so that an empty text and a null (an empty, unquoted field) stay
-//! apart, and a row's width checked against its table's declaration.
+//! The files `COPY` loads: CSV, one per table (and per endpoint pair of a relationship), and a
+//! second one for the rows whose texts break lines, with every text quoted so that an empty
+//! text and a null (an empty, unquoted field) stay apart, and a row's width checked against
+//! its table's declaration.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use kivgraph_facts::StableKey;
 
@@ -38,22 +39,70 @@ impl From<u32> for Field<'_> {
     }
 }
 
-/// A CSV file being written for one `COPY`.
+/// One file `COPY` loads: its rows, and whether they may be read in parallel (no field holds
+/// a line break, so every row is one line).
+pub(crate) struct Staged {
+    pub(crate) file: PathBuf,
+    pub(crate) rows: usize,
+    pub(crate) parallel: bool,
+}
+
+/// The CSV a table's rows are written to for `COPY`, as two files: the rows whose texts hold
+/// no line break, which LadybugDB may read on every core, and the few that do, read serially
+/// (a quoted line break is what a parallel read cannot split at).
 pub(crate) struct BulkFile {
     path: PathBuf,
-    out: BufWriter<File>,
+    plain: Part,
+    multiline: Option<Part>,
     width: usize,
+    /// The row being written, before it is known which file it goes to.
+    row: Vec<u8>,
+}
+
+struct Part {
+    path: PathBuf,
+    out: BufWriter<File>,
     rows: usize,
+}
+
+impl Part {
+    fn create(path: PathBuf) -> Result<Self, GraphDbError> {
+        let file = File::create(&path).map_err(|e| GraphDbError::io("create", &path, e))?;
+        Ok(Part {
+            path,
+            out: BufWriter::new(file),
+            rows: 0,
+        })
+    }
+
+    fn write(&mut self, row: &[u8]) -> Result<(), GraphDbError> {
+        self.out
+            .write_all(row)
+            .map_err(|e| GraphDbError::io("write", &self.path, e))?;
+        self.rows += 1;
+        Ok(())
+    }
+
+    fn finish(mut self, parallel: bool) -> Result<Staged, GraphDbError> {
+        self.out
+            .flush()
+            .map_err(|e| GraphDbError::io("write", &self.path, e))?;
+        Ok(Staged {
+            file: self.path,
+            rows: self.rows,
+            parallel,
+        })
+    }
 }
 
 impl BulkFile {
     pub(crate) fn create(path: PathBuf, width: usize) -> Result<Self, GraphDbError> {
-        let file = File::create(&path).map_err(|e| GraphDbError::io("create", &path, e))?;
         Ok(BulkFile {
+            plain: Part::create(path.clone())?,
             path,
-            out: BufWriter::new(file),
+            multiline: None,
             width,
-            rows: 0,
+            row: Vec::new(),
         })
     }
 
@@ -66,41 +115,52 @@ impl BulkFile {
                 self.width
             )));
         }
-        let out = &mut self.out;
-        let written = fields
-            .iter()
-            .enumerate()
-            .try_for_each(|(i, field)| {
-                if i > 0 {
-                    out.write_all(b",")?;
-                }
-                match field {
-                    Field::Text(text) => quote(out, text),
-                    Field::Owned(text) => quote(out, text),
-                    // A key is base32: nothing in it needs escaping.
-                    Field::Key(key) => write!(out, "\"{key}\""),
-                    Field::Integer(value) => write!(out, "{value}"),
-                    Field::Boolean(value) => out.write_all(if *value { b"true" } else { b"false" }),
-                    Field::Null => Ok(()),
-                }
-            })
-            .and_then(|()| out.write_all(b"\n"));
-        written.map_err(|e| GraphDbError::io("write", &self.path, e))?;
-        self.rows += 1;
-        Ok(())
+        let out = &mut self.row;
+        out.clear();
+        let mut breaks = false;
+        for (i, field) in fields.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            // Writing into a vector cannot fail.
+            let _ = match field {
+                Field::Text(text) => quote(out, text, &mut breaks),
+                Field::Owned(text) => quote(out, text, &mut breaks),
+                // A key is base32: nothing in it needs escaping.
+                Field::Key(key) => write!(out, "\"{key}\""),
+                Field::Integer(value) => write!(out, "{value}"),
+                Field::Boolean(value) => out.write_all(if *value { b"true" } else { b"false" }),
+                Field::Null => Ok(()),
+            };
+        }
+        out.push(b'\n');
+        if !breaks {
+            return self.plain.write(&self.row);
+        }
+        if self.multiline.is_none() {
+            let mut name = self.path.file_stem().unwrap_or_default().to_os_string();
+            name.push("-multiline.csv");
+            self.multiline = Some(Part::create(self.path.with_file_name(name))?);
+        }
+        self.multiline
+            .as_mut()
+            .expect("created above")
+            .write(&self.row)
     }
 
-    /// Flushes the file; its path and how many rows it holds.
-    pub(crate) fn finish(mut self) -> Result<(PathBuf, usize), GraphDbError> {
-        self.out
-            .flush()
-            .map_err(|e| GraphDbError::io("write", &self.path, e))?;
-        Ok((self.path, self.rows))
+    /// Flushes the files: the plain rows first, then those holding a line break, if any.
+    pub(crate) fn finish(self) -> Result<Vec<Staged>, GraphDbError> {
+        let mut staged = vec![self.plain.finish(true)?];
+        if let Some(multiline) = self.multiline {
+            staged.push(multiline.finish(false)?);
+        }
+        Ok(staged)
     }
 }
 
-/// `text` quoted, a quote inside it doubled; written straight into the file, with no copy.
-fn quote(out: &mut impl Write, text: &str) -> std::io::Result<()> {
+/// `text` quoted, a quote inside it doubled; `breaks` set when it holds a line break.
+fn quote(out: &mut Vec<u8>, text: &str, breaks: &mut bool) -> std::io::Result<()> {
+    *breaks |= text.contains(['\n', '\r']);
     out.write_all(b"\"")?;
     for (i, part) in text.split('"').enumerate() {
         if i > 0 {
@@ -111,20 +171,20 @@ fn quote(out: &mut impl Write, text: &str) -> std::io::Result<()> {
     out.write_all(b"\"")
 }
 
-/// The `COPY` statement that loads `file` into `table` (`pair` names the endpoints of a
+/// The `COPY` statement that loads `staged` into `table` (`pair` names the endpoints of a
 /// relationship table that joins more than one pair).
-pub(crate) fn copy_statement(table: &str, file: &Path, pair: Option<(&str, &str)>) -> String {
+pub(crate) fn copy_statement(table: &str, staged: &Staged, pair: Option<(&str, &str)>) -> String {
     let mut options = String::new();
     if let Some((from, to)) = pair {
         options.push_str(&format!("from='{from}', to='{to}', "));
     }
-    // Serial and without detection: a quoted text may hold a newline, and every column's
-    // type is the schema's.
-    options.push_str(
-        "header=false, parallel=false, auto_detect=false, delim=',', quote='\"', escape='\"'",
-    );
+    // Without detection: every column's type is the schema's.
+    options.push_str(&format!(
+        "header=false, parallel={}, auto_detect=false, delim=',', quote='\"', escape='\"'",
+        staged.parallel
+    ));
     format!(
         "COPY {table} FROM '{}' ({options})",
-        file.display().to_string().replace('\'', "\\'")
+        staged.file.display().to_string().replace('\'', "\\'")
     )
 }

@@ -106,20 +106,28 @@ impl GraphReader {
         })? {
             page(&mut pages, number)?.symbols.push(symbol);
         }
-        // Relationships name an evidence by its ordinal.
+        // An evidence's key is derived from its place; relationships name it by its ordinal.
         let mut evidence_keys: HashMap<i64, StableKey> = HashMap::new();
         for (number, evidence) in scan(&connection, &schema::EVIDENCE, |row| {
             let ordinal = row.integer()?;
-            let key = row.key()?;
-            evidence_keys.insert(ordinal, key);
             let number = row.page()?;
+            let repository = row.text()?;
+            let file_path = row.text()?;
+            let span = row.span()?;
+            let key = evidence_key(&repository, &file_path, span);
+            if schema::evidence_ordinal(&key) != ordinal {
+                return Err(row.invalid(format!(
+                    "Evidence {ordinal} is not the ordinal of its place ({repository}/{file_path})"
+                )));
+            }
+            evidence_keys.insert(ordinal, key);
             Ok((
                 number,
                 Evidence {
                     key,
-                    repository: row.text()?,
-                    file_path: row.text()?,
-                    span: row.span()?,
+                    repository,
+                    file_path,
+                    span,
                 },
             ))
         })? {

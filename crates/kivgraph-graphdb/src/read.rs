@@ -8,7 +8,7 @@ use kivgraph_facts::GraphCounts;
 use lbug::{Database, Value};
 
 use crate::error::GraphDbError;
-use crate::schema::{self, NODE_TABLES, OBSERVED_IN};
+use crate::schema::{self, NODE_TABLES};
 use crate::session;
 
 /// What bounds one query.
@@ -161,8 +161,6 @@ impl GraphReader {
             let rows = count(format!("MATCH ()-[r:{name}]->() RETURN count(r)"))?;
             counts.tables.insert(name.to_string(), rows);
         }
-        let rows = count(format!("MATCH ()-[r:{OBSERVED_IN}]->() RETURN count(r)"))?;
-        counts.tables.insert(OBSERVED_IN.to_string(), rows);
         let mut result = connection
             .query("MATCH (m:Meta {name: 'schema_version'}) RETURN m.value")
             .map_err(|e| GraphDbError::Engine(e.to_string()))?;

@@ -1,5 +1,5 @@
 //! The canonical schema, declared once: the node tables with their columns, a relationship
-//! table per edge kind with the endpoints it joins, and `OBSERVED_IN`. The DDL, the bulk
+//! table per edge kind with the endpoints it joins. The DDL, the bulk
 //! files' column order and the description agents read are all generated from here.
 
 use kivgraph_facts::EdgeKind;
@@ -187,7 +187,6 @@ pub const EVIDENCE: NodeTable = NodeTable {
             "ordinal",
             "the number relationships name it by (their evidence column)",
         ),
-        text("key", "stable key"),
         PAGE,
         text("repository", "repository name"),
         text("file_path", "where it was observed"),
@@ -245,15 +244,14 @@ pub const EDGE_PROPERTIES: [Column; 4] = [
 /// digest. Relationships carry it instead of the 52-character key — LadybugDB stores an
 /// integer inline, and a string that long apart, which made it most of what a relationship
 /// cost to load — and it needs no lookup, so an update names an evidence of a page it keeps
-/// as readily as one it writes. Two keys sharing it would be refused by the primary key.
+/// as readily as one it writes. Two keys sharing it would be refused by the primary key. The
+/// key itself is not stored: it is derived from the evidence's place (`evidence_key`), which
+/// the row holds, and the reader checks it against the ordinal.
 pub fn evidence_ordinal(key: &kivgraph_facts::StableKey) -> i64 {
     let mut prefix = [0u8; 8];
     prefix.copy_from_slice(&key.0[..8]);
     (u64::from_le_bytes(prefix) >> 1) as i64
 }
-
-/// The relationship from an evidence to the file it was observed in.
-pub const OBSERVED_IN: &str = "OBSERVED_IN";
 
 /// What one edge kind can join, source table to target table. A pass's edges outside these
 /// are refused when the database is written, so the schema cannot silently drop one.
@@ -279,13 +277,12 @@ pub fn endpoints(kind: EdgeKind) -> &'static [(Node, Node)] {
     }
 }
 
-/// Every table's name: the node tables, a relationship table per edge kind, `OBSERVED_IN`.
+/// Every table's name: the node tables, a relationship table per edge kind.
 pub fn table_names() -> impl Iterator<Item = String> {
     NODE_TABLES
         .iter()
         .map(|t| t.node.name().to_string())
         .chain(EdgeKind::ALL.iter().map(|k| k.as_str().to_string()))
-        .chain(std::iter::once(OBSERVED_IN.to_string()))
 }
 
 /// The statements that create the schema in an empty database.
@@ -322,9 +319,6 @@ pub fn ddl() -> Vec<String> {
             properties.join(", ")
         ));
     }
-    statements.push(format!(
-        "CREATE REL TABLE {OBSERVED_IN}(FROM Evidence TO File)"
-    ));
     statements
 }
 
@@ -356,8 +350,8 @@ pub fn describe() -> String {
             .collect();
         out.push_str(&format!("- {}: {}\n", kind.as_str(), pairs.join(", ")));
     }
-    out.push_str(&format!(
-        "- {OBSERVED_IN}: Evidence->File (no properties)\n"
-    ));
+    out.push_str(
+        "An Evidence names the file it was observed in by repository and file_path: MATCH (f:File {repository: v.repository, path: v.file_path}).\n",
+    );
     out
 }

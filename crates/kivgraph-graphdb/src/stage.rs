@@ -3,33 +3,37 @@
 //! every page (and the tables only a whole database has: `Repository`, `Meta`); an update
 //! stages the pages it replaces, their edges' other ends looked up where they already are.
 
-use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::collections::BTreeMap;
+use std::path::Path;
 
-use kivgraph_facts::{Edge, EdgeKind, FactSet, KeyMap, StableKey};
+use kivgraph_facts::{Edge, EdgeKind, FactSet, KeyMap, StableKey, evidence_key};
 
-use crate::bulk::{BulkFile, Field, copy_statement};
+use crate::bulk::{BulkFile, Field, Staged, copy_statement};
 use crate::error::GraphDbError;
-use crate::schema::{self, EDGE_PROPERTIES, Node, NodeTable, OBSERVED_IN};
+use crate::schema::{self, EDGE_PROPERTIES, Node, NodeTable};
 use crate::session;
 
 /// A generation's facts, page by page: each page's number and its canonical fact set (every
-/// page lists every repository).
-pub type Pages<'a> = &'a [(u32, FactSet)];
+/// page lists every repository), borrowed from whoever decoded them.
+pub type Pages<'a> = &'a [(u32, &'a FactSet)];
 
-/// One bulk file and where it goes.
+/// One table's bulk files and where they go.
 pub(crate) struct Load {
     pub(crate) table: String,
     pair: Option<(Node, Node)>,
-    pub(crate) file: PathBuf,
-    pub(crate) rows: usize,
+    parts: Vec<Staged>,
 }
 
-/// Where the other end of an edge, or the file of an observation, is when the staged pages do
-/// not hold it: in the database being updated. A full write has no elsewhere.
+impl Load {
+    fn rows(&self) -> usize {
+        self.parts.iter().map(|p| p.rows).sum()
+    }
+}
+
+/// Where the other end of an edge is when the staged pages do not hold it: in the database
+/// being updated. A full write has no elsewhere.
 pub(crate) trait Elsewhere {
     fn table_of(&self, key: &StableKey) -> Option<Node>;
-    fn file_key(&self, repository: &str, path: &str) -> Option<StableKey>;
 }
 
 /// Nothing outside the staged pages.
@@ -37,9 +41,6 @@ pub(crate) struct Nowhere;
 
 impl Elsewhere for Nowhere {
     fn table_of(&self, _: &StableKey) -> Option<Node> {
-        None
-    }
-    fn file_key(&self, _: &str, _: &str) -> Option<StableKey> {
         None
     }
 }
@@ -52,22 +53,26 @@ pub(crate) fn load(
     // Every table, those that load nothing included: counts compare equal whatever was staged.
     let mut rows: BTreeMap<String, u64> = schema::table_names().map(|t| (t, 0)).collect();
     for load in loads {
-        if load.rows > 0 {
-            let pair = load.pair.map(|(from, to)| (from.name(), to.name()));
-            session::run(connection, &copy_statement(&load.table, &load.file, pair))?;
+        let pair = load.pair.map(|(from, to)| (from.name(), to.name()));
+        for part in load.parts.iter().filter(|p| p.rows > 0) {
+            let started = std::time::Instant::now();
+            session::run(connection, &copy_statement(&load.table, part, pair))?;
+            tracing::debug!(table = %load.table, rows = part.rows, parallel = part.parallel, ms = started.elapsed().as_millis() as u64, "canonical database: loaded");
         }
-        *rows.entry(load.table.clone()).or_default() += load.rows as u64;
+        *rows.entry(load.table.clone()).or_default() += load.rows() as u64;
     }
     Ok(rows)
 }
 
 /// Writes every bulk file of `pages`, in load order: node tables first, relationships after.
-/// `whole` adds `Repository` and `Meta`, which only a new database loads.
+/// `whole` adds `Repository` and `Meta`, which only a new database loads; unresolved rows are
+/// numbered from `first_unresolved` (the ordinal no row of the database holds yet).
 pub(crate) fn stage(
     pages: Pages<'_>,
     dir: &Path,
     whole: bool,
     elsewhere: &dyn Elsewhere,
+    first_unresolved: i64,
 ) -> Result<Vec<Load>, GraphDbError> {
     let mut loads = Vec::new();
     let mut node = |table: &NodeTable,
@@ -76,12 +81,10 @@ pub(crate) fn stage(
         let name = table.node.name();
         let mut file = BulkFile::create(dir.join(format!("{name}.csv")), table.columns.len())?;
         rows(&mut file)?;
-        let (file, rows) = file.finish()?;
         loads.push(Load {
             table: name.to_string(),
             pair: None,
-            file,
-            rows,
+            parts: file.finish()?,
         });
         Ok(())
     };
@@ -160,9 +163,15 @@ pub(crate) fn stage(
     })?;
     node(&schema::EVIDENCE, &mut |out| {
         for (page, e) in rows(pages, |facts| &facts.evidence) {
+            // The key is not stored: whoever reads the row derives it from its place.
+            if e.key != evidence_key(&e.repository, &e.file_path, e.span) {
+                return Err(GraphDbError::Schema(format!(
+                    "evidence {} is not the key of its place ({}/{} bytes {}-{})",
+                    e.key, e.repository, e.file_path, e.span.start_byte, e.span.end_byte
+                )));
+            }
             out.row(&[
                 Field::Integer(schema::evidence_ordinal(&e.key)),
-                key(&e.key),
                 page,
                 e.repository.as_str().into(),
                 e.file_path.as_str().into(),
@@ -177,7 +186,7 @@ pub(crate) fn stage(
     node(&schema::UNRESOLVED, &mut |out| {
         for (ordinal, (page, u)) in rows(pages, |facts| &facts.unresolved).enumerate() {
             out.row(&[
-                Field::Integer(ordinal as i64),
+                Field::Integer(first_unresolved + ordinal as i64),
                 page,
                 u.repository.as_str().into(),
                 u.language.as_str().into(),
@@ -213,13 +222,13 @@ pub(crate) fn rows<'a, T: 'a>(
     table: impl Fn(&'a FactSet) -> &'a Vec<T>,
 ) -> impl Iterator<Item = (Field<'static>, &'a T)> {
     pages.iter().flat_map(move |(number, facts)| {
-        table(facts)
+        table(*facts)
             .iter()
             .map(move |row| (Field::from(*number), row))
     })
 }
 
-/// The edges, one file per kind and endpoint pair, and `OBSERVED_IN`.
+/// The edges, one file per kind and endpoint pair.
 fn stage_edges(
     pages: Pages<'_>,
     dir: &Path,
@@ -247,36 +256,7 @@ fn stage_edges(
         let evidence = edge.evidence.as_ref().map(schema::evidence_ordinal);
         edges.row(edge, pair, page, evidence)?;
     }
-    let mut loads = edges.finish()?;
-    let file_keys: HashMap<(&str, &str), &StableKey> = rows(pages, |f| &f.files)
-        .map(|(_, f)| ((f.repository.as_str(), f.path.as_str()), &f.key))
-        .collect();
-    let mut observed = BulkFile::create(dir.join(format!("{OBSERVED_IN}.csv")), 2)?;
-    for (_, e) in rows(pages, |f| &f.evidence) {
-        let file = file_keys
-            .get(&(e.repository.as_str(), e.file_path.as_str()))
-            .map(|key| **key)
-            .or_else(|| elsewhere.file_key(&e.repository, &e.file_path))
-            .ok_or_else(|| {
-                GraphDbError::Schema(format!(
-                    "evidence {} was observed in {}/{}, which no File holds",
-                    e.key, e.repository, e.file_path
-                ))
-            })?;
-        observed.row(&[Field::Integer(schema::evidence_ordinal(&e.key)), key(&file)])?;
-    }
-    let (file, rows) = observed.finish()?;
-    loads.push(observed_in(file, rows));
-    Ok(loads)
-}
-
-pub(crate) fn observed_in(file: PathBuf, rows: usize) -> Load {
-    Load {
-        table: OBSERVED_IN.to_string(),
-        pair: None,
-        file,
-        rows,
-    }
+    edges.finish()
 }
 
 /// Edge rows, one file per kind and endpoint pair, checked against the schema.
@@ -338,12 +318,10 @@ impl<'a> EdgeFiles<'a> {
     pub(crate) fn finish(self) -> Result<Vec<Load>, GraphDbError> {
         let mut loads = Vec::new();
         for ((kind, from, to), file) in self.files {
-            let (file, rows) = file.finish()?;
             loads.push(Load {
                 table: kind.as_str().to_string(),
                 pair: (schema::endpoints(kind).len() > 1).then_some((from, to)),
-                file,
-                rows,
+                parts: file.finish()?,
             });
         }
         Ok(loads)

@@ -3,17 +3,15 @@
 //! reach a replaced node are read before the delete and loaded again after it, so the copy
 //! ends up holding what a full write of every page would.
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use kivgraph_facts::{Confidence, Edge, EdgeKind, GraphCounts, KeyMap, Provenance, StableKey};
 use lbug::{Connection, LogicalType, Value};
 
-use crate::bulk::{BulkFile, Field};
 use crate::error::GraphDbError;
-use crate::schema::{self, Node, OBSERVED_IN};
+use crate::schema::{self, Node};
 use crate::session;
-use crate::stage::{EdgeFiles, Elsewhere, Load, Pages, load, observed_in, rows, stage};
+use crate::stage::{EdgeFiles, Elsewhere, Load, Pages, load, rows, stage};
 
 /// The node tables whose rows belong to a page.
 const PAGED: [Node; 5] = [
@@ -86,9 +84,8 @@ fn replace_pages(
     lap.end("remove_pages");
     let elsewhere = Found::look_up(&connection, changed)?;
     lap.end("look_up");
-    let base = next_ordinal(&connection)?;
-    let mut loads = stage(changed, staging.path(), false, &elsewhere)?;
-    renumber_unresolved(&mut loads, base, staging.path())?;
+    let first_unresolved = next_ordinal(&connection)?;
+    let loads = stage(changed, staging.path(), false, &elsewhere, first_unresolved)?;
     lap.end("stage");
     for (table, rows) in load(&connection, &loads)? {
         *counts.tables.entry(table).or_default() += rows;
@@ -129,8 +126,8 @@ fn check_repositories(connection: &Connection<'_>, changed: Pages<'_>) -> Result
     Ok(())
 }
 
-/// Reads the edges that pages outside `pages` own and that reach a node of `pages`, and the
-/// observations made elsewhere in a file of `pages`, into bulk files to load back.
+/// Reads the edges that pages outside `pages` own and that reach a node of `pages` into bulk
+/// files to load back.
 fn keep_reaching_edges(
     connection: &Connection<'_>,
     pages: &Value,
@@ -163,21 +160,7 @@ fn keep_reaching_edges(
             }
         }
     }
-    let mut loads = kept.finish()?;
-    let mut observed = BulkFile::create(dir.join(format!("kept-{OBSERVED_IN}.csv")), 2)?;
-    let query = "MATCH (e:Evidence)-[:OBSERVED_IN]->(f:File) \
-                 WHERE NOT (e.page IN $pages) AND f.page IN $pages RETURN e.ordinal, f.key";
-    for row in session::rows(connection, query, vec![("pages", pages.clone())])? {
-        match row.as_slice() {
-            [Value::Int64(evidence), Value::String(file)] => {
-                observed.row(&[Field::Integer(*evidence), file.as_str().into()])?
-            }
-            other => return Err(unexpected(query, other)),
-        }
-    }
-    let (file, rows) = observed.finish()?;
-    loads.push(observed_in(file, rows));
-    Ok(loads)
+    kept.finish()
 }
 
 /// Deletes what `pages` own: their edges, then their nodes with every edge still touching
@@ -206,12 +189,6 @@ fn remove_pages(
             parameters(),
         )?;
     }
-    let observed =
-        format!("MATCH (e:Evidence)-[o:{OBSERVED_IN}]->() WHERE e.page IN $pages RETURN count(o)");
-    removed.push((
-        OBSERVED_IN.to_string(),
-        count_of(connection, &observed, parameters())?,
-    ));
     for node in PAGED {
         let name = node.name();
         let count = format!("MATCH (n:{name}) WHERE n.page IN $pages RETURN count(n)");
@@ -228,10 +205,9 @@ fn remove_pages(
     Ok(removed)
 }
 
-/// Where the replaced pages' edges and observations reach outside them, looked up once.
+/// Where the replaced pages' edges reach outside them, looked up once.
 struct Found {
     tables: KeyMap<Node>,
-    files: HashMap<(String, String), StableKey>,
 }
 
 impl Found {
@@ -263,43 +239,13 @@ impl Found {
                 }
             }
         }
-        let local_files: std::collections::HashSet<(&str, &str)> = rows(changed, |f| &f.files)
-            .map(|(_, f)| (f.repository.as_str(), f.path.as_str()))
-            .collect();
-        let mut files = HashMap::new();
-        for (_, evidence) in rows(changed, |f| &f.evidence) {
-            let place = (evidence.repository.as_str(), evidence.file_path.as_str());
-            if local_files.contains(&place)
-                || files.contains_key(&(place.0.to_string(), place.1.to_string()))
-            {
-                continue;
-            }
-            let query = "MATCH (f:File) WHERE f.repository = $repository AND f.path = $path \
-                         RETURN f.key";
-            let parameters = vec![
-                ("repository", Value::String(place.0.to_string())),
-                ("path", Value::String(place.1.to_string())),
-            ];
-            if let Some([Value::String(text)]) = session::rows(connection, query, parameters)?
-                .first()
-                .map(Vec::as_slice)
-            {
-                let key = StableKey::parse(text).map_err(|e| unexpected(query, e))?;
-                files.insert((place.0.to_string(), place.1.to_string()), key);
-            }
-        }
-        Ok(Found { tables, files })
+        Ok(Found { tables })
     }
 }
 
 impl Elsewhere for Found {
     fn table_of(&self, key: &StableKey) -> Option<Node> {
         self.tables.get(key).copied()
-    }
-    fn file_key(&self, repository: &str, path: &str) -> Option<StableKey> {
-        self.files
-            .get(&(repository.to_string(), path.to_string()))
-            .copied()
     }
 }
 
@@ -314,31 +260,6 @@ fn next_ordinal(connection: &Connection<'_>) -> Result<i64, GraphDbError> {
         Some([Value::Null(_)]) | None => Ok(0),
         Some(other) => Err(unexpected(query, other)),
     }
-}
-
-/// Staged unresolved rows are numbered from zero: shifted past the ordinals already held,
-/// which are the table's key.
-fn renumber_unresolved(loads: &mut [Load], base: i64, dir: &Path) -> Result<(), GraphDbError> {
-    let Some(unresolved) = loads
-        .iter_mut()
-        .find(|l| l.table == Node::Unresolved.name())
-    else {
-        return Ok(());
-    };
-    let path = unresolved.file.clone();
-    let text = std::fs::read_to_string(&path).map_err(|e| GraphDbError::io("read", &path, e))?;
-    let shifted: String = text
-        .lines()
-        .map(|line| {
-            let (ordinal, rest) = line.split_once(',').unwrap_or((line, ""));
-            let ordinal: i64 = ordinal.parse().unwrap_or(0);
-            format!("{},{rest}\n", ordinal + base)
-        })
-        .collect();
-    let renumbered = dir.join("Unresolved-renumbered.csv");
-    std::fs::write(&renumbered, shifted).map_err(|e| GraphDbError::io("write", &renumbered, e))?;
-    unresolved.file = renumbered;
-    Ok(())
 }
 
 /// An edge read back, its page, and its evidence's ordinal (the edge's own `evidence` left

@@ -22,7 +22,7 @@ pub fn write_database(
     }
     let mut lap = session::Lap::start("write");
     let staging = session::staging(scratch)?;
-    let loads = stage(pages, staging.path(), true, &Nowhere)?;
+    let loads = stage(pages, staging.path(), true, &Nowhere, 0)?;
     lap.end("stage");
     let db = session::open_for_writing(database)?;
     let connection = session::connect(&db)?;

@@ -9,6 +9,7 @@ use rayon::prelude::*;
 
 use kivgraph_facts::{FactPage, FactSet, GRAPH_SCHEMA_VERSION, GraphCounts};
 
+use crate::decoded::Decoded;
 use crate::error::{StoreError, io};
 use crate::manifest::{GraphEntry, PageEntry};
 use crate::pages::hex;
@@ -23,7 +24,7 @@ pub trait CanonicalGraph: Send + Sync + std::fmt::Debug {
     /// wrote.
     fn write(
         &self,
-        pages: &[(u32, FactSet)],
+        pages: &[(u32, &FactSet)],
         path: &Path,
         scratch: &Path,
     ) -> Result<GraphCounts, String>;
@@ -34,7 +35,7 @@ pub trait CanonicalGraph: Send + Sync + std::fmt::Debug {
         &self,
         previous: &Path,
         previous_counts: &GraphCounts,
-        changed: &[(u32, FactSet)],
+        changed: &[(u32, &FactSet)],
         path: &Path,
         scratch: &Path,
     ) -> Result<Option<GraphCounts>, String>;
@@ -54,7 +55,7 @@ pub(crate) struct PreviousGraph<'a> {
 /// from disk and records it.
 pub(crate) fn write_graph<P: FactPage>(
     graph: &dyn CanonicalGraph,
-    pages: &[P],
+    decoded: &Decoded<'_, P>,
     previous: Option<PreviousGraph<'_>>,
     directory: &Path,
     id: GenerationId,
@@ -76,10 +77,12 @@ pub(crate) fn write_graph<P: FactPage>(
                     .iter()
                     .any(|entry| entry.number == page.number() && entry.identity == identity)
         };
-        let changed: Vec<(u32, FactSet)> = pages
+        let changed: Vec<(u32, &FactSet)> = decoded
+            .pages()
             .iter()
-            .filter(|page| !unchanged(page))
-            .map(|page| (page.number(), page.facts()))
+            .enumerate()
+            .filter(|(_, page)| !unchanged(page))
+            .map(|(index, page)| (page.number(), decoded.facts(index)))
             .collect();
         let source = previous.directory.join(&previous.entry.file);
         if changed.is_empty() {
@@ -87,7 +90,7 @@ pub(crate) fn write_graph<P: FactPage>(
             link_graph(previous.directory, directory, previous.entry)?;
             return Ok(previous.entry.clone());
         }
-        if changed.len() < pages.len() {
+        if changed.len() < decoded.pages().len() {
             counts = graph
                 .update(&source, &previous.entry.counts, &changed, &path, directory)
                 .map_err(refused)?;
@@ -97,11 +100,13 @@ pub(crate) fn write_graph<P: FactPage>(
         Some(counts) => counts,
         None => {
             let started = std::time::Instant::now();
-            let pages: Vec<(u32, FactSet)> =
-                pages.par_iter().map(|p| (p.number(), p.facts())).collect();
+            let pages: Vec<(u32, &FactSet)> = (0..decoded.pages().len())
+                .into_par_iter()
+                .map(|index| (decoded.pages()[index].number(), decoded.facts(index)))
+                .collect();
             tracing::debug!(
                 ms = started.elapsed().as_millis() as u64,
-                "canonical database: pages decoded"
+                "canonical database: pages decoded (or shared with the layout)"
             );
             graph.write(&pages, &path, directory).map_err(refused)?
         }

@@ -16,6 +16,7 @@
 //! serving side uses only [`GenerationStore::current`] and [`GenerationStore::snapshot_path`].
 
 mod daemon;
+mod decoded;
 mod error;
 mod events;
 mod flush;

@@ -17,6 +17,7 @@ use kivgraph_snapshot::{
 use rayon::prelude::*;
 
 use crate::GenerationId;
+use crate::decoded::Decoded;
 use crate::error::{StoreError, io};
 use crate::layout::{SNAPSHOT_FILE, write_synced};
 use crate::manifest::{Counts, PageEntry};
@@ -140,7 +141,7 @@ pub(crate) struct WrittenPages {
 pub(crate) fn write_pages<P: FactPage>(
     directory: &Path,
     id: GenerationId,
-    pages: &[P],
+    decoded: &Decoded<'_, P>,
     previous: Option<&Previous>,
     lap: &mut dyn FnMut(&'static str),
 ) -> Result<WrittenPages, StoreError> {
@@ -148,21 +149,26 @@ pub(crate) fn write_pages<P: FactPage>(
     let invalid = |reason: String| StoreError::Invalid { id, reason };
     let previous_entry =
         |number: u32| previous.and_then(|p| p.pages.iter().find(|entry| entry.number == number));
-    // Each page's identity, computed once.
-    let identified: Vec<(&P, Option<[u8; 32]>)> =
-        pages.iter().map(|page| (page, page.identity())).collect();
+    // Each page's position and identity, computed once.
+    let identified: Vec<(usize, &P, Option<[u8; 32]>)> = decoded
+        .pages()
+        .iter()
+        .enumerate()
+        .map(|(index, page)| (index, page, page.identity()))
+        .collect();
     let (mut reused, changed): (Vec<_>, Vec<_>) =
-        identified.iter().partition(|(page, identity)| {
+        identified.iter().partition(|(_, page, identity)| {
             let identity = identity.map(|i| hex(&i));
             identity.is_some()
                 && previous_entry(page.number()).is_some_and(|entry| entry.identity == identity)
         });
-    let build = |pages: &[&(&P, Option<[u8; 32]>)]| -> Vec<(u32, Option<[u8; 32]>, FactSet)> {
-        pages
-            .par_iter()
-            .map(|(page, identity)| (page.number(), *identity, page.facts()))
-            .collect()
-    };
+    let build =
+        |pages: &[&(usize, &P, Option<[u8; 32]>)]| -> Vec<(u32, Option<[u8; 32]>, &FactSet)> {
+            pages
+                .par_iter()
+                .map(|(index, page, identity)| (page.number(), *identity, decoded.facts(*index)))
+                .collect()
+        };
     // The changed pages decoded while the previous snapshot, whose pages this generation
     // keeps, is opened and validated.
     let (mut built, snapshot) = rayon::join(
@@ -186,9 +192,9 @@ pub(crate) fn write_pages<P: FactPage>(
     };
     let snapshot = opened.as_ref();
     lap("decode_changed_pages");
-    let mut entries = Vec::with_capacity(pages.len());
+    let mut entries = Vec::with_capacity(decoded.pages().len());
     if let Some(previous) = previous {
-        for (page, _) in &reused {
+        for (_, page, _) in &reused {
             let entry = previous_entry(page.number()).expect("a reused page has an entry");
             link_page(previous.directory, directory, entry)?;
             entries.push(entry.clone());
@@ -322,7 +328,7 @@ pub(crate) fn write_pages<P: FactPage>(
 /// added must not be one they already hold.
 fn check_against_previous(
     snapshot: &Snapshot,
-    built: &[(u32, Option<[u8; 32]>, FactSet)],
+    built: &[(u32, Option<[u8; 32]>, &FactSet)],
     held: &KeyMap<ExternalNode>,
     unchanged: &(dyn Fn(u32) -> bool + Sync),
 ) -> Result<(), PageConflict> {

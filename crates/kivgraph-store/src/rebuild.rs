@@ -7,6 +7,7 @@ use kivgraph_facts::{FactPage, FactSet};
 use kivgraph_snapshot::{PAGES_DIRECTORY, write_root};
 
 use crate::GenerationId;
+use crate::decoded::Decoded;
 use crate::error::{StoreError, io};
 use crate::layout::{SNAPSHOT_FILE, sync_dir, write_synced};
 use crate::pages::{FACTS_DIRECTORY, hex, root_entries, write_pages};
@@ -61,7 +62,7 @@ impl GenerationStore {
         std::fs::create_dir_all(&scratch).map_err(io("create", &scratch))?;
         let result = (|| {
             let read_back: Vec<ReadBack> = pages.iter().map(|(n, f)| ReadBack(*n, f)).collect();
-            let written = write_pages(&scratch, id, &read_back, None, &mut |_| {})?;
+            let written = write_pages(&scratch, id, &Decoded::new(&read_back), None, &mut |_| {})?;
             for (rebuilt, published) in written.entries.iter().zip(&manifest.pages) {
                 if (rebuilt.number, &rebuilt.snapshot, &rebuilt.facts)
                     != (published.number, &published.snapshot, &published.facts)

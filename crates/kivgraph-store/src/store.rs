@@ -8,6 +8,7 @@ use std::time::SystemTime;
 use kivgraph_facts::{FactPage, FactSet};
 use kivgraph_snapshot::{Snapshot, SnapshotError, write_root};
 
+use crate::decoded::Decoded;
 use crate::error::{StoreError, io};
 use crate::graph::{CanonicalGraph, PreviousGraph, check_graph_file, link_graph, write_graph};
 use crate::kept::KeptSnapshot;
@@ -227,12 +228,15 @@ impl GenerationStore {
                 pages: &manifest.pages,
                 kept: kept.as_deref(),
             });
-            // The database is written from the same facts beside the layout, not after it.
+            // The database is written from the same facts beside the layout, not after it,
+            // each page decoded once for both.
+            let decoded = Decoded::new(pages);
             let (written, graph) = std::thread::scope(|scope| {
+                let decoded = &decoded;
                 let graph = store.graph.as_deref().map(|graph| {
-                    scope.spawn(move || write_graph(graph, pages, previous_graph, directory, id))
+                    scope.spawn(move || write_graph(graph, decoded, previous_graph, directory, id))
                 });
-                let written = write_pages(directory, id, pages, previous.as_ref(), lap);
+                let written = write_pages(directory, id, decoded, previous.as_ref(), lap);
                 let graph = graph
                     .map(|handle| handle.join().expect("the database writer does not panic"))
                     .transpose();

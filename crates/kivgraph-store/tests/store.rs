@@ -353,7 +353,7 @@ impl kivgraph_store::CanonicalGraph for RecordingGraph {
     }
     fn write(
         &self,
-        pages: &[(u32, FactSet)],
+        pages: &[(u32, &FactSet)],
         path: &std::path::Path,
         _scratch: &std::path::Path,
     ) -> Result<GraphCounts, String> {
@@ -372,7 +372,7 @@ impl kivgraph_store::CanonicalGraph for RecordingGraph {
         &self,
         previous: &std::path::Path,
         counts: &GraphCounts,
-        changed: &[(u32, FactSet)],
+        changed: &[(u32, &FactSet)],
         path: &std::path::Path,
         _scratch: &std::path::Path,
     ) -> Result<Option<GraphCounts>, String> {
