@@ -222,7 +222,7 @@ pub(crate) fn rows<'a, T: 'a>(
     table: impl Fn(&'a FactSet) -> &'a Vec<T>,
 ) -> impl Iterator<Item = (Field<'static>, &'a T)> {
     pages.iter().flat_map(move |(number, facts)| {
-        table(*facts)
+        table(facts)
             .iter()
             .map(move |row| (Field::from(*number), row))
     })

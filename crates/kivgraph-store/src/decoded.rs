@@ -1,6 +1,9 @@
-//! A publication's pages, each decoded once: the snapshot's layout and the canonical
-//! database read the same pages on two threads, and whichever asks for a page first decodes
-//! it while the other waits for that one decoding instead of repeating it.
+//! A publication's pages, decoded for both the snapshot's layout and the canonical database,
+//! which read the same pages on two threads: a page one has decoded the other reuses. Neither
+//! ever waits for the other's decoding — a decoding runs rayon work of its own, and a rayon
+//! worker blocked on it could be the one that work waits for (a deadlock, seen) — so two
+//! writers reaching the same page at once both decode it and the first kept wins. They walk
+//! the pages from opposite ends, so that is rare.
 
 use std::sync::OnceLock;
 
@@ -25,6 +28,14 @@ impl<'a, P: FactPage> Decoded<'a, P> {
 
     /// The facts of the page at `index` in the publication's order.
     pub(crate) fn facts(&self, index: usize) -> &FactSet {
-        self.facts[index].get_or_init(|| self.pages[index].facts())
+        if let Some(facts) = self.facts[index].get() {
+            return facts;
+        }
+        let decoded = self.pages[index].facts();
+        // Lost to the other writer: its decoding, equal to this one, is kept.
+        let _ = self.facts[index].set(decoded);
+        self.facts[index]
+            .get()
+            .expect("set above, by one writer or the other")
     }
 }

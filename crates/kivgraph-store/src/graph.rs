@@ -100,10 +100,13 @@ pub(crate) fn write_graph<P: FactPage>(
         Some(counts) => counts,
         None => {
             let started = std::time::Instant::now();
-            let pages: Vec<(u32, &FactSet)> = (0..decoded.pages().len())
+            // From the last page, while the layout starts from the first (`Decoded`).
+            let mut pages: Vec<(u32, &FactSet)> = (0..decoded.pages().len())
                 .into_par_iter()
+                .rev()
                 .map(|index| (decoded.pages()[index].number(), decoded.facts(index)))
                 .collect();
+            pages.reverse();
             tracing::debug!(
                 ms = started.elapsed().as_millis() as u64,
                 "canonical database: pages decoded (or shared with the layout)"
