@@ -56,6 +56,19 @@ fn present_clients(typed: &std::ffi::OsStr) -> Vec<clap_complete::engine::Comple
         .collect()
 }
 
+/// An install or a remove: the clients, and how far it may go.
+#[derive(clap::Args, Debug)]
+struct Change {
+    #[command(flatten)]
+    selection: Clients,
+    #[arg(long)]
+    dry_run: bool,
+    /// Replace or remove a file at kivgraph's path (the skill, the gate's plugin) that is not
+    /// the one this build writes.
+    #[arg(long)]
+    force: bool,
+}
+
 /// Where integrations resolve their paths, and the executable they register.
 struct Places {
     home: PathBuf,

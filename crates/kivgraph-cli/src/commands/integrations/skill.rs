@@ -14,7 +14,7 @@ use anyhow::bail;
 
 use super::clients::{Scope, Target};
 use super::safe_file::Present;
-use super::{Clients, Outcome, Places, report, safe_file, scope_name};
+use super::{Change, Clients, Outcome, Places, report, safe_file, scope_name};
 
 /// The canonical skill, as this build ships it.
 pub const SKILL: &str = include_str!("../../../skills/kivgraph/SKILL.md");
@@ -33,17 +33,6 @@ enum SkillAction {
     Status(Clients),
     /// Remove the skill, only where the file is the canonical one (or with --force).
     Remove(Change),
-}
-
-#[derive(clap::Args, Debug)]
-struct Change {
-    #[command(flatten)]
-    selection: Clients,
-    #[arg(long)]
-    dry_run: bool,
-    /// Replace or remove a file at the skill's path that is not the canonical skill.
-    #[arg(long)]
-    force: bool,
 }
 
 /// Where `target` reads the skill, for `scope`.

@@ -12,7 +12,7 @@ mod verdict;
 use std::process::ExitCode;
 
 use super::clients::Target;
-use super::{Clients, Places, chosen, report};
+use super::{Change, Clients, Places, chosen, report};
 use registration::{Action, HOSTS};
 
 #[derive(clap::Args, Debug)]
@@ -29,17 +29,6 @@ enum HookAction {
     Status(Clients),
     /// Remove only the gate's registration (from every client that hosts it, without --target).
     Remove(Change),
-}
-
-#[derive(clap::Args, Debug)]
-struct Change {
-    #[command(flatten)]
-    selection: Clients,
-    #[arg(long)]
-    dry_run: bool,
-    /// Replace or remove a file at the plugin's path that is not the gate's plugin.
-    #[arg(long)]
-    force: bool,
 }
 
 pub fn run(args: HookArgs) -> anyhow::Result<ExitCode> {
