@@ -96,7 +96,7 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
                 || (watched.iter().any(|w| path.starts_with(&w.path)) && relevant(path, &ignored))
         };
         let store = loaded.store(None);
-        flush_watched = watch_flush_requests(&mut watcher, &store, flush_watched);
+        flush_watched = watch_flush_requests(&mut watcher, &store, Some(flush_watched));
         let is_flush = |path: &Path| store.is_flush_request(path);
         let filter = Filter {
             relevant: &relevant,
@@ -202,16 +202,17 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
     }
 }
 
-/// Watches the store's flush requests (`kivgraph_store::flush`), again when the store moved;
-/// the directory watched.
+/// Watches the store's flush requests (`kivgraph_store::flush`), again only when the store
+/// moved: the directory it was last tried for, watched or not (a failure is said once, not at
+/// every batch).
 fn watch_flush_requests(
     watcher: &mut RecommendedWatcher,
     store: &GenerationStore,
     watched: Option<PathBuf>,
-) -> Option<PathBuf> {
+) -> PathBuf {
     let directory = store.flush_directory();
     if watched.as_ref() == Some(&directory) {
-        return watched;
+        return directory;
     }
     if let Some(previous) = watched {
         let _ = watcher.unwatch(&previous);
@@ -219,14 +220,11 @@ fn watch_flush_requests(
     let watching = std::fs::create_dir_all(&directory)
         .map_err(notify::Error::io)
         .and_then(|()| watcher.watch(&directory, RecursiveMode::NonRecursive));
-    match watching {
-        Ok(()) => Some(directory),
-        Err(err) => {
-            // Callers still settle by the watcher's quiet (`fresh_within_ms`), a debounce later.
-            tracing::warn!("flush requests are not watched: {err}");
-            None
-        }
+    if let Err(err) = watching {
+        // Callers still settle by the watcher's quiet (`fresh_within_ms`), a debounce later.
+        tracing::warn!("flush requests are not watched: {err}");
     }
+    directory
 }
 
 fn existing_requests(store: &GenerationStore) -> Vec<PathBuf> {
