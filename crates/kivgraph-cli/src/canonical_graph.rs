@@ -29,11 +29,20 @@ impl CanonicalGraph for Ladybug {
         &self,
         previous: &Path,
         previous_counts: &GraphCounts,
+        before: &[(u32, &FactSet)],
         changed: &[(u32, &FactSet)],
         path: &Path,
         scratch: &Path,
     ) -> Result<Option<GraphCounts>, String> {
-        match kivgraph_graphdb::update_database(previous, previous_counts, changed, path, scratch) {
+        let updated = kivgraph_graphdb::update_database(
+            previous,
+            previous_counts,
+            before,
+            changed,
+            path,
+            scratch,
+        );
+        match updated {
             Ok(counts) => Ok(Some(counts)),
             Err(GraphDbError::NotIncremental(why)) => {
                 tracing::info!(why, "the canonical database is written whole");

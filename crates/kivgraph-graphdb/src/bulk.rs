@@ -12,6 +12,7 @@ use kivgraph_facts::StableKey;
 use crate::error::GraphDbError;
 
 /// One field of a row.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum Field<'a> {
     Text(&'a str),
     Owned(String),

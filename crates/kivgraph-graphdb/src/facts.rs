@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use kivgraph_facts::*;
 use lbug::{Connection, Value};
 
+use crate::census;
 use crate::error::GraphDbError;
 use crate::read::GraphReader;
 use crate::schema::{self, EDGE_PROPERTIES, NodeTable};
@@ -56,9 +57,21 @@ impl GraphReader {
         })? {
             page(&mut pages, number)?.packages.push(package);
         }
+        let mut mentions: KeyMap<Vec<Mention>> = KeyMap::default();
+        for (key, said) in scan(&connection, &schema::MENTIONS, |row| {
+            let key = row.key()?;
+            row.page()?;
+            let text = row.text()?;
+            Ok((key, census::from_json(&text).map_err(|e| row.invalid(e))?))
+        })? {
+            mentions.insert(key, said);
+        }
         for (number, file) in scan(&connection, &schema::FILE, |row| {
             let key = row.key()?;
             let number = row.page()?;
+            let said = mentions
+                .remove(&key)
+                .ok_or_else(|| row.invalid(format!("no Mentions row for file {key}")))?;
             Ok((
                 number,
                 FileFact {
@@ -74,7 +87,7 @@ impl GraphReader {
                         row.integer()?;
                         row.json()?
                     },
-                    mentions: row.json()?,
+                    mentions: said,
                 },
             ))
         })? {

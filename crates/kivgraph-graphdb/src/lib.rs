@@ -9,10 +9,16 @@
 //! the MCP surface. It turns a fact set into a database and answers queries over one; where
 //! the database lives and when it is written is the store's and the pass's business.
 
+mod amend;
 mod bulk;
+mod census;
+mod diff;
 mod error;
 mod facts;
+mod lookup;
 mod read;
+mod replace;
+mod rows;
 mod schema;
 mod session;
 mod stage;

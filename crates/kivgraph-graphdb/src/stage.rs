@@ -6,10 +6,11 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use kivgraph_facts::{Edge, EdgeKind, FactSet, KeyMap, StableKey, evidence_key};
+use kivgraph_facts::{Edge, EdgeKind, FactSet, KeyMap, StableKey};
 
 use crate::bulk::{BulkFile, Field, Staged, copy_statement};
 use crate::error::GraphDbError;
+use crate::rows;
 use crate::schema::{self, EDGE_PROPERTIES, Node, NodeTable};
 use crate::session;
 
@@ -93,113 +94,47 @@ pub(crate) fn stage(
             .first()
             .map(|(_, facts)| facts.repositories.as_slice());
         for r in repositories.filter(|_| whole).unwrap_or_default() {
-            let languages: Vec<&str> = r.languages.iter().map(|l| l.as_str()).collect();
-            out.row(&[
-                key(&r.key),
-                r.name.as_str().into(),
-                r.root.as_str().into(),
-                Field::Owned(languages.join(",")),
-            ])?;
+            out.row(&rows::repository(r))?;
         }
         Ok(())
     })?;
     node(&schema::PACKAGE, &mut |out| {
-        for (page, p) in rows(pages, |facts| &facts.packages) {
-            out.row(&[
-                key(&p.key),
-                page,
-                p.repository.as_str().into(),
-                p.language.as_str().into(),
-                p.name.as_str().into(),
-                p.path.as_str().into(),
-            ])?;
+        for (page, p) in rows_of(pages, |facts| &facts.packages) {
+            out.row(&rows::package(page, p))?;
         }
         Ok(())
     })?;
     node(&schema::FILE, &mut |out| {
-        for (page, f) in rows(pages, |facts| &facts.files) {
-            out.row(&[
-                key(&f.key),
-                page,
-                f.repository.as_str().into(),
-                f.path.as_str().into(),
-                f.language.as_str().into(),
-                key(&f.package),
-                Field::Owned(f.fingerprint.to_hex()),
-                f.line_count.into(),
-                Field::Integer(f.byte_len as i64),
-                Field::Integer(f.parse_issues.len() as i64),
-                json(&f.parse_issues)?,
-                json(&f.mentions)?,
-            ])?;
+        for (page, f) in rows_of(pages, |facts| &facts.files) {
+            out.row(&rows::file(page, f)?)?;
+        }
+        Ok(())
+    })?;
+    node(&schema::MENTIONS, &mut |out| {
+        for (page, f) in rows_of(pages, |facts| &facts.files) {
+            out.row(&rows::mentions(page, f))?;
         }
         Ok(())
     })?;
     node(&schema::SYMBOL, &mut |out| {
-        for (page, s) in rows(pages, |facts| &facts.symbols) {
-            out.row(&[
-                key(&s.key),
-                page,
-                s.repository.as_str().into(),
-                s.language.as_str().into(),
-                key(&s.package),
-                s.file_path.as_str().into(),
-                s.name.as_str().into(),
-                s.qualified_name.as_str().into(),
-                s.kind.as_str().into(),
-                s.signature.as_str().into(),
-                Field::Boolean(s.exported),
-                s.span.start_line.into(),
-                s.span.end_line.into(),
-                s.span.start_byte.into(),
-                s.span.end_byte.into(),
-                s.doc.as_deref().into(),
-                s.parent.as_ref().map_or(Field::Null, key),
-                s.key_module.as_str().into(),
-                s.key_discriminator.as_str().into(),
-            ])?;
+        for (page, s) in rows_of(pages, |facts| &facts.symbols) {
+            out.row(&rows::symbol(page, s))?;
         }
         Ok(())
     })?;
     node(&schema::EVIDENCE, &mut |out| {
-        for (page, e) in rows(pages, |facts| &facts.evidence) {
-            // The key is not stored: whoever reads the row derives it from its place.
-            if e.key != evidence_key(&e.repository, &e.file_path, e.span) {
-                return Err(GraphDbError::Schema(format!(
-                    "evidence {} is not the key of its place ({}/{} bytes {}-{})",
-                    e.key, e.repository, e.file_path, e.span.start_byte, e.span.end_byte
-                )));
-            }
-            out.row(&[
-                Field::Integer(schema::evidence_ordinal(&e.key)),
-                page,
-                e.repository.as_str().into(),
-                e.file_path.as_str().into(),
-                e.span.start_line.into(),
-                e.span.end_line.into(),
-                e.span.start_byte.into(),
-                e.span.end_byte.into(),
-            ])?;
+        for (page, e) in rows_of(pages, |facts| &facts.evidence) {
+            out.row(&rows::evidence(page, e)?)?;
         }
         Ok(())
     })?;
     node(&schema::UNRESOLVED, &mut |out| {
-        for (ordinal, (page, u)) in rows(pages, |facts| &facts.unresolved).enumerate() {
-            out.row(&[
-                Field::Integer(first_unresolved + ordinal as i64),
+        for (ordinal, (page, u)) in rows_of(pages, |facts| &facts.unresolved).enumerate() {
+            out.row(&rows::unresolved(
+                first_unresolved + ordinal as i64,
                 page,
-                u.repository.as_str().into(),
-                u.language.as_str().into(),
-                u.reason.as_str().into(),
-                u.file_path.as_deref().into(),
-                u.span.map_or(Field::Null, |s| s.start_line.into()),
-                u.span.map_or(Field::Null, |s| s.end_line.into()),
-                u.span.map_or(Field::Null, |s| s.start_byte.into()),
-                u.span.map_or(Field::Null, |s| s.end_byte.into()),
-                u.requested_symbol.as_deref().into(),
-                u.requested_package.as_deref().into(),
-                u.detail.as_str().into(),
-            ])?;
+                u,
+            ))?;
         }
         Ok(())
     })?;
@@ -217,15 +152,25 @@ pub(crate) fn stage(
 }
 
 /// One table's rows of every page, in page order, each with its page's number.
-pub(crate) fn rows<'a, T: 'a>(
+pub(crate) fn rows_of<'a, T: 'a>(
     pages: Pages<'a>,
     table: impl Fn(&'a FactSet) -> &'a Vec<T>,
-) -> impl Iterator<Item = (Field<'static>, &'a T)> {
-    pages.iter().flat_map(move |(number, facts)| {
-        table(facts)
-            .iter()
-            .map(move |row| (Field::from(*number), row))
-    })
+) -> impl Iterator<Item = (u32, &'a T)> {
+    pages
+        .iter()
+        .flat_map(move |(number, facts)| table(facts).iter().map(move |row| (*number, row)))
+}
+
+/// The table of every node `pages` hold that an edge can join.
+pub(crate) fn node_tables(pages: Pages<'_>) -> KeyMap<Node> {
+    let mut tables: KeyMap<Node> = KeyMap::default();
+    if let Some((_, facts)) = pages.first() {
+        tables.extend(facts.repositories.iter().map(|r| (r.key, Node::Repository)));
+    }
+    tables.extend(rows_of(pages, |f| &f.packages).map(|(_, p)| (p.key, Node::Package)));
+    tables.extend(rows_of(pages, |f| &f.files).map(|(_, f)| (f.key, Node::File)));
+    tables.extend(rows_of(pages, |f| &f.symbols).map(|(_, s)| (s.key, Node::Symbol)));
+    tables
 }
 
 /// The edges, one file per kind and endpoint pair.
@@ -234,13 +179,7 @@ fn stage_edges(
     dir: &Path,
     elsewhere: &dyn Elsewhere,
 ) -> Result<Vec<Load>, GraphDbError> {
-    let mut tables: KeyMap<Node> = KeyMap::default();
-    if let Some((_, facts)) = pages.first() {
-        tables.extend(facts.repositories.iter().map(|r| (r.key, Node::Repository)));
-    }
-    tables.extend(rows(pages, |f| &f.packages).map(|(_, p)| (p.key, Node::Package)));
-    tables.extend(rows(pages, |f| &f.files).map(|(_, f)| (f.key, Node::File)));
-    tables.extend(rows(pages, |f| &f.symbols).map(|(_, s)| (s.key, Node::Symbol)));
+    let tables = node_tables(pages);
     let table_of = |key: &StableKey, edge: &Edge| {
         let found = tables.get(key).copied().or_else(|| elsewhere.table_of(key));
         found.ok_or_else(|| {
@@ -251,7 +190,7 @@ fn stage_edges(
         })
     };
     let mut edges = EdgeFiles::new(dir, "");
-    for (page, edge) in rows(pages, |f| &f.edges) {
+    for (page, edge) in rows_of(pages, |f| &f.edges) {
         let pair = (table_of(&edge.source, edge)?, table_of(&edge.target, edge)?);
         let evidence = edge.evidence.as_ref().map(schema::evidence_ordinal);
         edges.row(edge, pair, page, evidence)?;
@@ -281,17 +220,10 @@ impl<'a> EdgeFiles<'a> {
         &mut self,
         edge: &Edge,
         pair: (Node, Node),
-        page: Field<'_>,
+        page: u32,
         evidence: Option<i64>,
     ) -> Result<(), GraphDbError> {
-        if !schema::endpoints(edge.kind).contains(&pair) {
-            return Err(GraphDbError::Schema(format!(
-                "the schema has no {} from {} to {}",
-                edge.kind,
-                pair.0.name(),
-                pair.1.name()
-            )));
-        }
+        schema::check_joins(edge.kind, pair)?;
         let group = (edge.kind, pair.0, pair.1);
         if !self.files.contains_key(&group) {
             let name = format!(
@@ -305,14 +237,7 @@ impl<'a> EdgeFiles<'a> {
             self.files.insert(group, file);
         }
         let out = self.files.get_mut(&group).expect("inserted above");
-        out.row(&[
-            key(&edge.source),
-            key(&edge.target),
-            page,
-            edge.confidence.as_str().into(),
-            edge.provenance.as_str().into(),
-            evidence.map_or(Field::Null, Field::Integer),
-        ])
+        out.row(&rows::edge(edge, page, evidence))
     }
 
     pub(crate) fn finish(self) -> Result<Vec<Load>, GraphDbError> {
@@ -326,15 +251,4 @@ impl<'a> EdgeFiles<'a> {
         }
         Ok(loads)
     }
-}
-
-/// A list the schema keeps as JSON text.
-fn json(value: &impl serde::Serialize) -> Result<Field<'static>, GraphDbError> {
-    serde_json::to_string(value)
-        .map(Field::Owned)
-        .map_err(|e| GraphDbError::Schema(e.to_string()))
-}
-
-pub(crate) fn key(key: &StableKey) -> Field<'static> {
-    Field::Key(*key)
 }

@@ -397,10 +397,11 @@ fn split(facts: &FactSet) -> Vec<(u32, FactSet)> {
     pages
 }
 
-#[test]
-fn an_update_replaces_the_changed_pages_and_keeps_the_edges_reaching_them() {
+/// A graph, and the same graph after `cmd/main.go` was edited: the file longer and spelling
+/// `helper`, `main` documented, `helper` declared, `Old` gone, the call moved to another place, the unresolved `Gone` replaced by
+/// `Lost`. `lib` refers to `cmd`'s main: an edge page 0 owns into a node page 1 changes.
+fn edited() -> (FactSet, FactSet) {
     let mut before = graph();
-    // `lib` refers to `cmd`'s main: an edge page 0 owns into a node page 1 replaces.
     before.edges.push(Edge {
         kind: EdgeKind::References,
         source: key("lib:Parse"),
@@ -409,8 +410,20 @@ fn an_update_replaces_the_changed_pages_and_keeps_the_edges_reaching_them() {
         provenance: Provenance::TreeSitterSyntax,
         evidence: None,
     });
+    let mut old = before
+        .symbols
+        .iter()
+        .find(|s| s.name == "main")
+        .unwrap()
+        .clone();
+    old.key = key("cmd:Old");
+    old.name = "Old".into();
+    old.qualified_name = "Old".into();
+    old.span = span(25);
+    before.symbols.push(old);
     before.canonicalize();
     let mut after = before.clone();
+    after.symbols.retain(|s| s.name != "Old");
     let main = after.symbols.iter_mut().find(|s| s.name == "main").unwrap();
     main.doc = Some("Runs.".into());
     let mut helper = main.clone();
@@ -419,30 +432,101 @@ fn an_update_replaces_the_changed_pages_and_keeps_the_edges_reaching_them() {
     helper.qualified_name = "helper".into();
     helper.span = span(20);
     after.symbols.push(helper);
-    let mut hole = after.unresolved[0].clone();
-    hole.requested_symbol = Some("Lost".into());
-    after.unresolved.push(hole);
+    let moved = Evidence {
+        key: evidence_key("cmd", "main.go", span(7)),
+        repository: "cmd".into(),
+        file_path: "main.go".into(),
+        span: span(7),
+    };
+    let call = after
+        .edges
+        .iter_mut()
+        .find(|e| e.kind == EdgeKind::CallsDirect)
+        .unwrap();
+    call.evidence = Some(moved.key);
+    after.evidence = vec![moved];
+    after.unresolved[0].requested_symbol = Some("Lost".into());
+    let file = after
+        .files
+        .iter_mut()
+        .find(|f| f.repository == "cmd")
+        .unwrap();
+    file.line_count += 3;
+    file.mentions = vec![Mention {
+        name: "helper".into(),
+        count: 2,
+    }];
     after.canonicalize();
+    (before, after)
+}
 
-    let dir = tempfile::tempdir().expect("scratch");
-    let (first, second, whole) = (
-        dir.path().join("1.lbdb"),
-        dir.path().join("2.lbdb"),
-        dir.path().join("whole.lbdb"),
-    );
+#[test]
+fn an_update_brings_the_changed_pages_up_to_date_row_by_row_or_by_replacing_them() {
+    let (before, after) = edited();
     let (before_pages, after_pages) = (split(&before), split(&after));
-    let counts = write_database(&borrowed(&before_pages), &first, dir.path()).expect("written");
-    let changed: Vec<(u32, &FactSet)> = borrowed(&after_pages)
-        .into_iter()
-        .filter(|(n, _)| *n == 1)
-        .collect();
-    let updated = update_database(&first, &counts, &changed, &second, dir.path()).expect("updated");
-    let expected =
-        write_database(&borrowed(&after_pages), &whole, dir.path()).expect("written whole");
-    assert_eq!(updated, expected);
+    let only_page_1 = |pages| -> Vec<(u32, &FactSet)> {
+        borrowed(pages)
+            .into_iter()
+            .filter(|(n, _)| *n == 1)
+            .collect()
+    };
+    let (was, changed) = (only_page_1(&before_pages), only_page_1(&after_pages));
+    for (limit, how) in [
+        (usize::MAX, update::Updated::Amended),
+        (0, update::Updated::Replaced),
+    ] {
+        let dir = tempfile::tempdir().expect("scratch");
+        let (first, second, whole) = (
+            dir.path().join("1.lbdb"),
+            dir.path().join("2.lbdb"),
+            dir.path().join("whole.lbdb"),
+        );
+        let counts = write_database(&borrowed(&before_pages), &first, dir.path()).expect("written");
+        let (updated, went) = update::update_with(
+            &first,
+            &counts,
+            [&was, &changed],
+            &second,
+            dir.path(),
+            limit,
+        )
+        .expect("updated");
+        assert_eq!(went, how);
+        let expected =
+            write_database(&borrowed(&after_pages), &whole, dir.path()).expect("written whole");
+        assert_eq!(updated, expected, "{how:?}");
+        verify_database(&second, &updated).expect("the update holds what it says");
+        let read_back = GraphReader::open(&second).unwrap().pages(2).unwrap();
+        assert_eq!(read_back, split(&after), "{how:?}");
+        // The previous database is untouched.
+        verify_database(&first, &counts).expect("the previous database is as it was");
+    }
+}
+
+#[test]
+fn rows_the_database_does_not_hold_are_not_amended_but_replaced() {
+    let (before, after) = edited();
+    let (before_pages, after_pages) = (split(&before), split(&after));
+    let dir = tempfile::tempdir().expect("scratch");
+    let (first, second) = (dir.path().join("1.lbdb"), dir.path().join("2.lbdb"));
+    // Written from the edited facts: the rows the edit removes are not there to remove.
+    let counts = write_database(&borrowed(&after_pages), &first, dir.path()).expect("written");
+    let page = |pages| -> Vec<(u32, &FactSet)> {
+        borrowed(pages)
+            .into_iter()
+            .filter(|(n, _)| *n == 1)
+            .collect()
+    };
+    let (updated, went) = update::update_with(
+        &first,
+        &counts,
+        [&page(&before_pages), &page(&after_pages)],
+        &second,
+        dir.path(),
+        usize::MAX,
+    )
+    .expect("updated");
+    assert_eq!(went, update::Updated::Replaced);
+    assert_eq!(updated, counts);
     verify_database(&second, &updated).expect("the update holds what it says");
-    let read_back = GraphReader::open(&second).unwrap().pages(2).unwrap();
-    assert_eq!(read_back, split(&after));
-    // The previous database is untouched.
-    verify_database(&first, &counts).expect("the previous database is as it was");
 }

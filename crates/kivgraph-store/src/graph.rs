@@ -12,7 +12,7 @@ use kivgraph_facts::{FactPage, FactSet, GRAPH_SCHEMA_VERSION, GraphCounts};
 use crate::decoded::Decoded;
 use crate::error::{StoreError, io};
 use crate::manifest::{GraphEntry, PageEntry};
-use crate::pages::hex;
+use crate::pages::{FactsFileError, hex, read_page_facts};
 use crate::{GenerationId, Manifest};
 
 /// A database engine that turns a generation's facts into its canonical database.
@@ -29,12 +29,14 @@ pub trait CanonicalGraph: Send + Sync + std::fmt::Debug {
         scratch: &Path,
     ) -> Result<GraphCounts, String>;
     /// Writes at `path` the database of the previous generation's (at `previous`, holding
-    /// `previous_counts`) with the rows of the `changed` pages replaced by theirs: what it
-    /// then holds, or `None` when only a whole write can (the repositories changed).
+    /// `previous_counts`) with the rows of the `changed` pages replaced by theirs (`before`:
+    /// the same pages' facts in the previous generation): what it then holds, or `None` when
+    /// only a whole write can (the repositories changed).
     fn update(
         &self,
         previous: &Path,
         previous_counts: &GraphCounts,
+        before: &[(u32, &FactSet)],
         changed: &[(u32, &FactSet)],
         path: &Path,
         scratch: &Path,
@@ -42,6 +44,12 @@ pub trait CanonicalGraph: Send + Sync + std::fmt::Debug {
     /// Proves the database at `path` holds exactly `counts`.
     fn verify(&self, path: &Path, counts: &GraphCounts) -> Result<(), String>;
 }
+
+/// How much larger than its whole write a database may grow by updates before the next
+/// change writes it whole again, in halves: LadybugDB writes a changed column chunk anew
+/// rather than in place, so every update leaves the file larger (by the chunk of the largest
+/// text column a save touches, ~20 MB on the benchmark corpus), and nothing gives it back.
+const GROWTH_LIMIT_HALVES: u64 = 3;
 
 /// The served generation's database, which a publication derives its own from.
 pub(crate) struct PreviousGraph<'a> {
@@ -66,6 +74,7 @@ pub(crate) fn write_graph<P: FactPage>(
     };
     let path = directory.join(graph.file_name());
     let mut counts = None;
+    let mut whole_bytes = None;
     // A database of another schema is never carried over: it is written whole.
     let previous = previous.filter(|p| p.entry.counts.schema_version == GRAPH_SCHEMA_VERSION);
     if let Some(previous) = previous {
@@ -90,10 +99,34 @@ pub(crate) fn write_graph<P: FactPage>(
             link_graph(previous.directory, directory, previous.entry)?;
             return Ok(previous.entry.clone());
         }
-        if changed.len() < decoded.pages().len() {
-            counts = graph
-                .update(&source, &previous.entry.counts, &changed, &path, directory)
-                .map_err(refused)?;
+        let grown = previous.entry.bytes * 2 > previous.entry.whole_bytes * GROWTH_LIMIT_HALVES;
+        if grown {
+            tracing::info!(
+                bytes = previous.entry.bytes,
+                whole_bytes = previous.entry.whole_bytes,
+                "the canonical database has grown by its updates; it is written whole"
+            );
+        } else if changed.len() < decoded.pages().len() {
+            match previous_facts(&previous, &changed) {
+                Ok(before) => {
+                    let before: Vec<(u32, &FactSet)> =
+                        before.iter().map(|(n, facts)| (*n, facts)).collect();
+                    counts = graph
+                        .update(
+                            &source,
+                            &previous.entry.counts,
+                            &before,
+                            &changed,
+                            &path,
+                            directory,
+                        )
+                        .map_err(refused)?;
+                    whole_bytes = counts.as_ref().map(|_| previous.entry.whole_bytes);
+                }
+                Err(err) => {
+                    tracing::info!(%err, "the canonical database is written whole");
+                }
+            }
         }
     }
     let counts = match counts {
@@ -134,8 +167,31 @@ pub(crate) fn write_graph<P: FactPage>(
         file: graph.file_name().to_string(),
         digest,
         bytes,
+        whole_bytes: whole_bytes.unwrap_or(bytes),
         counts,
     })
+}
+
+/// The previous generation's facts of the pages `changed` lists (a page it did not have is
+/// empty but for the repositories every page lists).
+fn previous_facts(
+    previous: &PreviousGraph<'_>,
+    changed: &[(u32, &FactSet)],
+) -> Result<Vec<(u32, FactSet)>, FactsFileError> {
+    changed
+        .par_iter()
+        .map(|(number, now)| {
+            let entry = previous.pages.iter().find(|e| e.number == *number);
+            let facts = match entry {
+                Some(entry) => read_page_facts(previous.directory, entry)?,
+                None => FactSet {
+                    repositories: now.repositories.clone(),
+                    ..FactSet::default()
+                },
+            };
+            Ok((*number, facts))
+        })
+        .collect()
 }
 
 /// Links the database of generation directory `from` into `to`: a published database is

@@ -147,6 +147,10 @@ pub struct GraphEntry {
     /// BLAKE3-256 of the file, hex.
     pub digest: String,
     pub bytes: u64,
+    /// The size of the whole write this database was updated from (its own where it was
+    /// written whole): see `GROWTH_LIMIT` in `graph.rs`. Absent from older manifests (0).
+    #[serde(default)]
+    pub whole_bytes: u64,
     #[serde(flatten)]
     pub counts: GraphCounts,
 }

@@ -402,13 +402,18 @@ pub(crate) fn read_facts(
 ) -> Result<FactSet, FactsFileError> {
     let pages: Vec<FactSet> = entries
         .par_iter()
-        .map(|entry| {
-            let (name, bytes) = facts_bytes(directory, entry)?;
-            postcard::from_bytes(&bytes)
-                .map_err(|source| FactsFileError::Undecodable { name, source })
-        })
+        .map(|entry| read_page_facts(directory, entry))
         .collect::<Result<_, FactsFileError>>()?;
     Ok(FactSet::from_pages(pages))
+}
+
+/// One page's facts, checked against its digest in `entry`.
+pub(crate) fn read_page_facts(
+    directory: &Path,
+    entry: &PageEntry,
+) -> Result<FactSet, FactsFileError> {
+    let (name, bytes) = facts_bytes(directory, entry)?;
+    postcard::from_bytes(&bytes).map_err(|source| FactsFileError::Undecodable { name, source })
 }
 
 /// Checks the facts files of `entries` against their digests without decoding them.

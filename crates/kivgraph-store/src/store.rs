@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use kivgraph_facts::{FactPage, FactSet};
+use kivgraph_facts::{FactPage, FactSet, GRAPH_SCHEMA_VERSION};
 use kivgraph_snapshot::{Snapshot, SnapshotError, write_root};
 
 use crate::decoded::Decoded;
@@ -26,6 +26,9 @@ const CURRENT: &str = "CURRENT";
 const BACKUP: &str = "BACKUP";
 const LOCK: &str = "publish.lock";
 const TEMPORARY_PREFIX: &str = ".tmp-";
+/// How many generations back a publication looks for a database to derive its own from: a
+/// live watcher publishes a burst of saves without one, then the database's own pass.
+const DATABASE_LOOKBACK: usize = 16;
 /// Held while publishing, rolling back or cleaning. Released on drop.
 #[derive(Debug)]
 pub struct PublishLock {
@@ -216,7 +219,11 @@ impl GenerationStore {
         self.publish_candidate(lock, |store, directory, id, lap| {
             let previous = store.reusable_generation();
             let kept = store.kept.get();
-            let previous_graph = previous.as_ref().and_then(|(directory, manifest)| {
+            let database = store
+                .graph
+                .as_ref()
+                .and_then(|_| store.database_generation());
+            let previous_graph = database.as_ref().and_then(|(_, directory, manifest)| {
                 Some(PreviousGraph {
                     directory,
                     entry: manifest.graph.as_ref()?,
@@ -282,6 +289,30 @@ impl GenerationStore {
         let directory = self.generation_dir(current);
         let manifest = read_manifest(&directory, current).ok()?;
         (manifest.format == MANIFEST_FORMAT).then_some((directory, manifest))
+    }
+
+    /// The newest generation up to the served one whose database this build can derive a new
+    /// one from: the served generation, or — after saves the watcher published without a
+    /// database — the last one that carried it. Anything unreadable only means a whole write.
+    fn database_generation(&self) -> Option<(GenerationId, PathBuf, Manifest)> {
+        let current = self.current().ok()??;
+        let mut ids: Vec<GenerationId> = self
+            .list()
+            .ok()?
+            .into_iter()
+            .filter(|id| *id <= current)
+            .collect();
+        ids.reverse();
+        ids.into_iter().take(DATABASE_LOOKBACK).find_map(|id| {
+            let directory = self.generation_dir(id);
+            let manifest = read_manifest(&directory, id).ok()?;
+            let usable = manifest.format == MANIFEST_FORMAT
+                && manifest
+                    .graph
+                    .as_ref()
+                    .is_some_and(|g| g.counts.schema_version == GRAPH_SCHEMA_VERSION);
+            usable.then_some((id, directory, manifest))
+        })
     }
 
     /// Publishes the facts of generation `from` again as a new generation, for a pass that
@@ -455,7 +486,10 @@ impl GenerationStore {
     /// ends); a page shared with a kept generation is a hard link and stays. Returns the
     /// removed.
     pub fn prune(&self, _lock: &PublishLock) -> Result<Vec<GenerationId>, StoreError> {
-        let kept = [self.current()?, self.backup()?];
+        // And the database the next publication derives its own from, when the active
+        // generation has none (saves published without one).
+        let database = self.database_generation().map(|(id, ..)| id);
+        let kept = [self.current()?, self.backup()?, database];
         let removed: Vec<GenerationId> = self
             .list()?
             .into_iter()

@@ -177,6 +177,15 @@ impl FactPage for TestPage {
 
 /// Page `number` holding package `package` with one file declaring `symbols`; `calls`
 /// adds an edge from its first declaration to a declaration of another page.
+/// Package `a` declaring `Sa` on page 1, and package `b` declaring `second` on page 2 and
+/// calling `Sa`.
+fn pages(second: &[&str]) -> [TestPage; 2] {
+    [
+        page(1, "a", &["Sa"], None),
+        page(2, "b", second, Some("Sa")),
+    ]
+}
+
 fn page(number: u32, package: &str, symbols: &[&str], calls: Option<&str>) -> TestPage {
     let mut facts = facts(symbols[0]);
     let template = facts.clone();
@@ -362,7 +371,9 @@ impl kivgraph_store::CanonicalGraph for RecordingGraph {
             .lock()
             .unwrap()
             .push(format!("write {numbers:?}"));
-        std::fs::write(path, format!("{numbers:?}")).map_err(|e| e.to_string())?;
+        // A whole write is 1,000 bytes; each update grows the file by 300 (see below).
+        std::fs::write(path, format!("{:<1000}", format!("{numbers:?}")))
+            .map_err(|e| e.to_string())?;
         Ok(GraphCounts {
             schema_version: GRAPH_SCHEMA_VERSION,
             ..GraphCounts::default()
@@ -372,6 +383,7 @@ impl kivgraph_store::CanonicalGraph for RecordingGraph {
         &self,
         previous: &std::path::Path,
         counts: &GraphCounts,
+        _before: &[(u32, &FactSet)],
         changed: &[(u32, &FactSet)],
         path: &std::path::Path,
         _scratch: &std::path::Path,
@@ -381,7 +393,9 @@ impl kivgraph_store::CanonicalGraph for RecordingGraph {
             .lock()
             .unwrap()
             .push(format!("update {numbers:?}"));
-        std::fs::copy(previous, path).map_err(|e| e.to_string())?;
+        let mut grown = std::fs::read(previous).map_err(|e| e.to_string())?;
+        grown.extend([b' '; 300]);
+        std::fs::write(path, grown).map_err(|e| e.to_string())?;
         Ok(Some(counts.clone()))
     }
     fn verify(&self, _path: &std::path::Path, _counts: &GraphCounts) -> Result<(), String> {
@@ -394,6 +408,63 @@ impl kivgraph_store::CanonicalGraph for RecordingGraph {
 }
 
 #[test]
+fn after_saves_published_without_a_database_the_next_is_derived_from_the_last_one_that_had_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let graph = std::sync::Arc::new(RecordingGraph::default());
+    let store = GenerationStore::new(dir.path()).with_graph(graph.clone());
+    let saves = store.without_graph();
+    let lock = store.lock().unwrap();
+    let first = store.publish(&lock, &pages(&["Sb"]), vec![]).unwrap();
+    assert_eq!(graph.asked(), ["write [1, 2]"]);
+    for second in [&["Sb", "Sc"][..], &["Sb", "Sd"]] {
+        let save = saves.publish(&lock, &pages(second), vec![]).unwrap();
+        assert_eq!(save.manifest.graph, None);
+    }
+    // The first generation is neither active nor the backup, yet kept: its database is
+    // what the next one is derived from.
+    assert!(store.prune(&lock).unwrap().is_empty());
+    let database = store.publish(&lock, &pages(&["Sb", "Sd"]), vec![]).unwrap();
+    assert_eq!(graph.asked(), ["update [2]"], "derived from {}", first.id);
+    assert!(database.manifest.graph.is_some());
+    // Once the active generation carries one, the older database goes.
+    assert_eq!(store.prune(&lock).unwrap(), [first.id, GenerationId(2)]);
+}
+
+#[test]
+fn a_database_its_updates_grew_by_half_is_written_whole_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let graph = std::sync::Arc::new(RecordingGraph::default());
+    let store = GenerationStore::new(dir.path()).with_graph(graph.clone());
+    let lock = store.lock().unwrap();
+    let mut sizes = Vec::new();
+    for second in [&["Sb"][..], &["Sb", "Sc"], &["Sb"], &["Sb", "Sc"], &["Sb"]] {
+        let published = store.publish(&lock, &pages(second), vec![]).unwrap();
+        let entry = published.manifest.graph.clone().unwrap();
+        sizes.push((entry.bytes, entry.whole_bytes));
+    }
+    assert_eq!(
+        graph.asked(),
+        [
+            "write [1, 2]",
+            "update [2]",
+            "update [2]",
+            "write [1, 2]",
+            "update [2]"
+        ]
+    );
+    assert_eq!(
+        sizes,
+        [
+            (1000, 1000),
+            (1300, 1000),
+            (1600, 1000),
+            (1000, 1000),
+            (1300, 1000)
+        ]
+    );
+}
+
+#[test]
 fn the_database_is_written_whole_then_updated_by_page_then_linked_and_a_refused_one_never_publishes()
  {
     use std::os::unix::fs::MetadataExt;
@@ -401,12 +472,6 @@ fn the_database_is_written_whole_then_updated_by_page_then_linked_and_a_refused_
     let graph = std::sync::Arc::new(RecordingGraph::default());
     let store = GenerationStore::new(dir.path()).with_graph(graph.clone());
     let lock = store.lock().unwrap();
-    let pages = |second: &[&str]| {
-        [
-            page(1, "a", &["Sa"], None),
-            page(2, "b", second, Some("Sa")),
-        ]
-    };
     let first = store.publish(&lock, &pages(&["Sb"]), vec![]).unwrap();
     assert_eq!(graph.asked(), ["write [1, 2]"]);
     let database = |published: &kivgraph_store::Published| {

@@ -1,0 +1,181 @@
+//! What both ways of updating a database look up in it before they change it: that it holds
+//! the registered repositories, the tables of the nodes changed edges reach outside the
+//! changed pages, the numbers its unresolved references hold.
+
+use std::collections::HashMap;
+
+use kivgraph_facts::{KeyMap, StableKey};
+use lbug::{Connection, LogicalType, Value};
+
+use crate::bulk::Field;
+use crate::error::GraphDbError;
+use crate::schema::{self, Node};
+use crate::session;
+use crate::stage::{Elsewhere, Pages};
+
+/// The repositories every page lists must be the ones the database holds.
+pub(crate) fn check_repositories(
+    connection: &Connection<'_>,
+    changed: Pages<'_>,
+) -> Result<(), GraphDbError> {
+    let Some((_, facts)) = changed.first() else {
+        return Ok(());
+    };
+    let held = session::rows(
+        connection,
+        "MATCH (r:Repository) RETURN r.key ORDER BY r.key",
+        vec![],
+    )?;
+    let mut listed: Vec<String> = facts
+        .repositories
+        .iter()
+        .map(|r| r.key.to_string())
+        .collect();
+    listed.sort();
+    let held: Vec<String> = held
+        .into_iter()
+        .filter_map(|row| match row.into_iter().next() {
+            Some(Value::String(key)) => Some(key),
+            _ => None,
+        })
+        .collect();
+    if held != listed {
+        return Err(GraphDbError::NotIncremental(
+            "the registered repositories changed".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Where the replaced pages' edges reach outside them, looked up once.
+pub(crate) struct Found {
+    tables: KeyMap<Node>,
+}
+
+impl Found {
+    /// The tables of the keys `ends` names that `local` does not hold.
+    pub(crate) fn look_up<'k>(
+        connection: &Connection<'_>,
+        local: &KeyMap<Node>,
+        ends: impl Iterator<Item = &'k StableKey>,
+    ) -> Result<Self, GraphDbError> {
+        let mut wanted: Vec<&StableKey> = ends.filter(|k| !local.contains_key(k)).collect();
+        wanted.sort();
+        wanted.dedup();
+        let mut tables: KeyMap<Node> = KeyMap::default();
+        if !wanted.is_empty() {
+            let keys = Value::List(
+                LogicalType::String,
+                wanted
+                    .iter()
+                    .map(|k| Value::String(k.to_string()))
+                    .collect(),
+            );
+            for node in [Node::Repository, Node::Package, Node::File, Node::Symbol] {
+                let query = format!(
+                    "MATCH (n:{}) WHERE n.key IN $keys RETURN n.key",
+                    node.name()
+                );
+                for row in session::rows(connection, &query, vec![("keys", keys.clone())])? {
+                    if let [Value::String(text)] = row.as_slice() {
+                        let key = StableKey::parse(text).map_err(|e| unexpected(&query, e))?;
+                        tables.insert(key, node);
+                    }
+                }
+            }
+        }
+        Ok(Found { tables })
+    }
+}
+
+impl Elsewhere for Found {
+    fn table_of(&self, key: &StableKey) -> Option<Node> {
+        self.tables.get(key).copied()
+    }
+}
+
+/// The first unresolved ordinal no row of the database holds.
+pub(crate) fn next_ordinal(connection: &Connection<'_>) -> Result<i64, GraphDbError> {
+    let query = "MATCH (u:Unresolved) RETURN max(u.ordinal)";
+    match session::rows(connection, query, vec![])?
+        .first()
+        .map(Vec::as_slice)
+    {
+        Some([Value::Int64(n)]) => Ok(n + 1),
+        Some([Value::Null(_)]) | None => Ok(0),
+        Some(other) => Err(unexpected(query, other)),
+    }
+}
+
+/// The ordinals of the unresolved references `removed` names (rows without their ordinal,
+/// as `rows::unresolved` lists the other columns), read from the pages that hold them.
+pub(crate) fn unresolved_ordinals(
+    connection: &Connection<'_>,
+    changed: Pages<'_>,
+    removed: &[Vec<Field<'_>>],
+) -> Result<Vec<i64>, GraphDbError> {
+    if removed.is_empty() {
+        return Ok(Vec::new());
+    }
+    let columns = &schema::UNRESOLVED.columns;
+    let names: Vec<String> = columns.iter().map(|c| format!("n.{}", c.name)).collect();
+    let query = format!(
+        "MATCH (n:Unresolved) WHERE n.page IN $pages RETURN {}",
+        names.join(", ")
+    );
+    let mut held: HashMap<Vec<Field<'static>>, Vec<i64>> = HashMap::new();
+    for row in session::rows(connection, &query, vec![("pages", page_list(changed))])? {
+        let [Value::Int64(ordinal), rest @ ..] = row.as_slice() else {
+            return Err(unexpected(&query, row));
+        };
+        let fields = rest.iter().map(field_of).collect::<Option<Vec<_>>>();
+        let fields = fields.ok_or_else(|| unexpected(&query, &row))?;
+        held.entry(fields).or_default().push(*ordinal);
+    }
+    removed
+        .iter()
+        .map(|row| {
+            let fields: Vec<Field<'static>> = row.iter().map(comparable).collect();
+            held.get_mut(&fields)
+                .and_then(Vec::pop)
+                .ok_or_else(|| unexpected("an unresolved reference to remove", fields))
+        })
+        .collect()
+}
+
+/// A field as a database row holds it: texts owned.
+fn comparable(field: &Field<'_>) -> Field<'static> {
+    match field {
+        Field::Text(text) => Field::Owned(text.to_string()),
+        Field::Owned(text) => Field::Owned(text.clone()),
+        Field::Key(key) => Field::Owned(key.to_string()),
+        Field::Integer(n) => Field::Integer(*n),
+        Field::Boolean(b) => Field::Boolean(*b),
+        Field::Null => Field::Null,
+    }
+}
+
+/// A value read back as the field it was written from (`comparable`'s form).
+fn field_of(value: &Value) -> Option<Field<'static>> {
+    match value {
+        Value::String(text) => Some(Field::Owned(text.clone())),
+        Value::Int64(n) => Some(Field::Integer(*n)),
+        Value::Bool(b) => Some(Field::Boolean(*b)),
+        Value::Null(_) => Some(Field::Null),
+        _ => None,
+    }
+}
+
+pub(crate) fn page_list(pages: Pages<'_>) -> Value {
+    Value::List(
+        LogicalType::Int64,
+        pages
+            .iter()
+            .map(|(n, _)| Value::Int64(i64::from(*n)))
+            .collect(),
+    )
+}
+
+pub(crate) fn unexpected(what: &str, found: impl std::fmt::Debug) -> GraphDbError {
+    GraphDbError::Mismatch(format!("{what}: unexpected {found:?}"))
+}
