@@ -5,19 +5,11 @@
 #
 #   benchmarks/cold_pass.sh BIN_A BIN_B ...        (ROUNDS=5 benchmarks/cold_pass.sh ...)
 set -euo pipefail
-corpus="${KIVGRAPH_CORPUS:-$HOME/.cache/kivgraph/corpus}"
+source "$(dirname "$0")/lib/corpus.sh"
 rounds="${ROUNDS:-3}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-cat > "$work/repositories.yaml" <<YAML
-version: 1
-repositories:
-  - {name: debian-go, path: $corpus/go/src, languages: [go]}
-  - {name: npm, path: $corpus/ts, languages: [typescript]}
-  - {name: pypi, path: $corpus/python, languages: [python]}
-  - {name: crates, path: $corpus/rust/src, languages: [rust]}
-YAML
-printf 'version: 1\nindexing:\n  fact_cache: off\n' > "$work/config.yaml"
+corpus_configuration "$work" off
 for round in $(seq "$rounds"); do
   for binary in "$@"; do
     rm -rf "$work/state"
