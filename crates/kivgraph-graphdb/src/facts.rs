@@ -19,7 +19,7 @@ impl GraphReader {
     /// list every repository, as published pages do.
     pub fn pages(&self, page_count: u32) -> Result<Vec<(u32, FactSet)>, GraphDbError> {
         let connection = session::connect(self.database())?;
-        let repositories = scan(&connection, &schema::REPOSITORY, |row| {
+        let repositories = scan(&connection, &schema::REPOSITORY, page_count, |row| {
             Ok(RepositoryFact {
                 key: row.key()?,
                 name: row.text()?,
@@ -42,7 +42,7 @@ impl GraphReader {
                 (number, facts)
             })
             .collect();
-        for (number, package) in scan(&connection, &schema::PACKAGE, |row| {
+        for (number, package) in scan(&connection, &schema::PACKAGE, page_count, |row| {
             let key = row.key()?;
             Ok((
                 row.page()?,
@@ -58,7 +58,7 @@ impl GraphReader {
             page(&mut pages, number)?.packages.push(package);
         }
         let mut mentions: KeyMap<Vec<Mention>> = KeyMap::default();
-        for (key, said) in scan(&connection, &schema::MENTIONS, |row| {
+        for (key, said) in scan(&connection, &schema::MENTIONS, page_count, |row| {
             let key = row.key()?;
             row.page()?;
             let text = row.text()?;
@@ -66,7 +66,7 @@ impl GraphReader {
         })? {
             mentions.insert(key, said);
         }
-        for (number, file) in scan(&connection, &schema::FILE, |row| {
+        for (number, file) in scan(&connection, &schema::FILE, page_count, |row| {
             let key = row.key()?;
             let number = row.page()?;
             let said = mentions
@@ -93,7 +93,7 @@ impl GraphReader {
         })? {
             page(&mut pages, number)?.files.push(file);
         }
-        for (number, symbol) in scan(&connection, &schema::SYMBOL, |row| {
+        for (number, symbol) in scan(&connection, &schema::SYMBOL, page_count, |row| {
             let key = row.key()?;
             let number = row.page()?;
             Ok((
@@ -121,7 +121,7 @@ impl GraphReader {
         }
         // An evidence's key is derived from its place; relationships name it by its ordinal.
         let mut evidence_keys: HashMap<i64, StableKey> = HashMap::new();
-        for (number, evidence) in scan(&connection, &schema::EVIDENCE, |row| {
+        for (number, evidence) in scan(&connection, &schema::EVIDENCE, page_count, |row| {
             let ordinal = row.integer()?;
             let number = row.page()?;
             let repository = row.text()?;
@@ -146,7 +146,7 @@ impl GraphReader {
         })? {
             page(&mut pages, number)?.evidence.push(evidence);
         }
-        for (number, unresolved) in scan(&connection, &schema::UNRESOLVED, |row| {
+        for (number, unresolved) in scan(&connection, &schema::UNRESOLVED, page_count, |row| {
             row.integer()?;
             let number = row.page()?;
             Ok((
@@ -170,34 +170,41 @@ impl GraphReader {
                 .iter()
                 .map(|c| format!("e.{}", c.name))
                 .collect();
-            let query = format!(
-                "MATCH (a)-[e:{}]->(b) RETURN a.key, b.key, {}",
-                kind.as_str(),
-                properties.join(", ")
-            );
-            for (number, edge) in rows(&connection, &query, |row| {
-                let source = row.key()?;
-                let target = row.key()?;
-                Ok((
-                    row.page()?,
-                    Edge {
-                        kind: *kind,
-                        source,
-                        target,
-                        confidence: Confidence::parse(&row.text()?).map_err(|e| row.invalid(e))?,
-                        provenance: Provenance::parse(&row.text()?).map_err(|e| row.invalid(e))?,
-                        evidence: match row.optional_integer()? {
-                            Some(ordinal) => {
-                                Some(*evidence_keys.get(&ordinal).ok_or_else(|| {
-                                    row.invalid(format!("no Evidence has ordinal {ordinal}"))
-                                })?)
-                            }
-                            None => None,
+            // A few pages at a time, as `scan` reads the node tables.
+            for first in (0..page_count).step_by(PAGES_PER_READ as usize) {
+                let query = format!(
+                    "MATCH (a)-[e:{}]->(b) WHERE e.page >= {first} AND e.page < {} \
+                     RETURN a.key, b.key, {}",
+                    kind.as_str(),
+                    first + PAGES_PER_READ,
+                    properties.join(", ")
+                );
+                for (number, edge) in rows(&connection, &query, |row| {
+                    let source = row.key()?;
+                    let target = row.key()?;
+                    Ok((
+                        row.page()?,
+                        Edge {
+                            kind: *kind,
+                            source,
+                            target,
+                            confidence: Confidence::parse(&row.text()?)
+                                .map_err(|e| row.invalid(e))?,
+                            provenance: Provenance::parse(&row.text()?)
+                                .map_err(|e| row.invalid(e))?,
+                            evidence: match row.optional_integer()? {
+                                Some(ordinal) => {
+                                    Some(*evidence_keys.get(&ordinal).ok_or_else(|| {
+                                        row.invalid(format!("no Evidence has ordinal {ordinal}"))
+                                    })?)
+                                }
+                                None => None,
+                            },
                         },
-                    },
-                ))
-            })? {
-                page(&mut pages, number)?.edges.push(edge);
+                    ))
+                })? {
+                    page(&mut pages, number)?.edges.push(edge);
+                }
             }
         }
         Ok(pages
@@ -218,23 +225,43 @@ fn page(pages: &mut BTreeMap<u32, FactSet>, number: u32) -> Result<&mut FactSet,
         .ok_or_else(|| GraphDbError::Mismatch(format!("a row names page {number} of {count}")))
 }
 
-/// Every row of a node table, its columns in the schema's order.
+/// How many pages one query reads: the engine holds a query's whole answer in the reader's
+/// bounded buffer pool, which the `Symbol` table of a 4 M-line workspace overflows at once,
+/// and every query scans its whole table, so one page at a time took 25 s there.
+const PAGES_PER_READ: u32 = 8;
+
+/// Every row of a node table, its columns in the schema's order; a table whose rows belong
+/// to pages `PAGES_PER_READ` pages at a time.
 fn scan<T>(
     connection: &Connection<'_>,
     table: &NodeTable,
-    decode: impl FnMut(&mut Row) -> Result<T, GraphDbError>,
+    page_count: u32,
+    mut decode: impl FnMut(&mut Row) -> Result<T, GraphDbError>,
 ) -> Result<Vec<T>, GraphDbError> {
     let columns: Vec<String> = table
         .columns
         .iter()
         .map(|c| format!("n.{}", c.name))
         .collect();
-    let query = format!(
-        "MATCH (n:{}) RETURN {}",
-        table.node.name(),
-        columns.join(", ")
-    );
-    rows(connection, &query, decode)
+    let select = |filter: &str| {
+        format!(
+            "MATCH (n:{}) {filter}RETURN {}",
+            table.node.name(),
+            columns.join(", ")
+        )
+    };
+    if !table.columns.iter().any(|c| c.name == "page") {
+        return rows(connection, &select(""), decode);
+    }
+    let mut all = Vec::new();
+    for first in (0..page_count).step_by(PAGES_PER_READ as usize) {
+        let query = select(&format!(
+            "WHERE n.page >= {first} AND n.page < {} ",
+            first + PAGES_PER_READ
+        ));
+        all.extend(rows(connection, &query, &mut decode)?);
+    }
+    Ok(all)
 }
 
 fn rows<T>(
