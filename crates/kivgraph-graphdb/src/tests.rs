@@ -330,6 +330,29 @@ fn the_pages_read_back_are_the_pages_written() {
     );
 }
 
+#[test]
+fn pages_are_read_back_whichever_read_holds_them() {
+    // Eight pages a read: pages 2 and 9 come back from two reads, and so does the edge
+    // between them.
+    let dir = tempfile::tempdir().expect("scratch");
+    let database = dir.path().join(DATABASE_FILE);
+    let halves = split(&graph());
+    let placed = [(2, halves[0].1.clone()), (9, halves[1].1.clone())];
+    write_database(&borrowed(&placed), &database, dir.path()).expect("written");
+    let mut pages = GraphReader::open(&database)
+        .expect("opens")
+        .pages(12)
+        .expect("reads back");
+    assert_eq!(pages.len(), 12);
+    assert_eq!(pages.remove(9), placed[1]);
+    assert_eq!(pages.remove(2), placed[0]);
+    assert!(
+        pages
+            .iter()
+            .all(|(_, facts)| facts.symbols.is_empty() && facts.edges.is_empty())
+    );
+}
+
 /// The graph in two pages, as a pass publishes it: `lib`'s rows on page 0, `cmd`'s on page 1
 /// (an edge on the page of the repository that asserts it), every page listing both
 /// repositories.
