@@ -147,9 +147,33 @@ impl StableKey {
     }
 }
 
+impl StableKey {
+    /// The key's text (52 base32 characters) without allocating: what bulk writers of
+    /// millions of keys spell.
+    pub fn base32(&self) -> [u8; 52] {
+        let mut out = [0u8; 52];
+        let mut buffer: u32 = 0;
+        let mut bits = 0u32;
+        let mut at = 0;
+        for &byte in &self.0 {
+            buffer = (buffer << 8) | u32::from(byte);
+            bits += 8;
+            while bits >= 5 {
+                bits -= 5;
+                out[at] = ALPHABET[((buffer >> bits) & 31) as usize];
+                at += 1;
+            }
+        }
+        // 256 bits: 51 full characters and one of the last bit, padded with zeros.
+        out[at] = ALPHABET[((buffer << (5 - bits)) & 31) as usize];
+        out
+    }
+}
+
 impl std::fmt::Display for StableKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&encode_base32(&self.0))
+        let text = self.base32();
+        f.write_str(std::str::from_utf8(&text).expect("the base32 alphabet is ASCII"))
     }
 }
 
@@ -221,6 +245,16 @@ mod tests {
         );
         assert_eq!(key.to_string().len(), 52);
         assert_eq!(StableKey::parse(&key.to_string()).unwrap(), key);
+    }
+
+    #[test]
+    fn a_key_s_text_is_its_bytes_in_base32() {
+        for seed in 0u8..=255 {
+            let key = StableKey(std::array::from_fn(|i| {
+                seed.wrapping_mul(31).wrapping_add(i as u8 * 7)
+            }));
+            assert_eq!(key.base32().as_slice(), encode_base32(&key.0).as_bytes());
+        }
     }
 
     #[test]

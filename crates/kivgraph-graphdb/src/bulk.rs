@@ -128,8 +128,15 @@ impl BulkFile {
                 Field::Text(text) => quote(out, text, &mut breaks),
                 Field::Owned(text) => quote(out, text, &mut breaks),
                 // A key is base32: nothing in it needs escaping.
-                Field::Key(key) => write!(out, "\"{key}\""),
-                Field::Integer(value) => write!(out, "{value}"),
+                Field::Key(key) => {
+                    out.push(b'"');
+                    out.extend_from_slice(&key.base32());
+                    out.push(b'"');
+                    Ok(())
+                }
+                Field::Integer(value) => {
+                    out.write_all(itoa::Buffer::new().format(*value).as_bytes())
+                }
                 Field::Boolean(value) => out.write_all(if *value { b"true" } else { b"false" }),
                 Field::Null => Ok(()),
             };
