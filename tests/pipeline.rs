@@ -120,7 +120,8 @@ fn fact_sets_merged_elsewhere_publish_the_graph_of_one_index_full() {
     // The canonical database holds the same graph.
     let tables = |manifest: &Value| {
         let mut graph = manifest["graph"].clone();
-        for field in ["digest", "bytes"] {
+        // Sizes and digests are the file's layout, which bulk loads in another order vary.
+        for field in ["digest", "bytes", "whole_bytes"] {
             graph.as_object_mut().unwrap().remove(field);
         }
         graph

@@ -152,20 +152,11 @@ impl StableKey {
     /// millions of keys spell.
     pub fn base32(&self) -> [u8; 52] {
         let mut out = [0u8; 52];
-        let mut buffer: u32 = 0;
-        let mut bits = 0u32;
         let mut at = 0;
-        for &byte in &self.0 {
-            buffer = (buffer << 8) | u32::from(byte);
-            bits += 8;
-            while bits >= 5 {
-                bits -= 5;
-                out[at] = ALPHABET[((buffer >> bits) & 31) as usize];
-                at += 1;
-            }
-        }
-        // 256 bits: 51 full characters and one of the last bit, padded with zeros.
-        out[at] = ALPHABET[((buffer << (5 - bits)) & 31) as usize];
+        base32_each(&self.0, |c| {
+            out[at] = c;
+            at += 1;
+        });
         out
     }
 }
@@ -186,6 +177,12 @@ impl std::fmt::Debug for StableKey {
 /// RFC 4648 base32, upper case, no padding.
 pub fn encode_base32(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len().div_ceil(5) * 8);
+    base32_each(bytes, |c| out.push(char::from(c)));
+    out
+}
+
+/// Hands each base32 character of `bytes` to `put`, in order (the last padded with zeros).
+fn base32_each(bytes: &[u8], mut put: impl FnMut(u8)) {
     let mut buffer: u32 = 0;
     let mut bits = 0u32;
     for &byte in bytes {
@@ -193,13 +190,12 @@ pub fn encode_base32(bytes: &[u8]) -> String {
         bits += 8;
         while bits >= 5 {
             bits -= 5;
-            out.push(ALPHABET[((buffer >> bits) & 31) as usize] as char);
+            put(ALPHABET[((buffer >> bits) & 31) as usize]);
         }
     }
     if bits > 0 {
-        out.push(ALPHABET[((buffer << (5 - bits)) & 31) as usize] as char);
+        put(ALPHABET[((buffer << (5 - bits)) & 31) as usize]);
     }
-    out
 }
 
 /// Decodes unpadded RFC 4648 base32; `None` for any character outside the alphabet.

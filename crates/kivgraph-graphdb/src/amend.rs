@@ -7,11 +7,12 @@
 use std::collections::{BTreeMap, HashMap};
 
 use kivgraph_facts::StableKey;
-use lbug::{Connection, LogicalType, PreparedStatement, Value};
+use lbug::{Connection, PreparedStatement, Value};
 
 use crate::bulk::Field;
 use crate::diff::{EdgeRow, RowDiff};
 use crate::error::GraphDbError;
+use crate::rows::value;
 use crate::schema::{self, Column, ColumnType, EDGE_PROPERTIES, Node};
 use crate::session;
 
@@ -63,7 +64,9 @@ fn apply(
     // point into last; then what comes, nodes before the edges joining them.
     for edge in &diff.edges_removed {
         let (from, to) = ends(edge, table_of)?;
-        let match_evidence = if edge.fields[5] == Field::Null {
+        // `e.evidence = $evidence` is never true of a null: an edge without one is matched so.
+        let without_evidence = edge.evidence() == &Field::Null;
+        let match_evidence = if without_evidence {
             "e.evidence IS NULL"
         } else {
             "e.evidence = $evidence"
@@ -77,7 +80,7 @@ fn apply(
             to.name()
         );
         let mut parameters = edge_parameters(edge);
-        if edge.fields[5] == Field::Null {
+        if without_evidence {
             parameters.retain(|(name, _)| *name != "evidence");
         }
         statements.one(&statement, parameters)?;
@@ -204,22 +207,6 @@ fn edge_parameters(edge: &EdgeRow<'_>) -> Vec<(&'static str, Value)> {
     parameters
 }
 
-/// A field as the engine takes it: a null typed by its column.
-fn value(field: &Field<'_>, kind: ColumnType) -> Value {
-    match field {
-        Field::Text(text) => Value::String(text.to_string()),
-        Field::Owned(text) => Value::String(text.clone()),
-        Field::Key(key) => Value::String(key.to_string()),
-        Field::Integer(n) => Value::Int64(*n),
-        Field::Boolean(b) => Value::Bool(*b),
-        Field::Null => Value::Null(match kind {
-            ColumnType::Text => LogicalType::String,
-            ColumnType::Integer => LogicalType::Int64,
-            ColumnType::Boolean => LogicalType::Bool,
-        }),
-    }
-}
-
 /// Statements prepared once each, run in the open transaction.
 struct Statements<'c, 'd> {
     connection: &'c Connection<'d>,
@@ -232,10 +219,7 @@ impl Statements<'_, '_> {
         statement: &str,
         parameters: Vec<(&str, Value)>,
     ) -> Result<Vec<Vec<Value>>, GraphDbError> {
-        let failed = |e: lbug::Error| GraphDbError::Statement {
-            statement: statement.chars().take(200).collect(),
-            message: e.to_string(),
-        };
+        let failed = |e| GraphDbError::statement(statement, e);
         if !self.prepared.contains_key(statement) {
             let prepared = self.connection.prepare(statement).map_err(failed)?;
             self.prepared.insert(statement.to_string(), prepared);

@@ -43,6 +43,11 @@ pub(crate) struct EdgeRow<'a> {
 }
 
 impl EdgeRow<'_> {
+    /// Its evidence's ordinal, or null.
+    pub(crate) fn evidence(&self) -> &Field<'_> {
+        &self.fields[5]
+    }
+
     pub(crate) fn ends(&self) -> [&StableKey; 2] {
         match &self.fields {
             [Field::Key(source), Field::Key(target), ..] => [source, target],

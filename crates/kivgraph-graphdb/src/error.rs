@@ -37,6 +37,14 @@ impl GraphDbError {
         }
     }
 
+    /// A statement the engine refused, named by its first 200 characters.
+    pub(crate) fn statement(statement: &str, error: impl std::fmt::Display) -> Self {
+        GraphDbError::Statement {
+            statement: statement.chars().take(200).collect(),
+            message: error.to_string(),
+        }
+    }
+
     pub(crate) fn open(path: &Path, error: lbug::Error) -> Self {
         GraphDbError::Open {
             path: path.to_path_buf(),

@@ -9,6 +9,7 @@ use lbug::{Connection, LogicalType, Value};
 
 use crate::bulk::Field;
 use crate::error::GraphDbError;
+use crate::rows::{field_of, value};
 use crate::schema::{self, Node};
 use crate::session;
 use crate::stage::{Elsewhere, Pages};
@@ -135,35 +136,18 @@ pub(crate) fn unresolved_ordinals(
     removed
         .iter()
         .map(|row| {
-            let fields: Vec<Field<'static>> = row.iter().map(comparable).collect();
+            // As the engine gives it back: through the value it was given.
+            let fields: Option<Vec<Field<'static>>> = columns[1..]
+                .iter()
+                .zip(row)
+                .map(|(column, field)| field_of(&value(field, column.kind)))
+                .collect();
+            let fields = fields.ok_or_else(|| unexpected("an unresolved reference", row))?;
             held.get_mut(&fields)
                 .and_then(Vec::pop)
                 .ok_or_else(|| unexpected("an unresolved reference to remove", fields))
         })
         .collect()
-}
-
-/// A field as a database row holds it: texts owned.
-fn comparable(field: &Field<'_>) -> Field<'static> {
-    match field {
-        Field::Text(text) => Field::Owned(text.to_string()),
-        Field::Owned(text) => Field::Owned(text.clone()),
-        Field::Key(key) => Field::Owned(key.to_string()),
-        Field::Integer(n) => Field::Integer(*n),
-        Field::Boolean(b) => Field::Boolean(*b),
-        Field::Null => Field::Null,
-    }
-}
-
-/// A value read back as the field it was written from (`comparable`'s form).
-fn field_of(value: &Value) -> Option<Field<'static>> {
-    match value {
-        Value::String(text) => Some(Field::Owned(text.clone())),
-        Value::Int64(n) => Some(Field::Integer(*n)),
-        Value::Bool(b) => Some(Field::Boolean(*b)),
-        Value::Null(_) => Some(Field::Null),
-        _ => None,
-    }
 }
 
 pub(crate) fn page_list(pages: Pages<'_>) -> Value {

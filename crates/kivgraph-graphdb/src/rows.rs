@@ -1,15 +1,18 @@
 //! One row of each table, its fields in the schema's column order (`schema.rs`), built in
-//! one place: what a bulk file writes, and what an update compares and sets.
+//! one place: what a bulk file writes, and what an update compares and sets; and a field as
+//! the engine takes it and gives it back.
 
 use kivgraph_facts::{
     Edge, Evidence, FileFact, PackageFact, RepositoryFact, StableKey, SymbolFact,
     UnresolvedReference, evidence_key,
 };
 
+use lbug::{LogicalType, Value};
+
 use crate::bulk::Field;
 use crate::census;
 use crate::error::GraphDbError;
-use crate::schema;
+use crate::schema::{self, ColumnType};
 
 pub(crate) fn repository(r: &RepositoryFact) -> [Field<'_>; 4] {
     let languages: Vec<&str> = r.languages.iter().map(|l| l.as_str()).collect();
@@ -132,6 +135,33 @@ pub(crate) fn edge(edge: &Edge, page: u32, evidence: Option<i64>) -> [Field<'_>;
         edge.provenance.as_str().into(),
         evidence.map_or(Field::Null, Field::Integer),
     ]
+}
+
+/// A field as the engine takes it: a null typed by its column.
+pub(crate) fn value(field: &Field<'_>, kind: ColumnType) -> Value {
+    match field {
+        Field::Text(text) => Value::String(text.to_string()),
+        Field::Owned(text) => Value::String(text.clone()),
+        Field::Key(key) => Value::String(key.to_string()),
+        Field::Integer(n) => Value::Int64(*n),
+        Field::Boolean(b) => Value::Bool(*b),
+        Field::Null => Value::Null(match kind {
+            ColumnType::Text => LogicalType::String,
+            ColumnType::Integer => LogicalType::Int64,
+            ColumnType::Boolean => LogicalType::Bool,
+        }),
+    }
+}
+
+/// A value the engine gives back, as a field (`None` for a type no column has).
+pub(crate) fn field_of(value: &Value) -> Option<Field<'static>> {
+    match value {
+        Value::String(text) => Some(Field::Owned(text.clone())),
+        Value::Int64(n) => Some(Field::Integer(*n)),
+        Value::Bool(b) => Some(Field::Boolean(*b)),
+        Value::Null(_) => Some(Field::Null),
+        _ => None,
+    }
 }
 
 /// A list the schema keeps as JSON text.

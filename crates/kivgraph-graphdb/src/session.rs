@@ -86,10 +86,7 @@ pub(crate) fn rows(
     statement: &str,
     parameters: Vec<(&str, lbug::Value)>,
 ) -> Result<Vec<Vec<lbug::Value>>, GraphDbError> {
-    let failed = |e: lbug::Error| GraphDbError::Statement {
-        statement: statement.chars().take(200).collect(),
-        message: e.to_string(),
-    };
+    let failed = |e| GraphDbError::statement(statement, e);
     let mut prepared = connection.prepare(statement).map_err(failed)?;
     Ok(connection
         .execute(&mut prepared, parameters)
@@ -111,8 +108,5 @@ pub(crate) fn run(connection: &Connection<'_>, statement: &str) -> Result<(), Gr
     connection
         .query(statement)
         .map(|_| ())
-        .map_err(|e| GraphDbError::Statement {
-            statement: statement.chars().take(200).collect(),
-            message: e.to_string(),
-        })
+        .map_err(|e| GraphDbError::statement(statement, e))
 }

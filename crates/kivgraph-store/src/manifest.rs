@@ -148,7 +148,7 @@ pub struct GraphEntry {
     pub digest: String,
     pub bytes: u64,
     /// The size of the whole write this database was updated from (its own where it was
-    /// written whole): see `GROWTH_LIMIT` in `graph.rs`. Absent from older manifests (0).
+    /// written whole): see `GROWTH_LIMIT_HALVES` in `graph.rs`. Absent from older manifests (0).
     #[serde(default)]
     pub whole_bytes: u64,
     #[serde(flatten)]

@@ -222,7 +222,7 @@ impl GenerationStore {
             let database = store
                 .graph
                 .as_ref()
-                .and_then(|_| store.database_generation());
+                .and_then(|_| store.database_generation(previous.as_ref()));
             let previous_graph = database.as_ref().and_then(|(_, directory, manifest)| {
                 Some(PreviousGraph {
                     directory,
@@ -292,26 +292,37 @@ impl GenerationStore {
     }
 
     /// The newest generation up to the served one whose database this build can derive a new
-    /// one from: the served generation, or — after saves the watcher published without a
-    /// database — the last one that carried it. Anything unreadable only means a whole write.
-    fn database_generation(&self) -> Option<(GenerationId, PathBuf, Manifest)> {
+    /// one from: the served generation (`served`, when its manifest is already read), or —
+    /// after saves the watcher published without a database — the last one that carried it.
+    /// Anything unreadable only means a whole write.
+    fn database_generation(
+        &self,
+        served: Option<&(PathBuf, Manifest)>,
+    ) -> Option<(GenerationId, PathBuf, Manifest)> {
+        let usable = |manifest: &Manifest| {
+            manifest.format == MANIFEST_FORMAT
+                && manifest
+                    .graph
+                    .as_ref()
+                    .is_some_and(|g| g.counts.schema_version == GRAPH_SCHEMA_VERSION)
+        };
+        if let Some((directory, manifest)) = served
+            && usable(manifest)
+        {
+            return Some((manifest.generation_id, directory.clone(), manifest.clone()));
+        }
         let current = self.current().ok()??;
         let mut ids: Vec<GenerationId> = self
             .list()
             .ok()?
             .into_iter()
-            .filter(|id| *id <= current)
+            .filter(|id| *id < current || (*id == current && served.is_none()))
             .collect();
         ids.reverse();
         ids.into_iter().take(DATABASE_LOOKBACK).find_map(|id| {
             let directory = self.generation_dir(id);
             let manifest = read_manifest(&directory, id).ok()?;
-            let usable = manifest.format == MANIFEST_FORMAT
-                && manifest
-                    .graph
-                    .as_ref()
-                    .is_some_and(|g| g.counts.schema_version == GRAPH_SCHEMA_VERSION);
-            usable.then_some((id, directory, manifest))
+            usable(&manifest).then_some((id, directory, manifest))
         })
     }
 
@@ -488,7 +499,7 @@ impl GenerationStore {
     pub fn prune(&self, _lock: &PublishLock) -> Result<Vec<GenerationId>, StoreError> {
         // And the database the next publication derives its own from, when the active
         // generation has none (saves published without one).
-        let database = self.database_generation().map(|(id, ..)| id);
+        let database = self.database_generation(None).map(|(id, ..)| id);
         let kept = [self.current()?, self.backup()?, database];
         let removed: Vec<GenerationId> = self
             .list()?
