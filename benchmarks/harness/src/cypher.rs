@@ -59,12 +59,12 @@ pub fn cypher_benchmark(args: &[String]) -> anyhow::Result<()> {
         ),
         (
             "callers of a function",
-            json!({"query": "MATCH (c)-[e:CALLS_DIRECT]->(s:Symbol {key: $k}) RETURN c.repository, c.file_path, c.start_line, e.confidence", "parameters": {"k": key}}),
+            json!({"query": "MATCH (c)-[e:CALLS_DIRECT]->(s:Symbol {id: $k_id}) RETURN c.repository, c.file_path, c.start_line, e.confidence", "parameters": {"k": key}}),
             Some(("find_references", json!({"stable_key": key}))),
         ),
         (
             "what a function calls",
-            json!({"query": "MATCH (s:Symbol {key: $k})-[:CALLS_DIRECT]->(t:Symbol) RETURN t.repository, t.qualified_name", "parameters": {"k": key}}),
+            json!({"query": "MATCH (s:Symbol {id: $k_id})-[:CALLS_DIRECT]->(t:Symbol) RETURN t.repository, t.qualified_name", "parameters": {"k": key}}),
             Some((
                 "find_references",
                 json!({"stable_key": key, "direction": "outgoing"}),
@@ -72,7 +72,7 @@ pub fn cypher_benchmark(args: &[String]) -> anyhow::Result<()> {
         ),
         (
             "who is affected within two hops",
-            json!({"query": "MATCH (c:Symbol)-[:CALLS_DIRECT|REFERENCES*1..2]->(s:Symbol {key: $k}) RETURN DISTINCT c.repository, c.qualified_name", "parameters": {"k": key}}),
+            json!({"query": "MATCH (c:Symbol)-[:CALLS_DIRECT|REFERENCES*1..2]->(s:Symbol {id: $k_id}) RETURN DISTINCT c.repository, c.qualified_name", "parameters": {"k": key}}),
             Some(("get_blast_radius", json!({"stable_key": key, "depth": 2}))),
         ),
         (

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 /// The version of the canonical schema this build writes. A generation whose database was
 /// written with another is outdated: `upgrade` rebuilds it.
-pub const GRAPH_SCHEMA_VERSION: u32 = 4;
+pub const GRAPH_SCHEMA_VERSION: u32 = 5;
 
 /// Rows by table (node tables by label, relationships by edge kind).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

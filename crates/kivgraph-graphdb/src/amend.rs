@@ -72,7 +72,7 @@ fn apply(
             "e.evidence = $evidence"
         };
         let statement = format!(
-            "MATCH (a:{} {{key: $source}})-[e:{}]->(b:{} {{key: $target}}) \
+            "MATCH (a:{} {{id: $source}})-[e:{}]->(b:{} {{id: $target}}) \
              WHERE e.page = $page AND e.confidence = $confidence AND e.provenance = $provenance \
              AND {match_evidence} DELETE e RETURN count(*)",
             from.name(),
@@ -108,8 +108,10 @@ fn apply(
     }
     for table in &diff.nodes {
         let columns = table.table.columns;
+        // The key is the id's: the same for the row it names.
         let set: Vec<String> = columns[1..]
             .iter()
+            .filter(|c| c.name != schema::KEY.name)
             .map(|c| format!("n.{0} = ${0}", c.name))
             .collect();
         let statement = format!(
@@ -119,7 +121,9 @@ fn apply(
             set.join(", ")
         );
         for row in &table.changed {
-            statements.one(&statement, parameters(columns, row))?;
+            let mut parameters = parameters(columns, row);
+            parameters.retain(|(name, _)| *name != schema::KEY.name);
+            statements.one(&statement, parameters)?;
         }
     }
     for table in &diff.nodes {
@@ -144,7 +148,7 @@ fn apply(
             .map(|c| format!("{0}: ${0}", c.name))
             .collect();
         let statement = format!(
-            "MATCH (a:{} {{key: $source}}), (b:{} {{key: $target}}) \
+            "MATCH (a:{} {{id: $source}}), (b:{} {{id: $target}}) \
              CREATE (a)-[e:{} {{{}}}]->(b) RETURN count(*)",
             from.name(),
             to.name(),
@@ -162,7 +166,7 @@ fn ends(
     edge: &EdgeRow<'_>,
     table_of: &dyn Fn(&StableKey) -> Option<Node>,
 ) -> Result<(Node, Node), GraphDbError> {
-    let [source, target] = edge.ends();
+    let [source, target] = &edge.ends;
     let table = |key: &StableKey| {
         table_of(key).ok_or_else(|| {
             GraphDbError::Schema(format!(
@@ -195,8 +199,8 @@ fn parameters<'c>(columns: &'c [Column], row: &[Field<'_>]) -> Vec<(&'c str, Val
 fn edge_parameters(edge: &EdgeRow<'_>) -> Vec<(&'static str, Value)> {
     let [source, target, properties @ ..] = &edge.fields;
     let mut parameters = vec![
-        ("source", value(source, ColumnType::Text)),
-        ("target", value(target, ColumnType::Text)),
+        ("source", value(source, ColumnType::Integer)),
+        ("target", value(target, ColumnType::Integer)),
     ];
     parameters.extend(
         EDGE_PROPERTIES

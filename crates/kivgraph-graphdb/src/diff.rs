@@ -7,7 +7,7 @@
 use std::collections::{HashMap, HashSet};
 use std::hash::Hash;
 
-use kivgraph_facts::{EdgeKind, FactSet, StableKey};
+use kivgraph_facts::{Edge, EdgeKind, FactSet, StableKey};
 
 use crate::bulk::Field;
 use crate::error::GraphDbError;
@@ -35,24 +35,28 @@ impl TableDiff<'_> {
     }
 }
 
-/// An edge's row (`rows::edge`) and its kind.
+/// An edge's row (`rows::edge`), its kind, and the keys of its ends (the row holds their
+/// ids; which table holds each end is looked up by key).
 #[derive(PartialEq, Eq, Hash)]
 pub(crate) struct EdgeRow<'a> {
     pub(crate) kind: EdgeKind,
+    pub(crate) ends: [StableKey; 2],
     pub(crate) fields: [Field<'a>; 6],
 }
 
-impl EdgeRow<'_> {
-    /// Its evidence's ordinal, or null.
-    pub(crate) fn evidence(&self) -> &Field<'_> {
-        &self.fields[5]
+impl<'a> EdgeRow<'a> {
+    fn of(page: u32, edge: &'a Edge) -> Self {
+        let evidence = edge.evidence.as_ref().map(schema::key_id);
+        EdgeRow {
+            kind: edge.kind,
+            ends: [edge.source, edge.target],
+            fields: rows::edge(edge, page, evidence),
+        }
     }
 
-    pub(crate) fn ends(&self) -> [&StableKey; 2] {
-        match &self.fields {
-            [Field::Key(source), Field::Key(target), ..] => [source, target],
-            _ => unreachable!("rows::edge starts with both ends' keys"),
-        }
+    /// Its evidence's id, or null.
+    pub(crate) fn evidence(&self) -> &Field<'_> {
+        &self.fields[5]
     }
 }
 
@@ -115,10 +119,7 @@ impl<'a> RowDiff<'a> {
         let (unresolved_removed, unresolved_added) = counted(unresolved(before), unresolved(after));
         let edges = |pages: Pages<'a>| -> Vec<EdgeRow<'a>> {
             rows_of(pages, |f: &FactSet| &f.edges)
-                .map(|(page, e)| EdgeRow {
-                    kind: e.kind,
-                    fields: rows::edge(e, page, e.evidence.as_ref().map(schema::evidence_ordinal)),
-                })
+                .map(|(page, e)| EdgeRow::of(page, e))
                 .collect()
         };
         // A page's edges are distinct (canonical facts drop repeats): a set.
@@ -151,11 +152,11 @@ impl<'a> RowDiff<'a> {
         self.edges_removed
             .iter()
             .chain(&self.edges_added)
-            .flat_map(EdgeRow::ends)
+            .flat_map(|edge| &edge.ends)
     }
 }
 
-/// Rows keyed by their primary key (`key` of a fact, the first field of its `row`): those
+/// Rows keyed by their fact's key (whose id is the first field of its `row`): those
 /// only `before` has go, those that differ change, those only `after` has come — only
 /// those turned into rows. In the order the pages list them, so the same change is applied
 /// the same way every time.

@@ -21,7 +21,7 @@ impl GraphReader {
         let connection = session::connect(self.database())?;
         let repositories = scan(&connection, &schema::REPOSITORY, page_count, |row| {
             Ok(RepositoryFact {
-                key: row.key()?,
+                key: row.identified()?,
                 name: row.text()?,
                 root: row.text()?,
                 languages: row
@@ -42,8 +42,11 @@ impl GraphReader {
                 (number, facts)
             })
             .collect();
+        // Files and symbols name their package, and symbols their parent, by id.
+        let mut package_keys: HashMap<i64, StableKey> = HashMap::new();
         for (number, package) in scan(&connection, &schema::PACKAGE, page_count, |row| {
-            let key = row.key()?;
+            let key = row.identified()?;
+            package_keys.insert(schema::key_id(&key), key);
             Ok((
                 row.page()?,
                 PackageFact {
@@ -57,20 +60,23 @@ impl GraphReader {
         })? {
             page(&mut pages, number)?.packages.push(package);
         }
-        let mut mentions: KeyMap<Vec<Mention>> = KeyMap::default();
-        for (key, said) in scan(&connection, &schema::MENTIONS, page_count, |row| {
-            let key = row.key()?;
+        let mut mentions: HashMap<i64, Vec<Mention>> = HashMap::new();
+        for (file_id, said) in scan(&connection, &schema::MENTIONS, page_count, |row| {
+            let file_id = row.integer()?;
             row.page()?;
             let text = row.text()?;
-            Ok((key, census::from_json(&text).map_err(|e| row.invalid(e))?))
+            Ok((
+                file_id,
+                census::from_json(&text).map_err(|e| row.invalid(e))?,
+            ))
         })? {
-            mentions.insert(key, said);
+            mentions.insert(file_id, said);
         }
         for (number, file) in scan(&connection, &schema::FILE, page_count, |row| {
-            let key = row.key()?;
+            let key = row.identified()?;
             let number = row.page()?;
             let said = mentions
-                .remove(&key)
+                .remove(&schema::key_id(&key))
                 .ok_or_else(|| row.invalid(format!("no Mentions row for file {key}")))?;
             Ok((
                 number,
@@ -79,7 +85,7 @@ impl GraphReader {
                     repository: row.text()?,
                     path: row.text()?,
                     language: row.language()?,
-                    package: row.key()?,
+                    package: row.named(&package_keys, "Package")?,
                     fingerprint: row.fingerprint()?,
                     line_count: row.number()?,
                     byte_len: row.integer()? as u64,
@@ -93,47 +99,67 @@ impl GraphReader {
         })? {
             page(&mut pages, number)?.files.push(file);
         }
-        for (number, symbol) in scan(&connection, &schema::SYMBOL, page_count, |row| {
-            let key = row.key()?;
+        let mut parents: Vec<(u32, usize, i64)> = Vec::new();
+        for (number, symbol, parent) in scan(&connection, &schema::SYMBOL, page_count, |row| {
+            let key = row.identified()?;
             let number = row.page()?;
-            Ok((
-                number,
-                SymbolFact {
-                    key,
-                    repository: row.text()?,
-                    language: row.language()?,
-                    package: row.key()?,
-                    file_path: row.text()?,
-                    name: row.text()?,
-                    qualified_name: row.text()?,
-                    kind: SymbolKind::parse(&row.text()?).map_err(|e| row.invalid(e))?,
-                    signature: row.text()?,
-                    exported: row.boolean()?,
-                    span: row.span()?,
-                    doc: row.optional_text()?,
-                    parent: row.optional_key()?,
-                    key_module: row.text()?,
-                    key_discriminator: row.text()?,
+            let parent;
+            let symbol = SymbolFact {
+                key,
+                repository: row.text()?,
+                language: row.language()?,
+                package: row.named(&package_keys, "Package")?,
+                file_path: row.text()?,
+                name: row.text()?,
+                qualified_name: row.text()?,
+                kind: SymbolKind::parse(&row.text()?).map_err(|e| row.invalid(e))?,
+                signature: row.text()?,
+                exported: row.boolean()?,
+                span: row.span()?,
+                doc: row.optional_text()?,
+                // Its id, named below once every symbol is read.
+                parent: {
+                    parent = row.optional_integer()?;
+                    None
                 },
-            ))
+                key_module: row.text()?,
+                key_discriminator: row.text()?,
+            };
+            Ok((number, symbol, parent))
         })? {
-            page(&mut pages, number)?.symbols.push(symbol);
+            let symbols = &mut page(&mut pages, number)?.symbols;
+            if let Some(parent) = parent {
+                parents.push((number, symbols.len(), parent));
+            }
+            symbols.push(symbol);
         }
-        // An evidence's key is derived from its place; relationships name it by its ordinal.
+        // A parent may be read after its child: named once every symbol is.
+        let symbol_keys: HashMap<i64, StableKey> = pages
+            .values()
+            .flat_map(|facts| &facts.symbols)
+            .map(|s| (schema::key_id(&s.key), s.key))
+            .collect();
+        for (number, index, parent) in parents {
+            let key = symbol_keys.get(&parent).copied().ok_or_else(|| {
+                GraphDbError::Mismatch(format!("a Symbol's parent_id {parent} names no Symbol"))
+            })?;
+            page(&mut pages, number)?.symbols[index].parent = Some(key);
+        }
+        // An evidence's key is derived from its place; relationships name it by its id.
         let mut evidence_keys: HashMap<i64, StableKey> = HashMap::new();
         for (number, evidence) in scan(&connection, &schema::EVIDENCE, page_count, |row| {
-            let ordinal = row.integer()?;
+            let id = row.integer()?;
             let number = row.page()?;
             let repository = row.text()?;
             let file_path = row.text()?;
             let span = row.span()?;
             let key = evidence_key(&repository, &file_path, span);
-            if schema::evidence_ordinal(&key) != ordinal {
+            if schema::key_id(&key) != id {
                 return Err(row.invalid(format!(
-                    "Evidence {ordinal} is not the ordinal of its place ({repository}/{file_path})"
+                    "Evidence {id} is not the id of its place ({repository}/{file_path})"
                 )));
             }
-            evidence_keys.insert(ordinal, key);
+            evidence_keys.insert(id, key);
             Ok((
                 number,
                 Evidence {
@@ -193,11 +219,9 @@ impl GraphReader {
                             provenance: Provenance::parse(&row.text()?)
                                 .map_err(|e| row.invalid(e))?,
                             evidence: match row.optional_integer()? {
-                                Some(ordinal) => {
-                                    Some(*evidence_keys.get(&ordinal).ok_or_else(|| {
-                                        row.invalid(format!("no Evidence has ordinal {ordinal}"))
-                                    })?)
-                                }
+                                Some(id) => Some(*evidence_keys.get(&id).ok_or_else(|| {
+                                    row.invalid(format!("no Evidence has id {id}"))
+                                })?),
                                 None => None,
                             },
                         },
@@ -356,6 +380,28 @@ impl Row<'_> {
     fn key(&mut self) -> Result<StableKey, GraphDbError> {
         self.optional_key()?
             .ok_or_else(|| self.invalid("null where a key belongs"))
+    }
+
+    /// The key of the node `table` holds under the id in this column.
+    fn named(
+        &mut self,
+        keys: &HashMap<i64, StableKey>,
+        table: &str,
+    ) -> Result<StableKey, GraphDbError> {
+        let id = self.integer()?;
+        keys.get(&id)
+            .copied()
+            .ok_or_else(|| self.invalid(format!("{id} is the id of no {table}")))
+    }
+
+    /// Two columns: a node's id, then its key, which the id must be of.
+    fn identified(&mut self) -> Result<StableKey, GraphDbError> {
+        let id = self.integer()?;
+        let key = self.key()?;
+        if schema::key_id(&key) != id {
+            return Err(self.invalid(format!("{id} is not the id of key {key}")));
+        }
+        Ok(key)
     }
 
     fn language(&mut self) -> Result<Language, GraphDbError> {

@@ -65,23 +65,21 @@ impl Found {
         wanted.dedup();
         let mut tables: KeyMap<Node> = KeyMap::default();
         if !wanted.is_empty() {
-            let keys = Value::List(
-                LogicalType::String,
-                wanted
-                    .iter()
-                    .map(|k| Value::String(k.to_string()))
-                    .collect(),
+            let by_id: HashMap<i64, &StableKey> =
+                wanted.iter().map(|k| (schema::key_id(k), *k)).collect();
+            let ids = Value::List(
+                LogicalType::Int64,
+                by_id.keys().map(|id| Value::Int64(*id)).collect(),
             );
             for node in [Node::Repository, Node::Package, Node::File, Node::Symbol] {
-                let query = format!(
-                    "MATCH (n:{}) WHERE n.key IN $keys RETURN n.key",
-                    node.name()
-                );
-                for row in session::rows(connection, &query, vec![("keys", keys.clone())])? {
-                    if let [Value::String(text)] = row.as_slice() {
-                        let key = StableKey::parse(text).map_err(|e| unexpected(&query, e))?;
-                        tables.insert(key, node);
-                    }
+                let query = format!("MATCH (n:{}) WHERE n.id IN $ids RETURN n.id", node.name());
+                for row in session::rows(connection, &query, vec![("ids", ids.clone())])? {
+                    let key = match row.as_slice() {
+                        [Value::Int64(id)] => by_id.get(id),
+                        _ => None,
+                    };
+                    let key = key.ok_or_else(|| unexpected(&query, &row))?;
+                    tables.insert(**key, node);
                 }
             }
         }

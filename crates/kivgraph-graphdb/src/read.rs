@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use kivgraph_facts::GraphCounts;
+use kivgraph_facts::{GraphCounts, StableKey};
 use lbug::{Database, Value};
 
 use crate::error::GraphDbError;
@@ -109,13 +109,23 @@ impl GraphReader {
             ));
         }
         let mut values = Vec::with_capacity(parameters.len());
+        let mut ids = Vec::new();
         for (name, value) in parameters {
             let value = parameter(value).map_err(|why| QueryRefusal::Parameter {
                 name: name.clone(),
                 why,
             })?;
+            // A key's node is found by its id, which the agent cannot compute: bound beside
+            // it, where the query asks for it and does not bind it itself.
+            let id_name = format!("{name}_id");
+            if cypher.contains(&format!("${id_name}")) && !parameters.contains_key(&id_name) {
+                if let Some(id) = key_ids(&value) {
+                    ids.push((id_name, id));
+                }
+            }
             values.push((name.as_str(), value));
         }
+        values.extend(ids.iter().map(|(name, id)| (name.as_str(), id.clone())));
         let result = connection
             .execute(&mut statement, values)
             .map_err(|e| refusal(e, limits))?;
@@ -227,6 +237,21 @@ fn parameter(value: &serde_json::Value) -> Result<Value, String> {
             return Err("only text, numbers, booleans and lists of them are accepted".into());
         }
     })
+}
+
+/// The ids of the nodes a stable key, or a list of them, names (`schema::key_id`); `None`
+/// for anything else.
+fn key_ids(value: &Value) -> Option<Value> {
+    match value {
+        Value::String(text) => StableKey::parse(text)
+            .ok()
+            .map(|key| Value::Int64(schema::key_id(&key))),
+        Value::List(_, items) => {
+            let ids = items.iter().map(key_ids).collect::<Option<Vec<_>>>()?;
+            Some(Value::List(lbug::LogicalType::Int64, ids))
+        }
+        _ => None,
+    }
 }
 
 /// A value as JSON: scalars as themselves, nodes and relationships as their properties with

@@ -11,7 +11,7 @@ use crate::error::GraphDbError;
 use crate::lookup::{Found, check_repositories, next_ordinal, page_list, unexpected};
 use crate::schema::{self, Node};
 use crate::session;
-use crate::stage::{EdgeFiles, Load, Pages, load, node_tables, stage};
+use crate::stage::{EdgeFiles, Load, Pages, load, named_nodes, node_tables, stage};
 
 /// The node tables whose rows belong to a page.
 const PAGED: [Node; 6] = [
@@ -52,7 +52,8 @@ pub(crate) fn replace_pages(
     let ends = changed
         .iter()
         .flat_map(|(_, f)| &f.edges)
-        .flat_map(|e| [&e.source, &e.target]);
+        .flat_map(|e| [&e.source, &e.target])
+        .chain(named_nodes(changed).map(|(key, _)| key));
     let elsewhere = Found::look_up(&connection, &local, ends)?;
     lap.end("look_up");
     let first_unresolved = next_ordinal(&connection)?;

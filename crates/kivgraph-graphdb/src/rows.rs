@@ -14,9 +14,10 @@ use crate::census;
 use crate::error::GraphDbError;
 use crate::schema::{self, ColumnType};
 
-pub(crate) fn repository(r: &RepositoryFact) -> [Field<'_>; 4] {
+pub(crate) fn repository(r: &RepositoryFact) -> [Field<'_>; 5] {
     let languages: Vec<&str> = r.languages.iter().map(|l| l.as_str()).collect();
     [
+        id(&r.key),
         key(&r.key),
         r.name.as_str().into(),
         r.root.as_str().into(),
@@ -24,8 +25,9 @@ pub(crate) fn repository(r: &RepositoryFact) -> [Field<'_>; 4] {
     ]
 }
 
-pub(crate) fn package(page: u32, p: &PackageFact) -> [Field<'_>; 6] {
+pub(crate) fn package(page: u32, p: &PackageFact) -> [Field<'_>; 7] {
     [
+        id(&p.key),
         key(&p.key),
         page.into(),
         p.repository.as_str().into(),
@@ -35,14 +37,15 @@ pub(crate) fn package(page: u32, p: &PackageFact) -> [Field<'_>; 6] {
     ]
 }
 
-pub(crate) fn file(page: u32, f: &FileFact) -> Result<[Field<'_>; 11], GraphDbError> {
+pub(crate) fn file(page: u32, f: &FileFact) -> Result<[Field<'_>; 12], GraphDbError> {
     Ok([
+        id(&f.key),
         key(&f.key),
         page.into(),
         f.repository.as_str().into(),
         f.path.as_str().into(),
         f.language.as_str().into(),
-        key(&f.package),
+        id(&f.package),
         Field::Owned(f.fingerprint.to_hex()),
         f.line_count.into(),
         Field::Integer(f.byte_len as i64),
@@ -54,19 +57,20 @@ pub(crate) fn file(page: u32, f: &FileFact) -> Result<[Field<'_>; 11], GraphDbEr
 /// A file's mentions, in their own table (`schema::MENTIONS`).
 pub(crate) fn mentions(page: u32, f: &FileFact) -> [Field<'_>; 3] {
     [
-        key(&f.key),
+        id(&f.key),
         page.into(),
         Field::Owned(census::to_json(&f.mentions)),
     ]
 }
 
-pub(crate) fn symbol(page: u32, s: &SymbolFact) -> [Field<'_>; 19] {
+pub(crate) fn symbol(page: u32, s: &SymbolFact) -> [Field<'_>; 20] {
     [
+        id(&s.key),
         key(&s.key),
         page.into(),
         s.repository.as_str().into(),
         s.language.as_str().into(),
-        key(&s.package),
+        id(&s.package),
         s.file_path.as_str().into(),
         s.name.as_str().into(),
         s.qualified_name.as_str().into(),
@@ -78,13 +82,13 @@ pub(crate) fn symbol(page: u32, s: &SymbolFact) -> [Field<'_>; 19] {
         s.span.start_byte.into(),
         s.span.end_byte.into(),
         s.doc.as_deref().into(),
-        s.parent.as_ref().map_or(Field::Null, key),
+        s.parent.as_ref().map_or(Field::Null, id),
         s.key_module.as_str().into(),
         s.key_discriminator.as_str().into(),
     ]
 }
 
-/// An evidence's row, keyed by its ordinal. Its key is not stored: whoever reads the row
+/// An evidence's row, keyed by its key's id. Its key is not stored: whoever reads the row
 /// derives it from its place, so a key that is not its place's is refused here.
 pub(crate) fn evidence(page: u32, e: &Evidence) -> Result<[Field<'_>; 8], GraphDbError> {
     if e.key != evidence_key(&e.repository, &e.file_path, e.span) {
@@ -94,7 +98,7 @@ pub(crate) fn evidence(page: u32, e: &Evidence) -> Result<[Field<'_>; 8], GraphD
         )));
     }
     Ok([
-        Field::Integer(schema::evidence_ordinal(&e.key)),
+        id(&e.key),
         page.into(),
         e.repository.as_str().into(),
         e.file_path.as_str().into(),
@@ -124,12 +128,12 @@ pub(crate) fn unresolved(ordinal: i64, page: u32, u: &UnresolvedReference) -> [F
     ]
 }
 
-/// An edge's row: its ends, then `EDGE_PROPERTIES`; `evidence` is its evidence's ordinal
+/// An edge's row: its ends' ids, then `EDGE_PROPERTIES`; `evidence` is its evidence's id
 /// (`edge.evidence` is not read, so an edge read back from a database needs no key).
 pub(crate) fn edge(edge: &Edge, page: u32, evidence: Option<i64>) -> [Field<'_>; 6] {
     [
-        key(&edge.source),
-        key(&edge.target),
+        id(&edge.source),
+        id(&edge.target),
         page.into(),
         edge.confidence.as_str().into(),
         edge.provenance.as_str().into(),
@@ -169,6 +173,11 @@ fn json(value: &impl serde::Serialize) -> Result<Field<'static>, GraphDbError> {
     serde_json::to_string(value)
         .map(Field::Owned)
         .map_err(|e| GraphDbError::Schema(e.to_string()))
+}
+
+/// The primary key of the node `key` names (`schema::key_id`).
+pub(crate) fn id(key: &StableKey) -> Field<'static> {
+    Field::Integer(schema::key_id(key))
 }
 
 fn key(key: &StableKey) -> Field<'static> {

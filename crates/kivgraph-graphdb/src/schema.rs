@@ -99,12 +99,20 @@ const SPAN: [Column; 4] = [
 pub const REPOSITORY: NodeTable = NodeTable {
     node: Node::Repository,
     columns: &[
-        text("key", "stable key"),
+        ID,
+        KEY,
         text("name", "registered name"),
         text("root", "absolute path of the checkout"),
         text("languages", "comma-separated: go, typescript, rust, python"),
     ],
 };
+
+/// The primary key of a node a stable key names (`key_id`): what relationships join on.
+const ID: Column = integer(
+    "id",
+    "the first 63 bits of its key: the primary key, what relationships join on",
+);
+pub(crate) const KEY: Column = text("key", "stable key (not indexed: look a node up by id)");
 
 /// The page of the generation a row was published in (a package's rows share its page):
 /// what rebuilding the snapshot, and replacing one page's rows, select by.
@@ -113,7 +121,8 @@ const PAGE: Column = integer("page", "the snapshot page holding it (0-63)");
 pub const PACKAGE: NodeTable = NodeTable {
     node: Node::Package,
     columns: &[
-        text("key", "stable key"),
+        ID,
+        KEY,
         PAGE,
         text("repository", "repository name"),
         text("language", "go, typescript, rust or python"),
@@ -128,12 +137,13 @@ pub const PACKAGE: NodeTable = NodeTable {
 pub const FILE: NodeTable = NodeTable {
     node: Node::File,
     columns: &[
-        text("key", "stable key"),
+        ID,
+        KEY,
         PAGE,
         text("repository", "repository name"),
         text("path", "repository-relative, /-separated"),
         text("language", "go, typescript, rust or python"),
-        text("package_key", "its package's key"),
+        integer("package_id", "its Package's id"),
         text("fingerprint", "BLAKE3 of its bytes, hex"),
         integer("line_count", "lines"),
         integer("byte_len", "bytes"),
@@ -151,7 +161,7 @@ pub const FILE: NodeTable = NodeTable {
 pub const MENTIONS: NodeTable = NodeTable {
     node: Node::Mentions,
     columns: &[
-        text("file_key", "its File's key"),
+        integer("file_id", "its File's id"),
         PAGE,
         text(
             "mentions_json",
@@ -163,11 +173,12 @@ pub const MENTIONS: NodeTable = NodeTable {
 pub const SYMBOL: NodeTable = NodeTable {
     node: Node::Symbol,
     columns: &[
-        text("key", "stable key"),
+        ID,
+        KEY,
         PAGE,
         text("repository", "repository name"),
         text("language", "go, typescript, rust or python"),
-        text("package_key", "its package's key"),
+        integer("package_id", "its Package's id"),
         text("file_path", "repository-relative path of its file"),
         text("name", "the declared name"),
         text("qualified_name", "e.g. Type.method"),
@@ -186,7 +197,10 @@ pub const SYMBOL: NodeTable = NodeTable {
         SPAN[2],
         SPAN[3],
         text("doc", "first sentence of its doc comment, or null"),
-        text("parent_key", "the containing declaration's key, or null"),
+        integer(
+            "parent_id",
+            "the containing declaration's (a Symbol's) id, or null",
+        ),
         text("key_module", "the module field of its key's identity"),
         text(
             "key_discriminator",
@@ -199,8 +213,8 @@ pub const EVIDENCE: NodeTable = NodeTable {
     node: Node::Evidence,
     columns: &[
         integer(
-            "ordinal",
-            "the number relationships name it by (their evidence column)",
+            "id",
+            "the first 63 bits of its key (derived from its place, not stored): what relationships' evidence holds",
         ),
         PAGE,
         text("repository", "repository name"),
@@ -251,18 +265,18 @@ pub const EDGE_PROPERTIES: [Column; 4] = [
     text("provenance", "which observation produced it"),
     integer(
         "evidence",
-        "the ordinal of the Evidence it was observed at, or null",
+        "the id of the Evidence it was observed at, or null",
     ),
 ];
 
-/// The ordinal an evidence is stored and named by: the first 63 bits of its key, a BLAKE3
-/// digest. Relationships carry it instead of the 52-character key — LadybugDB stores an
-/// integer inline, and a string that long apart, which made it most of what a relationship
-/// cost to load — and it needs no lookup, so an update names an evidence of a page it keeps
-/// as readily as one it writes. Two keys sharing it would be refused by the primary key. The
-/// key itself is not stored: it is derived from the evidence's place (`evidence_key`), which
-/// the row holds, and the reader checks it against the ordinal.
-pub fn evidence_ordinal(key: &kivgraph_facts::StableKey) -> i64 {
+/// The id a stable key's node is stored and joined by: the first 63 bits of the key, a
+/// BLAKE3 digest. `COPY` hashes each relationship's two ends into the key index, and an
+/// integer is stored inline where a 52-character key was stored apart and hashed as text,
+/// which made the ends most of what loading a relationship cost (docs/benchmarks.md). It
+/// needs no lookup, so an update names a node of a page it keeps as readily as one it
+/// writes. Two keys sharing it would be refused by the primary key; readers check each row's
+/// id against its key. An evidence's key is not stored at all: it is derived from its place.
+pub fn key_id(key: &kivgraph_facts::StableKey) -> i64 {
     let mut prefix = [0u8; 8];
     prefix.copy_from_slice(&key.0[..8]);
     (u64::from_le_bytes(prefix) >> 1) as i64
@@ -352,7 +366,7 @@ pub fn ddl() -> Vec<String> {
 /// The schema as an agent reads it before writing a query: every table, column and
 /// relationship, generated from the declarations above.
 pub fn describe() -> String {
-    let mut out = String::from("Node tables (first column is the key):\n");
+    let mut out = String::from("Node tables (the first column is the primary key):\n");
     for table in NODE_TABLES.iter().filter(|t| t.node != Node::Meta) {
         let columns: Vec<String> = table
             .columns
@@ -367,7 +381,7 @@ pub fn describe() -> String {
     }
     let properties: Vec<&str> = EDGE_PROPERTIES.iter().map(|c| c.name).collect();
     out.push_str(&format!(
-        "Relationships, each with {} (join it: MATCH (a)-[e:CALLS_DIRECT]->(b), (v:Evidence {{ordinal: e.evidence}})):\n",
+        "Relationships, each with {} (join it: MATCH (a)-[e:CALLS_DIRECT]->(b), (v:Evidence {{id: e.evidence}})):\n",
         properties.join(", ")
     ));
     for kind in EdgeKind::ALL {
@@ -380,6 +394,9 @@ pub fn describe() -> String {
     out.push_str(
         "An Evidence names the file it was observed in by repository and file_path: MATCH (f:File {repository: v.repository, path: v.file_path}).\n",
     );
-    out.push_str("A File's mentions: MATCH (m:Mentions {file_key: f.key}).\n");
+    out.push_str("A File's mentions: MATCH (m:Mentions {file_id: f.id}); a File's or Symbol's package: MATCH (p:Package {id: s.package_id}); a Symbol's container: MATCH (c:Symbol {id: s.parent_id}).\n");
+    out.push_str(
+        "A node named by a stable key: pass the key as a parameter, say k, and match {id: $k_id}: every parameter holding a key also binds <name>_id, its id, which is indexed ({key: $k} scans the table).\n",
+    );
     out
 }

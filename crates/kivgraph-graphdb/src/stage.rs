@@ -33,7 +33,7 @@ impl Load {
 
 /// Where the other end of an edge is when the staged pages do not hold it: in the database
 /// being updated. A full write has no elsewhere.
-pub(crate) trait Elsewhere {
+pub(crate) trait Elsewhere: Sync {
     fn table_of(&self, key: &StableKey) -> Option<Node>;
 }
 
@@ -73,6 +73,27 @@ pub(crate) fn stage(
     dir: &Path,
     whole: bool,
     elsewhere: &dyn Elsewhere,
+    first_unresolved: i64,
+) -> Result<Vec<Load>, GraphDbError> {
+    let tables = node_tables(pages);
+    let table_of = |key: &StableKey| tables.get(key).copied().or_else(|| elsewhere.table_of(key));
+    check_named(pages, &table_of)?;
+    // The edges' files are written beside the nodes': writing is most of staging's time.
+    let (nodes, edges) = std::thread::scope(|scope| {
+        let edges = scope.spawn(|| stage_edges(pages, dir, &table_of));
+        let nodes = stage_nodes(pages, dir, whole, first_unresolved);
+        (nodes, edges.join().expect("staging edges does not panic"))
+    });
+    let mut loads = nodes?;
+    loads.extend(edges?);
+    Ok(loads)
+}
+
+/// The node tables' files, in load order.
+fn stage_nodes(
+    pages: Pages<'_>,
+    dir: &Path,
+    whole: bool,
     first_unresolved: i64,
 ) -> Result<Vec<Load>, GraphDbError> {
     let mut loads = Vec::new();
@@ -147,7 +168,6 @@ pub(crate) fn stage(
             Field::Owned(schema::SCHEMA_VERSION.to_string()),
         ])
     })?;
-    loads.extend(stage_edges(pages, dir, elsewhere)?);
     Ok(loads)
 }
 
@@ -173,16 +193,42 @@ pub(crate) fn node_tables(pages: Pages<'_>) -> KeyMap<Node> {
     tables
 }
 
+/// The nodes files and symbols name by id, besides their edges: their package, and a
+/// symbol's parent; each with the table that holds it.
+pub(crate) fn named_nodes(pages: Pages<'_>) -> impl Iterator<Item = (&StableKey, Node)> {
+    let files = rows_of(pages, |f| &f.files).map(|(_, f)| (&f.package, Node::Package));
+    let symbols = rows_of(pages, |f| &f.symbols).flat_map(|(_, s)| {
+        let parent = s.parent.as_ref().map(|p| (p, Node::Symbol));
+        std::iter::once((&s.package, Node::Package)).chain(parent)
+    });
+    files.chain(symbols)
+}
+
+/// Refuses a page whose file or symbol names a package or parent no table holds: the
+/// database names them by id, which only a row it holds turns back into a key.
+pub(crate) fn check_named(
+    pages: Pages<'_>,
+    table_of: &dyn Fn(&StableKey) -> Option<Node>,
+) -> Result<(), GraphDbError> {
+    for (key, node) in named_nodes(pages) {
+        if table_of(key) != Some(node) {
+            return Err(GraphDbError::Schema(format!(
+                "{key} is named as a {} where no {0} row holds it",
+                node.name()
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// The edges, one file per kind and endpoint pair.
 fn stage_edges(
     pages: Pages<'_>,
     dir: &Path,
-    elsewhere: &dyn Elsewhere,
+    table_of: &(dyn Fn(&StableKey) -> Option<Node> + Sync),
 ) -> Result<Vec<Load>, GraphDbError> {
-    let tables = node_tables(pages);
     let table_of = |key: &StableKey, edge: &Edge| {
-        let found = tables.get(key).copied().or_else(|| elsewhere.table_of(key));
-        found.ok_or_else(|| {
+        table_of(key).ok_or_else(|| {
             GraphDbError::Schema(format!(
                 "a {} edge names {key}, which no node table holds",
                 edge.kind
@@ -192,7 +238,7 @@ fn stage_edges(
     let mut edges = EdgeFiles::new(dir, "");
     for (page, edge) in rows_of(pages, |f| &f.edges) {
         let pair = (table_of(&edge.source, edge)?, table_of(&edge.target, edge)?);
-        let evidence = edge.evidence.as_ref().map(schema::evidence_ordinal);
+        let evidence = edge.evidence.as_ref().map(schema::key_id);
         edges.row(edge, pair, page, evidence)?;
     }
     edges.finish()
@@ -215,7 +261,7 @@ impl<'a> EdgeFiles<'a> {
         }
     }
 
-    /// One edge; `evidence` is its evidence's ordinal (`edge.evidence` is not read).
+    /// One edge; `evidence` is its evidence's id (`edge.evidence` is not read).
     pub(crate) fn row(
         &mut self,
         edge: &Edge,

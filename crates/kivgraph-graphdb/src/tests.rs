@@ -82,6 +82,7 @@ fn graph() -> FactSet {
         declare("lib", "Empty", 9, Some("")),
         declare("cmd", "main", 4, None),
     ];
+    facts.symbols[1].parent = Some(key("lib:Parse"));
     let observed = Evidence {
         key: evidence_key("cmd", "main.go", span(5)),
         repository: "cmd".into(),
@@ -162,18 +163,39 @@ fn the_database_holds_exactly_the_facts_written() {
 }
 
 #[test]
+fn a_package_or_parent_no_row_holds_is_refused() {
+    let dir = tempfile::tempdir().expect("scratch");
+    let mut orphan = graph();
+    orphan.symbols[0].package = key("nowhere/package");
+    let mut adopted = graph();
+    adopted.symbols[2].parent = Some(key("lib/package"));
+    for (facts, named) in [(orphan, "a Package"), (adopted, "a Symbol")] {
+        let database = dir.path().join(format!("{named}.lbdb"));
+        let refused = write_database(&[(0, &facts)], &database, dir.path())
+            .expect_err("a row names what the database would not hold");
+        assert!(
+            refused
+                .to_string()
+                .contains(&format!("is named as {named} where no")),
+            "{refused}"
+        );
+    }
+}
+
+#[test]
 fn texts_and_nulls_come_back_as_written() {
     let (_dir, database, _) = written();
     let reader = GraphReader::open(&database).expect("opens");
     let answer = ask(
         &reader,
-        "MATCH (s:Symbol) RETURN s.name, s.doc, s.parent_key ORDER BY s.name",
+        "MATCH (s:Symbol) OPTIONAL MATCH (p:Symbol {id: s.parent_id}) \
+         RETURN s.name, s.doc, p.name ORDER BY s.name",
     );
-    assert_eq!(answer.columns, ["s.name", "s.doc", "s.parent_key"]);
+    assert_eq!(answer.columns, ["s.name", "s.doc", "p.name"]);
     assert_eq!(
         json!(answer.rows),
         json!([
-            ["Empty", "", null],
+            ["Empty", "", "Parse"],
             ["Parse", "Parses \"a, b\"\nand more.", null],
             ["main", null, null]
         ])
@@ -194,7 +216,7 @@ fn a_cross_repository_caller_is_one_query_away() {
     let answer = reader
         .query(
             "MATCH (caller:Symbol)-[e:CALLS_DIRECT]->(callee:Symbol {name: $name}) \
-             MATCH (ev:Evidence {ordinal: e.evidence}) \
+             MATCH (ev:Evidence {id: e.evidence}) \
              MATCH (f:File {repository: ev.repository, path: ev.file_path}) \
              RETURN caller.repository, caller.name, e.confidence, f.path, ev.start_line",
             &parameters,
@@ -211,6 +233,46 @@ fn a_cross_repository_caller_is_one_query_away() {
         "MATCH (u:Unresolved) RETURN u.reason, u.requested_symbol, u.start_line",
     );
     assert_eq!(json!(holes.rows), json!([["NAME_NOT_RESOLVED", "Gone", 6]]));
+}
+
+#[test]
+fn a_node_named_by_its_key_is_found_by_the_id_bound_beside_it() {
+    let (_dir, database, _) = written();
+    let reader = GraphReader::open(&database).expect("opens");
+    let parse = key("lib:Parse");
+    let ask_with = |query: &str, parameters: serde_json::Value| {
+        let parameters = parameters.as_object().expect("an object").clone();
+        reader.query(query, &parameters, LIMITS).expect(query)
+    };
+    let one = ask_with(
+        "MATCH (s:Symbol {id: $k_id}) RETURN s.name, s.key = $k",
+        json!({"k": parse.to_string()}),
+    );
+    assert_eq!(json!(one.rows), json!([["Parse", true]]));
+    let many = ask_with(
+        "MATCH (s:Symbol) WHERE s.id IN $ks_id RETURN s.name ORDER BY s.name",
+        json!({"ks": [parse.to_string(), key("cmd:main").to_string()]}),
+    );
+    assert_eq!(json!(many.rows), json!([["Parse"], ["main"]]));
+    // What the query binds itself is left as it is; text that is not a key binds nothing.
+    let own = ask_with(
+        "MATCH (s:Symbol {id: $k_id}) RETURN s.name",
+        json!({"k": parse.to_string(), "k_id": 7}),
+    );
+    assert!(own.rows.is_empty());
+    let parameters = json!({"k": "Parse"})
+        .as_object()
+        .expect("an object")
+        .clone();
+    let unbound = reader.query(
+        "MATCH (s:Symbol {id: $k_id}) RETURN s.name",
+        &parameters,
+        LIMITS,
+    );
+    assert!(
+        matches!(unbound, Err(QueryRefusal::Invalid(_))),
+        "{unbound:?}"
+    );
 }
 
 #[test]

@@ -15,7 +15,7 @@ use crate::lookup::{Found, check_repositories, next_ordinal, unresolved_ordinals
 use crate::replace::replace_pages;
 use crate::schema;
 use crate::session;
-use crate::stage::{Elsewhere, Pages, node_tables};
+use crate::stage::{Elsewhere, Pages, check_named, named_nodes, node_tables};
 
 /// Up to this many changed rows are amended one by one (~0.05 ms each in a transaction);
 /// beyond it, replacing the pages' rows by bulk load (seconds, whatever their size) costs
@@ -121,9 +121,15 @@ fn amend_rows(
     let db = session::open_for_writing(database)?;
     let connection = session::connect(&db)?;
     check_repositories(&connection, changed)?;
+    let now = node_tables(changed);
     let mut local = node_tables(before);
-    local.extend(node_tables(changed));
-    let found = Found::look_up(&connection, &local, diff.edge_ends())?;
+    local.extend(now.iter().map(|(key, node)| (*key, *node)));
+    let named = named_nodes(changed).map(|(key, _)| key);
+    let found = Found::look_up(&connection, &local, diff.edge_ends().chain(named))?;
+    // A node only the previous version of the pages held is gone once they are amended.
+    check_named(changed, &|key| {
+        now.get(key).copied().or_else(|| found.table_of(key))
+    })?;
     let ordinals = unresolved_ordinals(&connection, changed, &diff.unresolved_removed)?;
     let first_unresolved = next_ordinal(&connection)?;
     lap.end("look_up");
