@@ -118,10 +118,10 @@ impl GraphReader {
             // A key's node is found by its id, which the agent cannot compute: bound beside
             // it, where the query asks for it and does not bind it itself.
             let id_name = format!("{name}_id");
-            if cypher.contains(&format!("${id_name}")) && !parameters.contains_key(&id_name) {
-                if let Some(id) = key_ids(&value) {
-                    ids.push((id_name, id));
-                }
+            let wanted =
+                cypher.contains(&format!("${id_name}")) && !parameters.contains_key(&id_name);
+            if let Some(id) = key_ids(&value).filter(|_| wanted) {
+                ids.push((id_name, id));
             }
             values.push((name.as_str(), value));
         }
