@@ -107,7 +107,13 @@ pub(crate) fn write_graph<P: FactPage>(
                 "the canonical database has grown by its updates; it is written whole"
             );
         } else if changed.len() < decoded.pages().len() {
-            match previous_facts(&previous, &changed) {
+            let started = std::time::Instant::now();
+            let before = previous_facts(&previous, &changed);
+            tracing::debug!(
+                ms = started.elapsed().as_millis() as u64,
+                "canonical database: the changed pages' previous facts read"
+            );
+            match before {
                 Ok(before) => {
                     let before: Vec<(u32, &FactSet)> =
                         before.iter().map(|(n, facts)| (*n, facts)).collect();
