@@ -155,20 +155,21 @@ pub(crate) fn write_graph<P: FactPage>(
     };
     let started = std::time::Instant::now();
     // The file is hashed while the database reads its counts back: both only read it.
-    let (verified, digested) = std::thread::scope(|scope| {
-        let digest = scope.spawn(|| file_digest(&path));
+    let elapsed = || started.elapsed().as_millis() as u64;
+    let ((verified, verify_ms), (digested, hash_ms)) = std::thread::scope(|scope| {
+        let digest = scope.spawn(|| {
+            let digested = file_digest(&path);
+            (digested, elapsed())
+        });
         let verified = graph.verify(&path, &counts);
         (
-            verified,
+            (verified, elapsed()),
             digest.join().expect("hashing a file does not panic"),
         )
     });
     verified.map_err(refused)?;
     let (digest, bytes) = digested?;
-    tracing::debug!(
-        ms = started.elapsed().as_millis() as u64,
-        "canonical database: verified and hashed"
-    );
+    tracing::debug!(verify_ms, hash_ms, "canonical database: verified and hashed");
     Ok(GraphEntry {
         file: graph.file_name().to_string(),
         digest,
