@@ -115,7 +115,10 @@ pub(crate) fn update_with(
 fn copy(previous: &Path, database: &Path) -> Result<(), GraphDbError> {
     let copied = reflink_copy::reflink_or_copy(previous, database)
         .map_err(|e| GraphDbError::io("copy", previous, e))?;
-    tracing::debug!(cloned = copied.is_none(), "canonical database: previous file copied");
+    tracing::debug!(
+        cloned = copied.is_none(),
+        "canonical database: previous file copied"
+    );
     Ok(())
 }
 

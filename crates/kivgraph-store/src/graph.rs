@@ -169,7 +169,11 @@ pub(crate) fn write_graph<P: FactPage>(
     });
     verified.map_err(refused)?;
     let (digest, bytes) = digested?;
-    tracing::debug!(verify_ms, hash_ms, "canonical database: verified and hashed");
+    tracing::debug!(
+        verify_ms,
+        hash_ms,
+        "canonical database: verified and hashed"
+    );
     Ok(GraphEntry {
         file: graph.file_name().to_string(),
         digest,
