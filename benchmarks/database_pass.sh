@@ -4,7 +4,7 @@
 # across the four languages) are made, each followed by a pause longer than the watcher's
 # 2 s, so each save's generation (published without a database) is followed by the pass
 # that writes its database. One line per pass: its trigger, wall milliseconds and the
-# database's share.
+# database's share; then the watcher's resident memory after each pause.
 #
 #   benchmarks/database_pass.sh BIN_A BIN_B ...
 set -euo pipefail
@@ -29,6 +29,7 @@ for binary in "$@"; do
   watcher=$!
   until grep -q '"event":"watching"' "$work/events" 2>/dev/null; do sleep 0.2; done
   i=0
+  resident=()
   for entry in "${files[@]:0:${EDITS:-6}}"; do
     i=$((i + 1))
     file="$corpus/${entry%%|*}"
@@ -36,9 +37,11 @@ for binary in "$@"; do
     { cat "$work/original"; declaration "${entry##*|}" "kivgraphDatabasePass$i"; } > "$file.kivgraph~"
     mv "$file.kivgraph~" "$file"
     sleep 12
+    resident+=("$(awk '/VmRSS/ {print int($2 / 1024)}' "/proc/$watcher/status")")
     cp "$work/original" "$file.kivgraph~"
     mv "$file.kivgraph~" "$file"
     sleep 12
+    resident+=("$(awk '/VmRSS/ {print int($2 / 1024)}' "/proc/$watcher/status")")
   done
   kill "$watcher"
   wait "$watcher" 2>/dev/null || true
@@ -46,4 +49,5 @@ for binary in "$@"; do
   jq -r --arg b "$(basename "$binary")" 'select(.event == "pass") |
     "\($b) \(.trigger): \(.duration_ms) ms, database \(.phases_ms.write_database // "-") ms"' \
     "$work/events"
+  echo "$(basename "$binary") resident MiB after each pause: ${resident[*]}"
 done
