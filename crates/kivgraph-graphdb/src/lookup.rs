@@ -2,7 +2,7 @@
 //! the registered repositories, the tables of the nodes changed edges reach outside the
 //! changed pages, the numbers its unresolved references hold.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use kivgraph_facts::{KeyMap, StableKey};
 use lbug::{Connection, LogicalType, Value};
@@ -60,13 +60,13 @@ impl Found {
         local: &KeyMap<Node>,
         ends: impl Iterator<Item = &'k StableKey>,
     ) -> Result<Self, GraphDbError> {
-        let mut wanted: Vec<&StableKey> = ends.filter(|k| !local.contains_key(k)).collect();
-        wanted.sort();
-        wanted.dedup();
+        // By id, in order: the list the queries are given is the same every time.
+        let by_id: BTreeMap<i64, &StableKey> = ends
+            .filter(|k| !local.contains_key(k))
+            .map(|k| (schema::key_id(k), k))
+            .collect();
         let mut tables: KeyMap<Node> = KeyMap::default();
-        if !wanted.is_empty() {
-            let by_id: HashMap<i64, &StableKey> =
-                wanted.iter().map(|k| (schema::key_id(k), *k)).collect();
+        if !by_id.is_empty() {
             let ids = Value::List(
                 LogicalType::Int64,
                 by_id.keys().map(|id| Value::Int64(*id)).collect(),

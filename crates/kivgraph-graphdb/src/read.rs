@@ -120,7 +120,7 @@ impl GraphReader {
             let id_name = format!("{name}_id");
             let wanted =
                 cypher.contains(&format!("${id_name}")) && !parameters.contains_key(&id_name);
-            if let Some(id) = key_ids(&value).filter(|_| wanted) {
+            if let Some(id) = wanted.then(|| key_ids(&value)).flatten() {
                 ids.push((id_name, id));
             }
             values.push((name.as_str(), value));
