@@ -1,10 +1,11 @@
 //! LadybugDB plugged into the generation store: every generation a pass publishes carries
 //! its canonical database, written from the same facts as the snapshot.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 
-use kivgraph_facts::{FactSet, GraphCounts};
+use kivgraph_facts::{FactSet, GraphCounts, GraphUpdate};
 use kivgraph_graphdb::GraphDbError;
 use kivgraph_store::{CanonicalGraph, GenerationStore};
 
@@ -25,6 +26,10 @@ impl CanonicalGraph for Ladybug {
         kivgraph_graphdb::write_database(pages, path, scratch).map_err(|e| e.to_string())
     }
 
+    fn copy(&self, previous: &Path, path: &Path) -> Result<(), String> {
+        kivgraph_graphdb::copy_database(previous, path).map_err(|e| e.to_string())
+    }
+
     fn update(
         &self,
         previous: &Path,
@@ -33,7 +38,7 @@ impl CanonicalGraph for Ladybug {
         changed: &[(u32, &FactSet)],
         path: &Path,
         scratch: &Path,
-    ) -> Result<Option<GraphCounts>, String> {
+    ) -> Result<Option<GraphUpdate>, String> {
         let updated = kivgraph_graphdb::update_database(
             previous,
             previous_counts,
@@ -43,7 +48,7 @@ impl CanonicalGraph for Ladybug {
             scratch,
         );
         match updated {
-            Ok(counts) => Ok(Some(counts)),
+            Ok(update) => Ok(Some(update)),
             Err(GraphDbError::NotIncremental(why)) => {
                 tracing::info!(why, "the canonical database is written whole");
                 Ok(None)
@@ -52,8 +57,13 @@ impl CanonicalGraph for Ladybug {
         }
     }
 
-    fn verify(&self, path: &Path, counts: &GraphCounts) -> Result<(), String> {
-        kivgraph_graphdb::verify_database(path, counts).map_err(|e| e.to_string())
+    fn verify(
+        &self,
+        path: &Path,
+        counts: &GraphCounts,
+        only: Option<&BTreeSet<String>>,
+    ) -> Result<(), String> {
+        kivgraph_graphdb::verify_tables(path, counts, only).map_err(|e| e.to_string())
     }
 }
 

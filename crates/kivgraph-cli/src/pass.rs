@@ -248,12 +248,25 @@ fn publish_pass(
                 .collect::<std::collections::HashMap<_, _>>()
         })
     };
-    let outcome = match warm {
-        Some(warm) => warm
-            .engine
-            .pass(&entries, &options, progress, warm.reread, warm.persist)?,
-        None => run_pass(&entries, &options, progress)?,
+    // Once the pass knows it will publish, the previous database is copied while it computes.
+    let prepared = std::sync::Mutex::new(None);
+    let preparing = |event: Progress| {
+        if event.phase == Progress::COMPUTE {
+            let mut prepared = prepared.lock().unwrap_or_else(|e| e.into_inner());
+            if prepared.is_none() {
+                *prepared = store.prepare_database(&lock);
+            }
+        }
+        progress(event)
     };
+    let outcome = match warm {
+        Some(warm) => {
+            warm.engine
+                .pass(&entries, &options, &preparing, warm.reread, warm.persist)?
+        }
+        None => run_pass(&entries, &options, &preparing)?,
+    };
+    let prepared = prepared.lock().unwrap_or_else(|e| e.into_inner()).take();
     if on_unchanged == OnUnchanged::Skip
         && let PassGraph::Unchanged { generation } = outcome.graph
     {
@@ -277,7 +290,7 @@ fn publish_pass(
             })
     });
     let published = match &outcome.graph {
-        PassGraph::Computed(facts) => store.publish(&lock, facts, states)?,
+        PassGraph::Computed(facts) => store.publish_prepared(&lock, facts, states, prepared)?,
         PassGraph::Unchanged { generation } => {
             store.republish(&lock, GenerationId(*generation), states)?
         }

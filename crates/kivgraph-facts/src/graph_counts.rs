@@ -2,7 +2,7 @@
 //! between the engine that writes it (as written, and as read back) and the store that
 //! records it in a generation's manifest.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -15,6 +15,15 @@ pub const GRAPH_SCHEMA_VERSION: u32 = 5;
 pub struct GraphCounts {
     pub schema_version: u32,
     pub tables: BTreeMap<String, u64>,
+}
+
+/// What an update of a database leaves: its rows by table, and the tables whose rows it
+/// changed (`None`: any of them). The others hold the previous database's rows, which were
+/// proven when it was published.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GraphUpdate {
+    pub counts: GraphCounts,
+    pub changed_tables: Option<BTreeSet<String>>,
 }
 
 impl GraphCounts {

@@ -13,7 +13,7 @@ mod model;
 mod pages;
 mod vocabulary;
 
-pub use graph_counts::{GRAPH_SCHEMA_VERSION, GraphCounts};
+pub use graph_counts::{GRAPH_SCHEMA_VERSION, GraphCounts, GraphUpdate};
 pub use key::{
     KeyHasher, KeyMap, StableKey, StableKeyError, StableKeyIdentity, decode_base32, encode_base32,
     evidence_key, file_key,

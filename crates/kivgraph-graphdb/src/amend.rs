@@ -108,21 +108,34 @@ fn apply(
     }
     for table in &diff.nodes {
         let columns = table.table.columns;
-        // The key is the id's: the same for the row it names.
-        let set: Vec<String> = columns[1..]
-            .iter()
-            .filter(|c| c.name != schema::KEY.name)
-            .map(|c| format!("n.{0} = ${0}", c.name))
-            .collect();
-        let statement = format!(
-            "MATCH (n:{} {{{1}: ${1}}}) SET {2} RETURN count(*)",
-            table.table.node.name(),
-            columns[0].name,
-            set.join(", ")
-        );
-        for row in &table.changed {
-            let mut parameters = parameters(columns, row);
-            parameters.retain(|(name, _)| *name != schema::KEY.name);
+        let id = &columns[0];
+        for changed in &table.changed {
+            // Only the columns that changed (the key is the id's: the same for the row).
+            let set: Vec<&Column> = changed
+                .columns
+                .iter()
+                .map(|&i| &columns[i])
+                .filter(|c| c.name != schema::KEY.name)
+                .collect();
+            if set.is_empty() {
+                continue;
+            }
+            let assignments: Vec<String> = set
+                .iter()
+                .map(|c| format!("n.{0} = ${0}", c.name))
+                .collect();
+            let statement = format!(
+                "MATCH (n:{} {{{1}: ${1}}}) SET {2} RETURN count(*)",
+                table.table.node.name(),
+                id.name,
+                assignments.join(", ")
+            );
+            let parameters = parameters(columns, &changed.row)
+                .into_iter()
+                .enumerate()
+                .filter(|(i, (name, _))| *i == 0 || set.iter().any(|c| c.name == *name))
+                .map(|(_, parameter)| parameter)
+                .collect();
             statements.one(&statement, parameters)?;
         }
     }

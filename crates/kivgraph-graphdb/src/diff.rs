@@ -20,16 +20,24 @@ use crate::stage::{Pages, rows_of};
 pub(crate) struct TableDiff<'a> {
     pub(crate) table: &'static NodeTable,
     pub(crate) removed: Vec<Field<'a>>,
-    pub(crate) changed: Vec<Vec<Field<'a>>>,
+    pub(crate) changed: Vec<ChangedRow<'a>>,
     pub(crate) added: Vec<Vec<Field<'a>>>,
+}
+
+/// A row that stays with some of its columns changed: the whole row, and the positions of the
+/// columns that differ from the row it replaces. Only those are set: setting a text column
+/// makes the engine write that column's whole chunk anew (tens of megabytes on a large table).
+pub(crate) struct ChangedRow<'a> {
+    pub(crate) row: Vec<Field<'a>>,
+    pub(crate) columns: Vec<usize>,
 }
 
 impl TableDiff<'_> {
     /// The changed rows removed and added again instead of set: for a table no edge joins.
     fn replacing_changed(mut self) -> Self {
-        for row in self.changed.drain(..) {
-            self.removed.push(row[0].clone());
-            self.added.push(row);
+        for changed in self.changed.drain(..) {
+            self.removed.push(changed.row[0].clone());
+            self.added.push(changed.row);
         }
         self
     }
@@ -195,7 +203,14 @@ fn keyed_by<'a, T: 'a, K: Hash + Eq>(
     for &(page, fact) in &after {
         match then.get(&key(fact)) {
             Some(&(was, previous)) if was == page && same(previous, fact) => {}
-            Some(_) => diff.changed.push(row(page, fact)?),
+            Some(&(was, previous)) => {
+                let (then, now) = (row(was, previous)?, row(page, fact)?);
+                let columns: Vec<usize> = (1..now.len()).filter(|&i| then[i] != now[i]).collect();
+                // Facts that differ only in what no column holds change no row.
+                if !columns.is_empty() {
+                    diff.changed.push(ChangedRow { row: now, columns });
+                }
+            }
             None => diff.added.push(row(page, fact)?),
         }
     }

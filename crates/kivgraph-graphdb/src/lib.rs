@@ -27,10 +27,12 @@ mod write;
 
 pub use error::GraphDbError;
 pub use kivgraph_facts::GraphCounts;
-pub use read::{GraphReader, QueryAnswer, QueryLimits, QueryRefusal, verify_database};
+pub use read::{
+    GraphReader, QueryAnswer, QueryLimits, QueryRefusal, verify_database, verify_tables,
+};
 pub use schema::{SCHEMA_VERSION, describe};
 pub use stage::Pages;
-pub use update::update_database;
+pub use update::{copy_database, update_database};
 pub use write::write_database;
 
 /// The LadybugDB release this build links.

@@ -2,6 +2,7 @@
 //! (with a doc comment full of CSV's special characters) and `Empty` (an empty doc, which
 //! must not come back null), `cmd` calls `Parse` and asks for a `Gone` nobody declares.
 
+use std::collections::BTreeSet;
 use std::time::Duration;
 
 use kivgraph_facts::*;
@@ -567,6 +568,7 @@ fn an_update_brings_the_changed_pages_up_to_date_row_by_row_or_by_replacing_them
             dir.path().join("whole.lbdb"),
         );
         let counts = write_database(&borrowed(&before_pages), &first, dir.path()).expect("written");
+        update::copy_database(&first, &second).expect("copied");
         let (updated, went) = update::update_with(
             &first,
             &counts,
@@ -579,8 +581,27 @@ fn an_update_brings_the_changed_pages_up_to_date_row_by_row_or_by_replacing_them
         assert_eq!(went, how);
         let expected =
             write_database(&borrowed(&after_pages), &whole, dir.path()).expect("written whole");
-        assert_eq!(updated, expected, "{how:?}");
-        verify_database(&second, &updated).expect("the update holds what it says");
+        assert_eq!(updated.counts, expected, "{how:?}");
+        verify_database(&second, &updated.counts).expect("the update holds what it says");
+        match how {
+            update::Updated::Amended => {
+                let tables = updated.changed_tables.clone().expect("the tables amended");
+                for (table, rows) in &expected.tables {
+                    if counts.of(table) != *rows {
+                        assert!(tables.contains(table), "{table} changed: {tables:?}");
+                    }
+                }
+                verify_tables(&second, &updated.counts, Some(&tables)).expect("as amended");
+                // Only the tables named are counted.
+                let mut wrong = updated.counts.clone();
+                *wrong.tables.get_mut("Symbol").expect("symbols") += 1;
+                let symbols = BTreeSet::from(["Symbol".to_string()]);
+                assert!(verify_tables(&second, &wrong, Some(&symbols)).is_err());
+                let others = BTreeSet::from(["DEFINES".to_string()]);
+                verify_tables(&second, &wrong, Some(&others)).expect("symbols not counted");
+            }
+            update::Updated::Replaced => assert_eq!(updated.changed_tables, None),
+        }
         let read_back = GraphReader::open(&second).unwrap().pages(2).unwrap();
         assert_eq!(read_back, split(&after), "{how:?}");
         // The previous database is untouched.
@@ -596,6 +617,7 @@ fn rows_the_database_does_not_hold_are_not_amended_but_replaced() {
     let (first, second) = (dir.path().join("1.lbdb"), dir.path().join("2.lbdb"));
     // Written from the edited facts: the rows the edit removes are not there to remove.
     let counts = write_database(&borrowed(&after_pages), &first, dir.path()).expect("written");
+    update::copy_database(&first, &second).expect("copied");
     let page = |pages| -> Vec<(u32, &FactSet)> {
         borrowed(pages)
             .into_iter()
@@ -612,6 +634,6 @@ fn rows_the_database_does_not_hold_are_not_amended_but_replaced() {
     )
     .expect("updated");
     assert_eq!(went, update::Updated::Replaced);
-    assert_eq!(updated, counts);
-    verify_database(&second, &updated).expect("the update holds what it says");
+    assert_eq!(updated.counts, counts);
+    verify_database(&second, &updated.counts).expect("the update holds what it says");
 }

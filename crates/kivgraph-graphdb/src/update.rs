@@ -1,12 +1,14 @@
-//! A generation's database derived from the previous generation's: a copy of its file with
-//! the rows of the pages a pass changed brought up to date. Where few rows changed (a save),
+//! A generation's database derived from the previous generation's: a copy of its file
+//! (`copy_database`, which the store may start while the pass still computes) with the rows
+//! of the pages a pass changed brought up to date. Where few rows changed (a save),
 //! they are amended one by one in place (`amend.rs`); otherwise the pages' rows are replaced
 //! by bulk load (`replace.rs`). Either way the copy ends up holding what a full write of
 //! every page would.
 
 use std::path::Path;
 
-use kivgraph_facts::{GraphCounts, StableKey};
+use kivgraph_facts::{GraphCounts, GraphUpdate, StableKey};
+use lbug::Database;
 
 use crate::amend::amend;
 use crate::diff::RowDiff;
@@ -22,11 +24,12 @@ use crate::stage::{Elsewhere, Pages, check_named, named_nodes, node_tables};
 /// less.
 const AMEND_LIMIT: usize = 20_000;
 
-/// Copies the database at `previous` (holding `previous_counts`) to `database` and brings
-/// the rows of every page in `changed` (each page's number and its whole facts; `before`
-/// holds the same pages' facts in the previous generation) up to date; the rows the result
-/// holds, by table. `NotIncremental` when the repositories changed, which only a full
-/// write handles.
+/// Brings the database at `database`, a copy of the one at `previous` ([`copy_database`])
+/// holding `previous_counts`, up to date with the rows of every page in `changed` (each
+/// page's number and its whole facts; `before` holds the same pages' facts in the previous
+/// generation): the rows it then holds, by table, and the tables it changed.
+/// `NotIncremental` when the repositories changed, which only a full write handles; the copy
+/// is then removed.
 pub fn update_database(
     previous: &Path,
     previous_counts: &GraphCounts,
@@ -34,8 +37,8 @@ pub fn update_database(
     changed: Pages<'_>,
     database: &Path,
     scratch: &Path,
-) -> Result<GraphCounts, GraphDbError> {
-    let (counts, how) = update_with(
+) -> Result<GraphUpdate, GraphDbError> {
+    let (update, how) = update_with(
         previous,
         previous_counts,
         [before, changed],
@@ -44,7 +47,7 @@ pub fn update_database(
         AMEND_LIMIT,
     )?;
     tracing::debug!(?how, "canonical database: updated");
-    Ok(counts)
+    Ok(update)
 }
 
 /// How an update brought the pages' rows up to date.
@@ -58,13 +61,36 @@ pub(crate) enum Updated {
 pub(crate) fn update_with(
     previous: &Path,
     previous_counts: &GraphCounts,
+    pages: [Pages<'_>; 2],
+    database: &Path,
+    scratch: &Path,
+    amend_limit: usize,
+) -> Result<(GraphUpdate, Updated), GraphDbError> {
+    let updated = update_copy(
+        previous,
+        previous_counts,
+        pages,
+        database,
+        scratch,
+        amend_limit,
+    );
+    if updated.is_err() {
+        // Nothing half-updated is left behind: a whole write may follow.
+        session::remove(database);
+    }
+    updated
+}
+
+fn update_copy(
+    previous: &Path,
+    previous_counts: &GraphCounts,
     [before, changed]: [Pages<'_>; 2],
     database: &Path,
     scratch: &Path,
     amend_limit: usize,
-) -> Result<(GraphCounts, Updated), GraphDbError> {
-    if database.exists() {
-        return Err(GraphDbError::Exists(database.to_path_buf()));
+) -> Result<(GraphUpdate, Updated), GraphDbError> {
+    if !database.is_file() {
+        return Err(GraphDbError::Missing(database.to_path_buf()));
     }
     if previous_counts.schema_version != schema::SCHEMA_VERSION {
         return Err(GraphDbError::NotIncremental(format!(
@@ -73,46 +99,48 @@ pub(crate) fn update_with(
         )));
     }
     let mut lap = session::Lap::start("update");
-    let diff = RowDiff::of(before, changed)?;
-    lap.end("diff");
+    // The copy is opened while the rows are compared.
+    let (diff, db) = std::thread::scope(|scope| {
+        let diff = scope.spawn(|| RowDiff::of(before, changed));
+        let db = session::open_for_writing(database);
+        (diff.join().expect("comparing rows does not panic"), db)
+    });
+    let (diff, db) = (diff?, db?);
+    lap.end("diff_and_open");
     tracing::debug!(rows = diff.len(), "canonical database: rows changed");
     if diff.len() <= amend_limit {
-        copy(previous, database)?;
-        lap.end("copy");
-        // The copy's bytes go to the disk while its rows are looked up and amended, so the
-        // checkpoint's sync finds little left to write.
-        let amended = std::thread::scope(|scope| {
-            scope.spawn(|| write_back(database));
-            amend_rows(previous_counts, before, changed, &diff, database)
-        });
-        match amended {
-            Ok(counts) => return Ok((counts, Updated::Amended)),
-            Err(err @ GraphDbError::NotIncremental(_)) => {
-                session::remove(database);
-                return Err(err);
-            }
+        match amend_rows(previous_counts, before, changed, &diff, db) {
+            Ok(update) => return Ok((update, Updated::Amended)),
+            Err(err @ GraphDbError::NotIncremental(_)) => return Err(err),
             Err(err) => {
                 // A row the facts say is there and the database does not hold: the bulk
-                // replacement below needs no such agreement.
+                // replacement below needs no such agreement, and starts from a fresh copy.
                 tracing::info!(%err, "canonical database: rows not amended, pages replaced");
                 session::remove(database);
+                copy_database(previous, database)?;
+                lap.end("copy");
             }
         }
+    } else {
+        // The replacement opens the copy itself.
+        drop(db);
     }
-    copy(previous, database)?;
-    lap.end("copy");
-    let updated = replace_pages(previous_counts, changed, database, scratch);
-    if updated.is_err() {
-        // Nothing half-updated is left behind: a whole write may follow.
-        session::remove(database);
-    }
-    Ok((updated?, Updated::Replaced))
+    let counts = replace_pages(previous_counts, changed, database, scratch)?;
+    let update = GraphUpdate {
+        counts,
+        changed_tables: None,
+    };
+    Ok((update, Updated::Replaced))
 }
 
-/// The previous file copied: cloned where the file system shares extents (Btrfs, XFS, APFS),
-/// so that only the pages the update writes are new, and what a checkpoint syncs is those;
-/// copied byte by byte elsewhere (ext4: ~90 ms and an fsync of ~230 ms for 300 MB).
-fn copy(previous: &Path, database: &Path) -> Result<(), GraphDbError> {
+/// Copies a database file, which an update then brings up to date: cloned where the file
+/// system shares extents (Btrfs, XFS, APFS), so that only the pages the update writes are
+/// new; copied byte by byte elsewhere (ext4: ~90 ms for 300 MB). Its bytes are not synced
+/// here: the update's checkpoint syncs them, and a caller may write them back ahead of it.
+pub fn copy_database(previous: &Path, database: &Path) -> Result<(), GraphDbError> {
+    if database.exists() {
+        return Err(GraphDbError::Exists(database.to_path_buf()));
+    }
     let copied = reflink_copy::reflink_or_copy(previous, database)
         .map_err(|e| GraphDbError::io("copy", previous, e))?;
     tracing::debug!(
@@ -122,22 +150,15 @@ fn copy(previous: &Path, database: &Path) -> Result<(), GraphDbError> {
     Ok(())
 }
 
-/// Writes a file's bytes to the disk ahead of the engine's own sync; a failure is the
-/// engine's to report when it syncs.
-fn write_back(path: &Path) {
-    let _ = std::fs::File::open(path).and_then(|file| file.sync_data());
-}
-
-/// Applies `diff` to the database at `database`, in place.
+/// Applies `diff` to the database `db`, in place.
 fn amend_rows(
     previous_counts: &GraphCounts,
     before: Pages<'_>,
     changed: Pages<'_>,
     diff: &RowDiff<'_>,
-    database: &Path,
-) -> Result<GraphCounts, GraphDbError> {
+    db: Database,
+) -> Result<GraphUpdate, GraphDbError> {
     let mut lap = session::Lap::start("amend");
-    let db = session::open_for_writing(database)?;
     let connection = session::connect(&db)?;
     check_repositories(&connection, changed)?;
     let now = node_tables(changed);
@@ -156,6 +177,7 @@ fn amend_rows(
     let gained = amend(&connection, diff, &table_of, &ordinals, first_unresolved)?;
     lap.end("amend");
     let mut counts = previous_counts.clone();
+    let changed_tables = gained.keys().cloned().collect();
     for (table, by) in gained {
         let rows = counts.tables.entry(table).or_default();
         *rows = rows.checked_add_signed(by).ok_or_else(|| {
@@ -167,5 +189,8 @@ fn amend_rows(
     drop(connection);
     drop(db);
     lap.end("close");
-    Ok(counts)
+    Ok(GraphUpdate {
+        counts,
+        changed_tables: Some(changed_tables),
+    })
 }

@@ -3,16 +3,19 @@
 //! LadybugDB in), and the store writes it into the candidate, proves it, records its digest
 //! and rows in the manifest, and links it unchanged into a republished generation.
 
+use std::collections::BTreeSet;
 use std::path::Path;
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use kivgraph_facts::{FactPage, FactSet, GRAPH_SCHEMA_VERSION, GraphCounts};
+use kivgraph_facts::{FactPage, FactSet, GRAPH_SCHEMA_VERSION, GraphCounts, GraphUpdate};
 
 use crate::decoded::Decoded;
 use crate::error::{StoreError, io};
 use crate::manifest::{GraphEntry, PageEntry};
 use crate::pages::{FactsFileError, hex, read_page_facts};
+use crate::prepared::PreparedDatabase;
 use crate::{GenerationId, Manifest};
 
 /// A database engine that turns a generation's facts into its canonical database.
@@ -28,10 +31,14 @@ pub trait CanonicalGraph: Send + Sync + std::fmt::Debug {
         path: &Path,
         scratch: &Path,
     ) -> Result<GraphCounts, String>;
-    /// Writes at `path` the database of the previous generation's (at `previous`, holding
-    /// `previous_counts`) with the rows of the `changed` pages replaced by theirs (`before`:
-    /// the same pages' facts in the previous generation): what it then holds, or `None` when
-    /// only a whole write can (the repositories changed).
+    /// Copies the database at `previous` to `path` (which does not exist), for `update` to
+    /// bring up to date. The bytes need not reach the disk: `update` makes them durable.
+    fn copy(&self, previous: &Path, path: &Path) -> Result<(), String>;
+    /// Brings the database at `path`, a copy of the previous generation's (at `previous`,
+    /// holding `previous_counts`), up to date with the rows of the `changed` pages (`before`:
+    /// the same pages' facts in the previous generation): what it then holds and which tables
+    /// it changed, or `None` — and `path` removed — when only a whole write can (the
+    /// repositories changed).
     fn update(
         &self,
         previous: &Path,
@@ -40,9 +47,15 @@ pub trait CanonicalGraph: Send + Sync + std::fmt::Debug {
         changed: &[(u32, &FactSet)],
         path: &Path,
         scratch: &Path,
-    ) -> Result<Option<GraphCounts>, String>;
-    /// Proves the database at `path` holds exactly `counts`.
-    fn verify(&self, path: &Path, counts: &GraphCounts) -> Result<(), String>;
+    ) -> Result<Option<GraphUpdate>, String>;
+    /// Proves the database at `path` holds exactly `counts`, in the tables `only` names
+    /// (every table: `None`).
+    fn verify(
+        &self,
+        path: &Path,
+        counts: &GraphCounts,
+        only: Option<&BTreeSet<String>>,
+    ) -> Result<(), String>;
 }
 
 /// How much larger than its whole write a database may grow by updates before the next
@@ -58,22 +71,44 @@ pub(crate) struct PreviousGraph<'a> {
     pub pages: &'a [PageEntry],
 }
 
-/// Writes the database of a generation's pages into the candidate `directory` — from the
+/// Whether updates grew a database so far past its whole write that the next change writes it
+/// whole again.
+pub(crate) fn grown(entry: &GraphEntry) -> bool {
+    entry.bytes * 2 > entry.whole_bytes * GROWTH_LIMIT_HALVES
+}
+
+/// Where a candidate's database is written, and what it may start from.
+pub(crate) struct GraphTarget<'a> {
+    /// The candidate generation's directory.
+    pub directory: &'a Path,
+    /// The directory holding every generation, where a copy is made.
+    pub generations: &'a Path,
+    pub id: GenerationId,
+    /// A copy of the previous database already under way.
+    pub prepared: Option<PreparedDatabase>,
+}
+
+/// Writes the database of a generation's pages into the candidate directory — from the
 /// previous generation's, replacing the pages that changed, where there is one — proves it
 /// from disk and records it.
 pub(crate) fn write_graph<P: FactPage>(
-    graph: &dyn CanonicalGraph,
+    graph: &Arc<dyn CanonicalGraph>,
     decoded: &Decoded<'_, P>,
     previous: Option<PreviousGraph<'_>>,
-    directory: &Path,
-    id: GenerationId,
+    target: GraphTarget<'_>,
 ) -> Result<GraphEntry, StoreError> {
+    let GraphTarget {
+        directory,
+        generations,
+        id,
+        prepared,
+    } = target;
     let refused = |reason: String| StoreError::Invalid {
         id,
         reason: format!("its canonical database: {reason}"),
     };
     let path = directory.join(graph.file_name());
-    let mut counts = None;
+    let mut updated = None;
     let mut whole_bytes = None;
     // A database of another schema is never carried over: it is written whole.
     let previous = previous.filter(|p| p.entry.counts.schema_version == GRAPH_SCHEMA_VERSION);
@@ -86,12 +121,8 @@ pub(crate) fn write_graph<P: FactPage>(
                     .iter()
                     .any(|entry| entry.number == page.number() && entry.identity == identity)
         };
-        let changed: Vec<(u32, &FactSet)> = decoded
-            .pages()
-            .iter()
-            .enumerate()
-            .filter(|(_, page)| !unchanged(page))
-            .map(|(index, page)| (page.number(), decoded.facts(index)))
+        let changed: Vec<usize> = (0..decoded.pages().len())
+            .filter(|&index| !unchanged(&decoded.pages()[index]))
             .collect();
         let source = previous.directory.join(&previous.entry.file);
         if changed.is_empty() {
@@ -99,25 +130,46 @@ pub(crate) fn write_graph<P: FactPage>(
             link_graph(previous.directory, directory, previous.entry)?;
             return Ok(previous.entry.clone());
         }
-        let grown = previous.entry.bytes * 2 > previous.entry.whole_bytes * GROWTH_LIMIT_HALVES;
-        if grown {
+        if grown(previous.entry) {
             tracing::info!(
                 bytes = previous.entry.bytes,
                 whole_bytes = previous.entry.whole_bytes,
                 "the canonical database has grown by its updates; it is written whole"
             );
         } else if changed.len() < decoded.pages().len() {
+            let copy = match prepared.filter(|p| p.source() == source) {
+                Some(copy) => copy,
+                None => PreparedDatabase::start(graph.clone(), source.clone(), generations)?,
+            };
             let started = std::time::Instant::now();
-            let before = previous_facts(&previous, &changed);
+            // The pages' previous facts are read while the layout decodes the pages.
+            let (before, changed) = rayon::join(
+                || previous_facts(&previous, decoded, &changed),
+                || -> Vec<(u32, &FactSet)> {
+                    changed
+                        .iter()
+                        .map(|&index| (decoded.pages()[index].number(), decoded.facts(index)))
+                        .collect()
+                },
+            );
             tracing::debug!(
                 ms = started.elapsed().as_millis() as u64,
-                "canonical database: the changed pages' previous facts read"
+                "canonical database: the changed pages' facts and their previous facts read"
             );
-            match before {
-                Ok(before) => {
+            let started = std::time::Instant::now();
+            let copied = before.is_ok().then(|| copy.finish(&path));
+            tracing::debug!(
+                ms = started.elapsed().as_millis() as u64,
+                "canonical database: waited for the previous file's copy"
+            );
+            match (before, copied) {
+                (Ok(_), Some(Err(err))) => {
+                    tracing::info!(%err, "the previous database was not copied; it is written whole");
+                }
+                (Ok(before), _) => {
                     let before: Vec<(u32, &FactSet)> =
                         before.iter().map(|(n, facts)| (*n, facts)).collect();
-                    counts = graph
+                    updated = graph
                         .update(
                             &source,
                             &previous.entry.counts,
@@ -127,16 +179,19 @@ pub(crate) fn write_graph<P: FactPage>(
                             directory,
                         )
                         .map_err(refused)?;
-                    whole_bytes = counts.as_ref().map(|_| previous.entry.whole_bytes);
+                    whole_bytes = updated.as_ref().map(|_| previous.entry.whole_bytes);
                 }
-                Err(err) => {
+                (Err(err), _) => {
                     tracing::info!(%err, "the canonical database is written whole");
                 }
             }
         }
     }
-    let counts = match counts {
-        Some(counts) => counts,
+    let GraphUpdate {
+        counts,
+        changed_tables,
+    } = match updated {
+        Some(updated) => updated,
         None => {
             let started = std::time::Instant::now();
             // From the last page, while the layout starts from the first (`Decoded`).
@@ -150,18 +205,23 @@ pub(crate) fn write_graph<P: FactPage>(
                 ms = started.elapsed().as_millis() as u64,
                 "canonical database: pages decoded (or shared with the layout)"
             );
-            graph.write(&pages, &path, directory).map_err(refused)?
+            GraphUpdate {
+                counts: graph.write(&pages, &path, directory).map_err(refused)?,
+                changed_tables: None,
+            }
         }
     };
     let started = std::time::Instant::now();
-    // The file is hashed while the database reads its counts back: both only read it.
+    // The file is hashed while the database reads its counts back: both only read it. Of an
+    // updated database, only the tables the update changed are counted: the others hold the
+    // previous database's rows, proven when it was published.
     let elapsed = || started.elapsed().as_millis() as u64;
     let ((verified, verify_ms), (digested, hash_ms)) = std::thread::scope(|scope| {
         let digest = scope.spawn(|| {
             let digested = file_digest(&path);
             (digested, elapsed())
         });
-        let verified = graph.verify(&path, &counts);
+        let verified = graph.verify(&path, &counts, changed_tables.as_ref());
         (
             (verified, elapsed()),
             digest.join().expect("hashing a file does not panic"),
@@ -183,24 +243,26 @@ pub(crate) fn write_graph<P: FactPage>(
     })
 }
 
-/// The previous generation's facts of the pages `changed` lists (a page it did not have is
+/// The previous generation's facts of the pages at `changed` (a page it did not have is
 /// empty but for the repositories every page lists).
-fn previous_facts(
+fn previous_facts<P: FactPage>(
     previous: &PreviousGraph<'_>,
-    changed: &[(u32, &FactSet)],
+    decoded: &Decoded<'_, P>,
+    changed: &[usize],
 ) -> Result<Vec<(u32, FactSet)>, FactsFileError> {
     changed
         .par_iter()
-        .map(|(number, now)| {
-            let entry = previous.pages.iter().find(|e| e.number == *number);
+        .map(|&index| {
+            let number = decoded.pages()[index].number();
+            let entry = previous.pages.iter().find(|e| e.number == number);
             let facts = match entry {
                 Some(entry) => read_page_facts(previous.directory, entry)?,
                 None => FactSet {
-                    repositories: now.repositories.clone(),
+                    repositories: decoded.facts(index).repositories.clone(),
                     ..FactSet::default()
                 },
             };
-            Ok((*number, facts))
+            Ok((number, facts))
         })
         .collect()
 }

@@ -27,6 +27,7 @@ mod kept;
 mod layout;
 mod manifest;
 mod pages;
+mod prepared;
 mod processes;
 mod rebuild;
 mod store;
@@ -44,6 +45,7 @@ pub use manifest::{
     AnalyzerState, BuildOutputState, Counts, Digests, GraphEntry, Manifest, PageEntry,
     RepositoryState,
 };
+pub use prepared::PreparedDatabase;
 pub use processes::{ProcessGuard, ProcessRecord, RUN_DIRECTORY, resident_bytes, start_ticks};
 pub use rebuild::Rebuilt;
 pub use store::{CleanReport, GenerationStore, PublishLock, Published, SinglePage};

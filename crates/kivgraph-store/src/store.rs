@@ -10,7 +10,9 @@ use kivgraph_snapshot::{Snapshot, SnapshotError, write_root};
 
 use crate::decoded::Decoded;
 use crate::error::{StoreError, io};
-use crate::graph::{CanonicalGraph, PreviousGraph, check_graph_file, link_graph, write_graph};
+use crate::graph::{
+    CanonicalGraph, GraphTarget, PreviousGraph, check_graph_file, grown, link_graph, write_graph,
+};
 use crate::kept::KeptSnapshot;
 use crate::layout::{MANIFEST_FILE, SNAPSHOT_FILE, sync_dir, write_synced};
 use crate::manifest::{Counts, Digests, MANIFEST_FORMAT, Manifest, RepositoryState};
@@ -19,6 +21,7 @@ use crate::pages::{
     Previous, WrittenPages, check_facts_files, facts_digest, hex, link_pages, read_facts,
     root_entries, total_counts, write_pages,
 };
+use crate::prepared::{self, PreparedDatabase};
 use crate::{GenerationId, rfc3339_utc, unix_ms};
 
 const GENERATIONS: &str = "generations";
@@ -196,11 +199,8 @@ impl GenerationStore {
             return Ok(());
         };
         for entry in entries.filter_map(|e| e.ok()) {
-            if entry
-                .file_name()
-                .to_string_lossy()
-                .starts_with(TEMPORARY_PREFIX)
-            {
+            let name = entry.file_name().to_string_lossy().to_string();
+            if name.starts_with(TEMPORARY_PREFIX) || prepared::left_by_another_process(&name) {
                 std::fs::remove_dir_all(entry.path()).map_err(io("remove", &entry.path()))?;
             }
         }
@@ -215,6 +215,32 @@ impl GenerationStore {
         lock: &PublishLock,
         pages: &[P],
         repositories: Vec<RepositoryState>,
+    ) -> Result<Published, StoreError> {
+        self.publish_prepared(lock, pages, repositories, None)
+    }
+
+    /// Starts copying the database the next publication derives its own from, so that a pass
+    /// that will publish pays for the copy while it still computes. `None` when there is no
+    /// such database, or the next one is written whole.
+    pub fn prepare_database(&self, _lock: &PublishLock) -> Option<PreparedDatabase> {
+        let graph = self.graph.as_ref()?;
+        let served = self.reusable_generation();
+        let (_, directory, manifest) = self.database_generation(served.as_ref())?;
+        let entry = manifest.graph.as_ref().filter(|entry| !grown(entry))?;
+        let source = directory.join(&entry.file);
+        PreparedDatabase::start(graph.clone(), source, &self.generations_dir())
+            .inspect_err(|err| tracing::info!(%err, "the previous database is not copied ahead"))
+            .ok()
+    }
+
+    /// `publish`, the database derived from a copy `prepare_database` started (if it is a
+    /// copy of the database the publication derives its own from).
+    pub fn publish_prepared<P: FactPage>(
+        &self,
+        lock: &PublishLock,
+        pages: &[P],
+        repositories: Vec<RepositoryState>,
+        prepared: Option<PreparedDatabase>,
     ) -> Result<Published, StoreError> {
         self.publish_candidate(lock, |store, directory, id, lap| {
             let previous = store.reusable_generation();
@@ -238,10 +264,17 @@ impl GenerationStore {
             // The database is written from the same facts beside the layout, not after it,
             // each page decoded once for both.
             let decoded = Decoded::new(pages);
+            let generations = store.generations_dir();
             let (written, graph) = std::thread::scope(|scope| {
                 let decoded = &decoded;
-                let graph = store.graph.as_deref().map(|graph| {
-                    scope.spawn(move || write_graph(graph, decoded, previous_graph, directory, id))
+                let graph = store.graph.as_ref().map(|graph| {
+                    let target = GraphTarget {
+                        directory,
+                        generations: &generations,
+                        id,
+                        prepared,
+                    };
+                    scope.spawn(move || write_graph(graph, decoded, previous_graph, target))
                 });
                 let written = write_pages(directory, id, decoded, previous.as_ref(), lap);
                 let graph = graph

@@ -348,6 +348,7 @@ fn pruning_keeps_the_active_and_backup_generations_and_an_open_snapshot_keeps_re
 struct RecordingGraph {
     refuse: std::sync::atomic::AtomicBool,
     asked: std::sync::Mutex<Vec<String>>,
+    copies: std::sync::atomic::AtomicUsize,
 }
 
 impl RecordingGraph {
@@ -379,26 +380,41 @@ impl kivgraph_store::CanonicalGraph for RecordingGraph {
             ..GraphCounts::default()
         })
     }
+    fn copy(&self, previous: &std::path::Path, path: &std::path::Path) -> Result<(), String> {
+        self.copies
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        std::fs::copy(previous, path)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
     fn update(
         &self,
-        previous: &std::path::Path,
+        _previous: &std::path::Path,
         counts: &GraphCounts,
         _before: &[(u32, &FactSet)],
         changed: &[(u32, &FactSet)],
         path: &std::path::Path,
         _scratch: &std::path::Path,
-    ) -> Result<Option<GraphCounts>, String> {
+    ) -> Result<Option<kivgraph_facts::GraphUpdate>, String> {
         let numbers: Vec<u32> = changed.iter().map(|(n, _)| *n).collect();
         self.asked
             .lock()
             .unwrap()
             .push(format!("update {numbers:?}"));
-        let mut grown = std::fs::read(previous).map_err(|e| e.to_string())?;
+        let mut grown = std::fs::read(path).map_err(|e| e.to_string())?;
         grown.extend([b' '; 300]);
         std::fs::write(path, grown).map_err(|e| e.to_string())?;
-        Ok(Some(counts.clone()))
+        Ok(Some(kivgraph_facts::GraphUpdate {
+            counts: counts.clone(),
+            changed_tables: None,
+        }))
     }
-    fn verify(&self, _path: &std::path::Path, _counts: &GraphCounts) -> Result<(), String> {
+    fn verify(
+        &self,
+        _path: &std::path::Path,
+        _counts: &GraphCounts,
+        _only: Option<&std::collections::BTreeSet<String>>,
+    ) -> Result<(), String> {
         if self.refuse.load(std::sync::atomic::Ordering::Relaxed) {
             Err("it does not hold what was written".into())
         } else {
@@ -501,4 +517,85 @@ fn the_database_is_written_whole_then_updated_by_page_then_linked_and_a_refused_
         .filter(|name| name.starts_with('.'))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn a_copy_made_while_the_pass_computes_is_the_one_updated_and_none_is_left_behind() {
+    use std::sync::atomic::Ordering::Relaxed;
+    let dir = tempfile::tempdir().unwrap();
+    let graph = std::sync::Arc::new(RecordingGraph::default());
+    let store = GenerationStore::new(dir.path()).with_graph(graph.clone());
+    let lock = store.lock().unwrap();
+    assert!(store.prepare_database(&lock).is_none(), "no database yet");
+    store.publish(&lock, &pages(&["Sb"]), vec![]).unwrap();
+    let generations = dir.path().join("generations");
+    let leftovers = || -> Vec<String> {
+        // A copy nobody used is removed by the thread making it once it is done.
+        for _ in 0..200 {
+            let names: Vec<String> = std::fs::read_dir(&generations)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+                .filter(|name| name.starts_with('.'))
+                .collect();
+            if names.is_empty() {
+                return names;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        std::fs::read_dir(&generations)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+            .filter(|name| name.starts_with('.'))
+            .collect()
+    };
+    let bytes =
+        |published: &kivgraph_store::Published| published.manifest.graph.as_ref().unwrap().bytes;
+    // What a process that died while copying left behind goes with the next publication.
+    std::fs::create_dir(generations.join(".prepared-4194305-0")).unwrap();
+
+    let prepared = store
+        .prepare_database(&lock)
+        .expect("the active generation's");
+    let second = store
+        .publish_prepared(&lock, &pages(&["Sb", "Sc"]), vec![], Some(prepared))
+        .unwrap();
+    assert_eq!(graph.asked(), ["write [1, 2]", "update [2]"]);
+    assert_eq!(
+        graph.copies.load(Relaxed),
+        1,
+        "the copy made ahead, not another"
+    );
+    assert_eq!(bytes(&second), 1300);
+    assert_eq!(leftovers(), Vec::<String>::new());
+
+    // Nothing changed: the database is linked, and the copy made for nothing removed.
+    let unused = store.prepare_database(&lock).unwrap();
+    store
+        .publish_prepared(&lock, &pages(&["Sb", "Sc"]), vec![], Some(unused))
+        .unwrap();
+    assert!(graph.asked().is_empty());
+    assert_eq!(leftovers(), Vec::<String>::new());
+
+    // A copy of a database the publication no longer derives from is not used.
+    store.publish(&lock, &pages(&["Sb"]), vec![]).unwrap(); // 1,600 bytes: the next is whole
+    let whole = store.publish(&lock, &pages(&["Sb", "Sc"]), vec![]).unwrap();
+    assert_eq!(bytes(&whole), 1000);
+    graph.copies.store(0, Relaxed);
+    let stale = store.prepare_database(&lock).unwrap();
+    let derived = store.publish(&lock, &pages(&["Sb"]), vec![]).unwrap();
+    assert_eq!(bytes(&derived), 1300);
+    let from_derived = store
+        .publish_prepared(&lock, &pages(&["Sb", "Sc"]), vec![], Some(stale))
+        .unwrap();
+    assert_eq!(
+        bytes(&from_derived),
+        1600,
+        "derived from the active generation's"
+    );
+    assert_eq!(
+        graph.copies.load(Relaxed),
+        3,
+        "the stale copy and one for each update"
+    );
+    assert_eq!(leftovers(), Vec::<String>::new());
 }

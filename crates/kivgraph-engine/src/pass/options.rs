@@ -20,6 +20,13 @@ pub struct Progress {
     pub total: usize,
 }
 
+impl Progress {
+    /// The phase a pass enters once it knows its inputs differ from those of the published
+    /// generation: it computes a new graph, which will be published. A caller may start work
+    /// the publication needs on it (the store copies the previous database).
+    pub const COMPUTE: &'static str = "compute";
+}
+
 #[derive(Debug, Clone)]
 pub struct PassOptions {
     pub fact_cache: FactCacheMode,

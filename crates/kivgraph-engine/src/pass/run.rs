@@ -240,6 +240,12 @@ pub(super) fn execute(
         });
     }
     timings.lap("compare_inputs");
+    progress(Progress {
+        phase: Progress::COMPUTE,
+        repository: None,
+        completed: 0,
+        total: 1,
+    });
     let kept_engine = warm.as_mut().and_then(|(warm, ..)| warm.engine.take());
     let (mut engine, cache_load) = match (kept_engine, options.fact_cache) {
         (Some(engine), _) => (engine, CacheLoad::Kept),
