@@ -3,60 +3,20 @@
 //! LadybugDB in), and the store writes it into the candidate, proves it, records its digest
 //! and rows in the manifest, and links it unchanged into a republished generation.
 
-use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use kivgraph_facts::{FactPage, FactSet, GRAPH_SCHEMA_VERSION, GraphCounts, GraphUpdate};
+use kivgraph_facts::{FactPage, FactSet, GRAPH_SCHEMA_VERSION, GraphUpdate};
 
+use crate::canonical_graph::CanonicalGraph;
 use crate::decoded::Decoded;
 use crate::error::{StoreError, io};
 use crate::manifest::{GraphEntry, PageEntry};
 use crate::pages::{FactsFileError, hex, read_page_facts};
 use crate::prepared::PreparedDatabase;
 use crate::{GenerationId, Manifest};
-
-/// A database engine that turns a generation's facts into its canonical database.
-pub trait CanonicalGraph: Send + Sync + std::fmt::Debug {
-    /// The database's file name inside a generation.
-    fn file_name(&self) -> &'static str;
-    /// Writes the database of a generation's pages (each page's number and canonical facts)
-    /// at `path`, bulk files staged under `scratch`: the schema version and rows by table it
-    /// wrote.
-    fn write(
-        &self,
-        pages: &[(u32, &FactSet)],
-        path: &Path,
-        scratch: &Path,
-    ) -> Result<GraphCounts, String>;
-    /// Copies the database at `previous` to `path` (which does not exist), for `update` to
-    /// bring up to date. The bytes need not reach the disk: `update` makes them durable.
-    fn copy(&self, previous: &Path, path: &Path) -> Result<(), String>;
-    /// Brings the database at `path`, a copy of the previous generation's (at `previous`,
-    /// holding `previous_counts`), up to date with the rows of the `changed` pages (`before`:
-    /// the same pages' facts in the previous generation): what it then holds and which tables
-    /// it changed, or `None` — and `path` removed — when only a whole write can (the
-    /// repositories changed).
-    fn update(
-        &self,
-        previous: &Path,
-        previous_counts: &GraphCounts,
-        before: &[(u32, &FactSet)],
-        changed: &[(u32, &FactSet)],
-        path: &Path,
-        scratch: &Path,
-    ) -> Result<Option<GraphUpdate>, String>;
-    /// Proves the database at `path` holds exactly `counts`, in the tables `only` names
-    /// (every table: `None`).
-    fn verify(
-        &self,
-        path: &Path,
-        counts: &GraphCounts,
-        only: Option<&BTreeSet<String>>,
-    ) -> Result<(), String>;
-}
 
 /// How much larger than its whole write a database may grow by updates before the next
 /// change writes it whole again, in halves: LadybugDB writes a changed column chunk anew

@@ -15,6 +15,7 @@
 //! Must not know about: how facts are produced (the engine), or how they are queried. The
 //! serving side uses only [`GenerationStore::current`] and [`GenerationStore::snapshot_path`].
 
+mod canonical_graph;
 mod daemon;
 mod decoded;
 mod error;
@@ -34,13 +35,14 @@ mod store;
 mod time;
 mod watcher;
 
+pub use canonical_graph::CanonicalGraph;
 pub use daemon::{DAEMON_FILE, DaemonRecord};
 pub use error::StoreError;
 pub use events::{Event, EventKind, EventLog, argument_shape};
 pub use flush::{FLUSH_DIRECTORY, FlushRequest};
 pub use generation::GenerationId;
 pub use git::{GitPosition, read_git_position};
-pub use graph::{CanonicalGraph, file_digest};
+pub use graph::file_digest;
 pub use manifest::{
     AnalyzerState, BuildOutputState, Counts, Digests, GraphEntry, Manifest, PageEntry,
     RepositoryState,

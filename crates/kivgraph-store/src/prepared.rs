@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 
+use crate::canonical_graph::CanonicalGraph;
 use crate::error::{StoreError, io};
-use crate::graph::CanonicalGraph;
 
 /// What the directory holding a copy in the making is called: `<prefix><pid>-<n>`.
 pub(crate) const PREPARED_PREFIX: &str = ".prepared-";

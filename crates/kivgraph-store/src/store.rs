@@ -8,11 +8,10 @@ use std::time::SystemTime;
 use kivgraph_facts::{FactPage, FactSet, GRAPH_SCHEMA_VERSION};
 use kivgraph_snapshot::{Snapshot, SnapshotError, write_root};
 
+use crate::canonical_graph::CanonicalGraph;
 use crate::decoded::Decoded;
 use crate::error::{StoreError, io};
-use crate::graph::{
-    CanonicalGraph, GraphTarget, PreviousGraph, check_graph_file, grown, link_graph, write_graph,
-};
+use crate::graph::{GraphTarget, PreviousGraph, check_graph_file, grown, link_graph, write_graph};
 use crate::kept::KeptSnapshot;
 use crate::layout::{MANIFEST_FILE, SNAPSHOT_FILE, sync_dir, write_synced};
 use crate::manifest::{Counts, Digests, MANIFEST_FORMAT, Manifest, RepositoryState};
