@@ -24,6 +24,7 @@ use serde_json::{Value, json};
 mod accuracy;
 mod analyzers;
 mod answers;
+mod checkpoint;
 mod client;
 mod crossrepo;
 mod crossrepo_truth;
@@ -47,6 +48,7 @@ fn main() -> anyhow::Result<()> {
         Some("index") => index_benchmark(&args[1..]),
         Some("serve") => serve::serve_benchmark(&args[1..]),
         Some("cypher") => cypher::cypher_benchmark(&args[1..]),
+        Some("checkpoint") => checkpoint::checkpoint_benchmark(&args[1..]),
         Some("pipeline") => pipeline::pipeline_benchmark(&args[1..]),
         Some("navigate") => navigate::navigate_benchmark(&args[1..]),
         Some("intent") => intent::intent_benchmark(&args[1..]),
@@ -65,7 +67,7 @@ fn main() -> anyhow::Result<()> {
         Some("dispatch-sample") => dispatch_sample(&args[1..]),
         Some("unresolved-packages") => unresolved_packages(&args[1..]),
         _ => bail!(
-            "usage: kivgraph-bench index|serve|cypher|pipeline|watch|daemon|references|accuracy|crossrepo|analyzers --kivgraph BIN [--corpus DIR] | answers --kivgraph BIN --work DIR [--languages L,…] | crossrepo-truth rust [--write|--survey] | navigate [--corpus DIR] | go-files --go PATH DIR... | intent --kivgraph BIN | sites [--corpus DIR] | open-lookup SNAPSHOT NAME | edge-sample SNAPSHOT KIND LANGUAGE CONFIDENCE N | dispatch-sample SNAPSHOT N | unresolved-packages SNAPSHOT REASON"
+            "usage: kivgraph-bench index|serve|cypher|pipeline|watch|daemon|references|accuracy|crossrepo|analyzers --kivgraph BIN [--corpus DIR] | answers --kivgraph BIN --work DIR [--languages L,…] | crossrepo-truth rust [--write|--survey] | navigate [--corpus DIR] | checkpoint --database PATH | go-files --go PATH DIR... | intent --kivgraph BIN | sites [--corpus DIR] | open-lookup SNAPSHOT NAME | edge-sample SNAPSHOT KIND LANGUAGE CONFIDENCE N | dispatch-sample SNAPSHOT N | unresolved-packages SNAPSHOT REASON"
         ),
     }
 }
