@@ -80,7 +80,7 @@ fn build(source: &Path, home: &Path, prebuilt: &Path, version: &str) -> anyhow::
     let started = Instant::now();
     eprintln!(
         "xtask setup: building LadybugDB {version} from source once for this machine \
-         (about 1,100 C++ units: 30-40 minutes on 2 cores), into {}",
+         (about 1,100 C++ units: 25-40 minutes on 2 cores), into {}",
         build.display()
     );
     Step::new("cmake")
