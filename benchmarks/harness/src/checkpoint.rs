@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
-use lbug::{Connection, Database, SystemConfig};
+use lbug::Connection;
 use serde_json::{Value, json};
 
 use crate::{flag, percentile};
@@ -106,14 +106,10 @@ pub fn checkpoint_benchmark(args: &[String]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Runs `statement` (statements separated by `; `, in turn) then `CHECKPOINT` on the database at `path` the way a warm update opens
-/// it (no automatic checkpoint); returns both times in milliseconds.
+/// Runs `statement` (statements separated by `; `, in turn) then `CHECKPOINT` on the
+/// database at `path`, opened as a warm update opens it; returns both times in milliseconds.
 fn timed(path: &Path, statement: &str) -> anyhow::Result<(f64, f64)> {
-    let config = SystemConfig::default()
-        .buffer_pool_size(1 << 30)
-        .max_db_size(1 << 43)
-        .auto_checkpoint(false);
-    let database = Database::new(path, config).map_err(|e| anyhow::anyhow!("open: {e}"))?;
+    let database = kivgraph_graphdb::open_for_writing(path)?;
     let connection = Connection::new(&database).map_err(|e| anyhow::anyhow!("connect: {e}"))?;
     let start = Instant::now();
     for statement in statement.split("; ") {

@@ -31,6 +31,7 @@ pub use read::{
     GraphReader, QueryAnswer, QueryLimits, QueryRefusal, verify_database, verify_tables,
 };
 pub use schema::{SCHEMA_VERSION, describe};
+pub use session::open_for_writing;
 pub use stage::Pages;
 pub use update::{copy_database, update_database};
 pub use write::write_database;

@@ -21,13 +21,14 @@ pub struct PreparedDatabase {
     directory: PathBuf,
     copy: PathBuf,
     copied: mpsc::Receiver<Result<(), String>>,
-    progress: Arc<Mutex<Progress>>,
+    state: Arc<Mutex<CopyState>>,
 }
 
 #[derive(Debug, Default)]
-struct Progress {
+struct CopyState {
     /// The copy was made (or failed): the thread no longer writes into the directory.
     done: bool,
+    /// Dropped before the copy was made: the thread removes the directory when it is.
     abandoned: bool,
 }
 
@@ -47,13 +48,13 @@ impl PreparedDatabase {
         std::fs::create_dir_all(&directory).map_err(io("create", &directory))?;
         let copy = directory.join(graph.file_name());
         let (sender, copied) = mpsc::channel();
-        let progress = Arc::new(Mutex::new(Progress::default()));
+        let state = Arc::new(Mutex::new(CopyState::default()));
         let thread = {
-            let (source, directory, copy, progress) = (
+            let (source, directory, copy, state) = (
                 source.clone(),
                 directory.clone(),
                 copy.clone(),
-                progress.clone(),
+                state.clone(),
             );
             move || {
                 let result = graph.copy(&source, &copy);
@@ -61,12 +62,12 @@ impl PreparedDatabase {
                 let file = result.is_ok().then(|| std::fs::File::open(&copy).ok());
                 let _ = sender.send(result);
                 {
-                    let mut progress = progress.lock().unwrap_or_else(|e| e.into_inner());
-                    if progress.abandoned {
+                    let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
+                    if state.abandoned {
                         let _ = std::fs::remove_dir_all(&directory);
                         return;
                     }
-                    progress.done = true;
+                    state.done = true;
                 }
                 // The bytes go to the disk now, so that the update's checkpoint finds little
                 // left to sync; a failure is the checkpoint's to report.
@@ -84,7 +85,7 @@ impl PreparedDatabase {
             directory,
             copy,
             copied,
-            progress,
+            state,
         })
     }
 
@@ -105,11 +106,11 @@ impl PreparedDatabase {
 
 impl Drop for PreparedDatabase {
     fn drop(&mut self) {
-        let mut progress = self.progress.lock().unwrap_or_else(|e| e.into_inner());
-        if progress.done {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if state.done {
             let _ = std::fs::remove_dir_all(&self.directory);
         } else {
-            progress.abandoned = true;
+            state.abandoned = true;
         }
     }
 }

@@ -220,7 +220,8 @@ impl GenerationStore {
 
     /// Starts copying the database the next publication derives its own from, so that a pass
     /// that will publish pays for the copy while it still computes. `None` when there is no
-    /// such database, or the next one is written whole.
+    /// such database, or the next one is written whole. Asked under the publish lock, which
+    /// keeps the database copied from being pruned before the publication uses it.
     pub fn prepare_database(&self, _lock: &PublishLock) -> Option<PreparedDatabase> {
         let graph = self.graph.as_ref()?;
         let served = self.reusable_generation();
