@@ -5,6 +5,7 @@
 #[path = "common/mod.rs"]
 mod common;
 
+use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
@@ -392,7 +393,8 @@ fn an_edit_then_ask_loop_waits_for_its_own_save() {
 
 /// A caller asking for its own save does not wait out the debounce: its request closes the
 /// watcher's batch at once (here a debounce of 4 s, answered in far less), and leaves no
-/// request behind.
+/// request behind. The file is held open after writing, so the watcher cannot see the write
+/// finish: only the request closes the batch.
 #[test]
 fn asking_for_a_save_closes_the_watcher_s_batch_without_waiting_out_the_debounce() {
     let dir = indexed_live();
@@ -411,10 +413,14 @@ fn asking_for_a_save_closes_the_watcher_s_batch_without_waiting_out_the_debounce
     });
     for round in 0..2 {
         let name = format!("Flushed{round}");
-        save(
-            &dir.path().join(format!("live/flushed{round}.go")),
-            &format!("package live\n\nfunc {name}() int {{ return Existing() }}\n"),
-        );
+        let mut held =
+            std::fs::File::create(dir.path().join(format!("live/flushed{round}.go"))).unwrap();
+        write!(
+            held,
+            "package live\n\nfunc {name}() int {{ return Existing() }}\n"
+        )
+        .unwrap();
+        held.flush().unwrap();
         let asked = Instant::now();
         let answer = session.ok(
             "find_symbol",

@@ -5,11 +5,12 @@
 #[path = "common/mod.rs"]
 mod common;
 
+use std::io::Write;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use common::client::{Client, index_with, indexed_live, init};
 use common::{binary, copy_tree, fixtures, go_repository, save};
@@ -67,10 +68,21 @@ impl Watch {
     /// The next `pass` event of a batch: the passes that write a save's canonical database
     /// once saves pause are passed over.
     fn pass(&self) -> Value {
+        self.pass_within(Duration::from_secs(60))
+            .expect("a pass within a minute")
+    }
+
+    /// The next `pass` event of a batch within `limit`, if one comes.
+    fn pass_within(&self, limit: Duration) -> Option<Value> {
+        let deadline = Instant::now() + limit;
         loop {
-            let event = self.any_pass();
-            if event["trigger"] != "database" {
-                return event;
+            let event = self
+                .events
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+                .ok()?;
+            assert_ne!(event["event"], "error", "{event}");
+            if event["event"] == "pass" && event["trigger"] != "database" {
+                return Some(event);
             }
         }
     }
@@ -202,6 +214,51 @@ fn a_save_is_answered_from_the_next_generation_and_a_delete_leaves_the_graph() {
     drop(watch);
     let watcher = &client.ok("graph_status", json!({}))["results"]["watcher"];
     assert_eq!(watcher["state"], "not_running", "{watcher}");
+}
+
+/// The debounce is the quiet awaited while a file may still be being written (here 30 s): a
+/// file held open after writing waits it out, and once the write is seen to finish — the file
+/// closed, or an atomic save renamed into place — the batch is published after a settle of
+/// milliseconds.
+#[test]
+fn a_save_seen_to_finish_is_published_without_waiting_out_the_debounce() {
+    let dir = indexed_live();
+    let config = dir.path().join("config.yaml");
+    let mut yaml = std::fs::read_to_string(&config).unwrap();
+    yaml.push_str("watcher:\n  debounce_ms: 30000\n  maximum_batch_ms: 60000\n");
+    std::fs::write(&config, yaml).unwrap();
+    let repository = dir.path().join("live");
+    let watch = Watch::start(dir.path());
+    assert_eq!(watch.pass()["trigger"], "start");
+    assert_eq!(watch.next()["event"], "watching");
+    let mut client = Client::start(dir.path());
+
+    let mut held = std::fs::File::create(repository.join("held.go")).unwrap();
+    held.write_all(b"package live\n\nfunc Held() int { return Existing() }\n")
+        .unwrap();
+    held.flush().unwrap();
+    let early = watch.pass_within(Duration::from_secs(3));
+    assert!(early.is_none(), "published while being written: {early:?}");
+    drop(held);
+    let published = watch
+        .pass_within(Duration::from_secs(10))
+        .expect("published once the file is closed");
+    assert_eq!(published["result"], "published", "{published}");
+    assert_eq!(declared(&mut client, "Held"), 1);
+
+    save(
+        &repository.join("saved.go"),
+        "package live\n\nfunc Saved() int { return Held() }\n",
+    );
+    let published = watch
+        .pass_within(Duration::from_secs(10))
+        .expect("an atomic save published well within the debounce");
+    assert_eq!(published["result"], "published", "{published}");
+    assert!(
+        published["latency_ms"].as_u64().unwrap() < 10_000,
+        "{published}"
+    );
+    assert_eq!(declared(&mut client, "Saved"), 1);
 }
 
 /// With an exact analyzer, a save is published twice: its syntax layer at once (the

@@ -1,7 +1,12 @@
 //! Coalescing file-system events into batches: a batch opens with the first change, and
 //! closes once no change has come for `debounce` or `maximum` after it opened, whichever is
 //! first — an editor's atomic save (write a temporary file, rename it over the original)
-//! and a `git checkout` rewriting hundreds of files each make one batch. A caller waiting for
+//! and a `git checkout` rewriting hundreds of files each make one batch. The debounce is the
+//! quiet awaited while a file may still be being written: once every write of the batch was
+//! seen to finish (the file closed after writing, renamed into place or removed — inotify
+//! says so), the batch closes after `settle` of quiet instead. A platform that never says a
+//! write finished (no close events) waits out the debounce, as does a batch that created a
+//! directory, whose first files may be written before its watch exists. A caller waiting for
 //! its own saves closes the open batch at once (a flush request, see `kivgraph_store::flush`):
 //! every change it made came before its request, so the batch already holds them.
 
@@ -10,11 +15,32 @@ use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
 use std::time::{Duration, Instant};
 
+use notify::EventKind;
+use notify::event::{AccessKind, AccessMode, CreateKind, ModifyKind, RenameMode};
+
+/// The quiet that closes a batch whose every write has finished, unless the debounce is
+/// shorter: long enough for the tail of one save (a rename after the write, an editor's
+/// backup removed), short against a save-to-answer of a few hundred milliseconds.
+const FINISHED_WRITES_SETTLE: Duration = Duration::from_millis(25);
+
 /// How long to wait for quiet, and for how long at most.
 #[derive(Debug, Clone, Copy)]
 pub struct Window {
+    /// The quiet awaited while a write may be going on.
     pub debounce: Duration,
+    /// The quiet awaited once every write has finished.
+    pub settle: Duration,
     pub maximum: Duration,
+}
+
+impl Window {
+    pub fn new(debounce: Duration, maximum: Duration) -> Self {
+        Window {
+            debounce,
+            settle: FINISHED_WRITES_SETTLE.min(debounce),
+            maximum,
+        }
+    }
 }
 
 /// What arrives on the channel: the paths one event touched, or a failure to watch.
@@ -78,6 +104,7 @@ pub fn next(
     on_phase: &mut dyn FnMut(Phase),
 ) -> Next {
     let mut batch = Batch::default();
+    let mut writes = Writes::default();
     let started = Instant::now();
     let mut said = None;
     // Until the first relevant change: irrelevant events are dropped, the idle clock runs.
@@ -106,7 +133,7 @@ pub fn next(
                 }
             }
         };
-        match take(&mut batch, message, filter) {
+        match take(&mut batch, &mut writes, message, filter) {
             Taken::Nothing => {}
             Taken::Flush => return Next::Flushed(batch.flushes),
             Taken::Change => {
@@ -119,14 +146,19 @@ pub fn next(
     let opened = batch.opened.unwrap_or_else(Instant::now);
     let mut quiet_since = Instant::now();
     loop {
-        let until_quiet = window.debounce.saturating_sub(quiet_since.elapsed());
+        let quiet = if writes.all_finished() {
+            window.settle
+        } else {
+            window.debounce
+        };
+        let until_quiet = quiet.saturating_sub(quiet_since.elapsed());
         let until_full = window.maximum.saturating_sub(opened.elapsed());
         let wait = until_quiet.min(until_full);
         if wait.is_zero() {
             return Next::Changes(batch);
         }
         match events.recv_timeout(wait) {
-            Ok(message) => match take(&mut batch, message, filter) {
+            Ok(message) => match take(&mut batch, &mut writes, message, filter) {
                 Taken::Nothing => {}
                 Taken::Change => quiet_since = Instant::now(),
                 Taken::Flush => return Next::Changes(batch),
@@ -145,18 +177,54 @@ enum Taken {
     Flush,
 }
 
+/// Which of a batch's files may still be being written.
+#[derive(Debug, Default)]
+struct Writes {
+    /// Written (or created) and not yet seen closed, renamed away or removed.
+    open: BTreeSet<PathBuf>,
+    /// An event that says nothing of a write's end: a created directory, a failure, a kind
+    /// this platform does not name. The debounce holds for the batch.
+    unsure: bool,
+}
+
+impl Writes {
+    fn all_finished(&self) -> bool {
+        self.open.is_empty() && !self.unsure
+    }
+
+    /// What `kind` says of the writes to `paths` (relevant ones only).
+    fn note(&mut self, kind: &EventKind, paths: &[PathBuf]) {
+        match kind {
+            EventKind::Create(CreateKind::Folder) => self.unsure = true,
+            EventKind::Create(_)
+            | EventKind::Modify(ModifyKind::Data(_) | ModifyKind::Any | ModifyKind::Other) => {
+                self.open.extend(paths.iter().cloned())
+            }
+            EventKind::Access(AccessKind::Close(AccessMode::Write))
+            | EventKind::Remove(_)
+            | EventKind::Modify(ModifyKind::Name(
+                RenameMode::From | RenameMode::To | RenameMode::Both,
+            )) => {
+                for path in paths {
+                    self.open.remove(path);
+                }
+            }
+            EventKind::Access(_) | EventKind::Modify(ModifyKind::Metadata(_)) => {}
+            EventKind::Modify(ModifyKind::Name(_)) | EventKind::Any | EventKind::Other => {
+                self.unsure = true
+            }
+        }
+    }
+}
+
 /// Adds `message` to `batch`.
-fn take(batch: &mut Batch, message: Message, filter: &Filter) -> Taken {
+fn take(batch: &mut Batch, writes: &mut Writes, message: Message, filter: &Filter) -> Taken {
     match message {
         Ok(event) => {
-            // Reading a file is no change to it.
-            if matches!(event.kind, notify::EventKind::Access(_)) {
-                return Taken::Nothing;
-            }
             // Only a new request asks; its removal (by this watcher) is no event to it.
             let (flushes, others): (Vec<PathBuf>, Vec<PathBuf>) =
                 event.paths.into_iter().partition(|p| (filter.flush)(p));
-            if matches!(event.kind, notify::EventKind::Create(_)) && !flushes.is_empty() {
+            if matches!(event.kind, EventKind::Create(_)) && !flushes.is_empty() {
                 batch.flushes.extend(flushes);
                 return Taken::Flush;
             }
@@ -167,12 +235,18 @@ fn take(batch: &mut Batch, message: Message, filter: &Filter) -> Taken {
             if paths.is_empty() {
                 return Taken::Nothing;
             }
+            writes.note(&event.kind, &paths);
+            // Reading a file, or closing it after writing, is no change to it: the write was.
+            if matches!(event.kind, EventKind::Access(_)) {
+                return Taken::Nothing;
+            }
             batch.events += 1;
             batch.paths.extend(paths);
             Taken::Change
         }
         Err(error) => {
             batch.errors.push(error.to_string());
+            writes.unsure = true;
             // A failure may hide changes: reconcile as for one.
             batch.events += 1;
             Taken::Change
@@ -186,7 +260,9 @@ mod tests {
     use std::sync::mpsc::channel;
     use std::thread;
 
-    use notify::event::{AccessKind, CreateKind, ModifyKind, RemoveKind};
+    use notify::event::{
+        AccessKind, AccessMode, CreateKind, DataChange, ModifyKind, RemoveKind, RenameMode,
+    };
     use notify::{Event, EventKind};
 
     use super::*;
@@ -196,10 +272,10 @@ mod tests {
     }
 
     fn window(debounce: u64, maximum: u64) -> Window {
-        Window {
-            debounce: Duration::from_millis(debounce),
-            maximum: Duration::from_millis(maximum),
-        }
+        Window::new(
+            Duration::from_millis(debounce),
+            Duration::from_millis(maximum),
+        )
     }
 
     fn everything(_: &Path) -> bool {
@@ -248,6 +324,86 @@ mod tests {
             batch.paths.into_iter().collect::<Vec<_>>(),
             [PathBuf::from("/r/a.go"), PathBuf::from("/r/a.go.tmp")]
         );
+    }
+
+    /// The batch `events` make with a debounce of two seconds, and how long it took to close.
+    fn closed_after(events: Vec<Message>) -> (Batch, Duration) {
+        let (send, receive) = channel();
+        for message in events {
+            send.send(message).unwrap();
+        }
+        let started = Instant::now();
+        let Next::Changes(batch) = next(
+            &receive,
+            window(2_000, 10_000),
+            Duration::from_secs(60),
+            &ALL,
+            &mut |_| {},
+        ) else {
+            panic!("a batch")
+        };
+        (batch, started.elapsed())
+    }
+
+    #[test]
+    fn a_finished_atomic_save_closes_after_the_settle_not_the_debounce() {
+        let written = |path: &str| {
+            vec![
+                event(EventKind::Create(CreateKind::File), path),
+                event(EventKind::Modify(ModifyKind::Data(DataChange::Any)), path),
+                event(
+                    EventKind::Access(AccessKind::Close(AccessMode::Write)),
+                    path,
+                ),
+            ]
+        };
+        let mut save = written("/r/a.go.tmp~");
+        save.push(event(
+            EventKind::Modify(ModifyKind::Name(RenameMode::From)),
+            "/r/a.go.tmp~",
+        ));
+        save.push(event(
+            EventKind::Modify(ModifyKind::Name(RenameMode::To)),
+            "/r/a.go",
+        ));
+        let (batch, took) = closed_after(save);
+        assert!(took < Duration::from_millis(1_000), "{took:?}");
+        // Closing a file is no change of its own.
+        assert_eq!(batch.events, 4);
+        assert_eq!(batch.paths.len(), 2);
+
+        // Written in place, then removed: nothing is left being written either.
+        let mut rewritten = written("/r/b.go");
+        rewritten.push(event(EventKind::Remove(RemoveKind::File), "/r/c.go"));
+        let (_, took) = closed_after(rewritten);
+        assert!(took < Duration::from_millis(1_000), "{took:?}");
+    }
+
+    #[test]
+    fn a_write_not_seen_to_finish_or_a_new_directory_waits_out_the_debounce() {
+        let unfinished = vec![
+            event(EventKind::Create(CreateKind::File), "/r/a.go"),
+            event(
+                EventKind::Access(AccessKind::Close(AccessMode::Write)),
+                "/r/a.go",
+            ),
+            event(
+                EventKind::Modify(ModifyKind::Data(DataChange::Any)),
+                "/r/b.go",
+            ),
+        ];
+        let new_directory = vec![
+            event(EventKind::Create(CreateKind::Folder), "/r/gen"),
+            event(EventKind::Create(CreateKind::File), "/r/gen/a.go"),
+            event(
+                EventKind::Access(AccessKind::Close(AccessMode::Write)),
+                "/r/gen/a.go",
+            ),
+        ];
+        for events in [unfinished, new_directory] {
+            let (_, took) = closed_after(events);
+            assert!(took >= Duration::from_millis(2_000), "{took:?}");
+        }
     }
 
     #[test]
