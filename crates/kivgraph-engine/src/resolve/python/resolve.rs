@@ -280,9 +280,10 @@ pub fn resolve_imports(
             let Some(module) = absolute_module(file.module, is_package, specifier) else {
                 continue;
             };
-            let found = lookup(&module)
-                .and_then(|(package, m)| Some((package, m.modules.get(&module).cloned()?)));
-            let Some((package, names)) = found else {
+            // A module's names are borrowed from its package's table: a large package's
+            // `__init__` binds thousands, and it is imported from again and again.
+            let found = lookup(&module).filter(|(_, m)| m.modules.contains_key(&module));
+            let Some((package, package_modules)) = found else {
                 if !specifier.starts_with('.') {
                     charge_unprovided(placed, site.span, &module, provider, out);
                     continue;
@@ -305,7 +306,8 @@ pub fn resolve_imports(
             };
             // Which file `import` executes depends on the path at run time: a candidate.
             out.depends(placed.file, package, site.span, false);
-            if let Some(keys) = bound_in(&module, &names, &site.name, lookup) {
+            let names = &package_modules.modules[&module];
+            if let Some(keys) = bound_in(&module, names, &site.name, lookup) {
                 out.edges(
                     EdgeKind::ImportsSymbol,
                     placed.file,
