@@ -31,6 +31,24 @@ pub enum StableKeyError {
 impl StableKeyIdentity<'_> {
     /// The exact byte string that is hashed.
     pub fn canonical(&self) -> Result<String, StableKeyError> {
+        let mut out = Vec::new();
+        self.write_canonical(&mut |bytes| out.extend_from_slice(bytes))?;
+        Ok(String::from_utf8(out).expect("every part of the identity is UTF-8"))
+    }
+
+    /// Its BLAKE3 digest, the canonical bytes fed straight to the hasher (a pass derives a
+    /// key for every edge's evidence: no string is built for it).
+    pub fn key(&self) -> Result<StableKey, StableKeyError> {
+        let mut hasher = blake3::Hasher::new();
+        self.write_canonical(&mut |bytes| {
+            hasher.update(bytes);
+        })?;
+        Ok(StableKey(*hasher.finalize().as_bytes()))
+    }
+
+    /// Writes the canonical identity to `out`, part by part: the namespace and version,
+    /// then each field as `\0name=length:value`.
+    fn write_canonical(&self, out: &mut dyn FnMut(&[u8])) -> Result<(), StableKeyError> {
         let required = [
             ("language", self.language),
             ("repository", self.repository),
@@ -42,14 +60,16 @@ impl StableKeyIdentity<'_> {
         if let Some((name, _)) = required.iter().find(|(_, value)| value.is_empty()) {
             return Err(StableKeyError::EmptyField(name));
         }
-        let mut out = format!("{NAMESPACE}\0version={VERSION}");
+        out(NAMESPACE.as_bytes());
+        out(b"\0version=");
+        out(VERSION.as_bytes());
         let mut field = |name: &str, value: &str| {
-            out.push('\0');
-            out.push_str(name);
-            out.push('=');
-            out.push_str(&value.len().to_string());
-            out.push(':');
-            out.push_str(value);
+            out(b"\0");
+            out(name.as_bytes());
+            out(b"=");
+            out(decimal(value.len()).as_ref());
+            out(b":");
+            out(value.as_bytes());
         };
         field("language", self.language);
         field("repository", self.repository);
@@ -60,13 +80,26 @@ impl StableKeyIdentity<'_> {
         field("qualified_name", self.qualified_name);
         field("kind", self.kind);
         field("discriminator", self.discriminator);
-        Ok(out)
+        Ok(())
     }
+}
 
-    pub fn key(&self) -> Result<StableKey, StableKeyError> {
-        Ok(StableKey(
-            *blake3::hash(self.canonical()?.as_bytes()).as_bytes(),
-        ))
+/// `n` in decimal ASCII, without an allocation.
+fn decimal(mut n: usize) -> impl AsRef<[u8]> {
+    struct Digits([u8; 20], usize);
+    impl AsRef<[u8]> for Digits {
+        fn as_ref(&self) -> &[u8] {
+            &self.0[self.1..]
+        }
+    }
+    let mut digits = Digits([0; 20], 20);
+    loop {
+        digits.1 -= 1;
+        digits.0[digits.1] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            return digits;
+        }
     }
 }
 
@@ -241,6 +274,35 @@ mod tests {
         );
         assert_eq!(key.to_string().len(), 52);
         assert_eq!(StableKey::parse(&key.to_string()).unwrap(), key);
+    }
+
+    #[test]
+    fn a_key_is_the_digest_of_its_canonical_text() {
+        let identity = StableKeyIdentity {
+            language: "python",
+            repository: "r",
+            package: "p",
+            module: "m.n",
+            qualified_name: "f",
+            kind: "function",
+            discriminator: "none",
+        };
+        assert_eq!(
+            identity.canonical().unwrap(),
+            "luque-stable-key\0version=1\0language=6:python\0repository=1:r\0package=1:p\0module=3:m.n\0qualified_name=1:f\0kind=8:function\0discriminator=4:none"
+        );
+        // Lengths of one digit and of several, fed to the hasher part by part.
+        for length in [1, 9, 10, 99, 100, 12_345] {
+            let name = "x".repeat(length);
+            let identity = StableKeyIdentity {
+                qualified_name: &name,
+                ..identity.clone()
+            };
+            assert_eq!(
+                identity.key().unwrap().0,
+                *blake3::hash(identity.canonical().unwrap().as_bytes()).as_bytes()
+            );
+        }
     }
 
     #[test]
