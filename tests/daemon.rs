@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use common::client::{Client, indexed_live};
 use common::http::Daemon;
 use common::mcp_http::{Session, send};
-use common::{command, run, save};
+use common::{append_config, command, run, save};
 use serde_json::{Value, json};
 
 /// Polls `check` until it holds, for at most `seconds`.
@@ -398,10 +398,10 @@ fn an_edit_then_ask_loop_waits_for_its_own_save() {
 #[test]
 fn asking_for_a_save_closes_the_watcher_s_batch_without_waiting_out_the_debounce() {
     let dir = indexed_live();
-    let config = dir.path().join("config.yaml");
-    let mut yaml = std::fs::read_to_string(&config).unwrap();
-    yaml.push_str("watcher:\n  debounce_ms: 4000\n  maximum_batch_ms: 8000\n");
-    std::fs::write(&config, yaml).unwrap();
+    append_config(
+        &dir.path().join("config.yaml"),
+        "watcher:\n  debounce_ms: 4000\n  maximum_batch_ms: 8000\n",
+    );
     let daemon = Daemon::start(dir.path());
     let mut session = daemon.session(daemon.unix());
     // The first pass done, the watcher waits for changes.

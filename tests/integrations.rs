@@ -8,7 +8,7 @@ mod common;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use common::binary;
+use common::{append_config, binary};
 use serde_json::{Value, json};
 
 /// `kivgraph ARGS` with `home` as HOME and the working directory.
@@ -854,10 +854,10 @@ console.log(JSON.stringify([
 fn the_hook_asks_a_running_daemon_over_its_socket() {
     let home = tempfile::tempdir().unwrap();
     let repository = gate_fixture(home.path());
-    let config = home.path().join(".config/kivgraph/config.yaml");
-    let mut yaml = std::fs::read_to_string(&config).unwrap();
-    yaml.push_str("watcher:\n  enabled: false\n");
-    std::fs::write(&config, yaml).unwrap();
+    append_config(
+        &home.path().join(".config/kivgraph/config.yaml"),
+        "watcher:\n  enabled: false\n",
+    );
     let state = home.path().join(".local/state/kivgraph");
     let mut daemon = Command::new(binary())
         .args(["daemon", "--addr", "127.0.0.1:0"])

@@ -13,7 +13,7 @@ use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
 use common::client::{Client, index_with, indexed_live, init};
-use common::{binary, copy_tree, fixtures, go_repository, save};
+use common::{append_config, binary, copy_tree, fixtures, go_repository, save};
 use serde_json::{Value, json};
 
 /// A running `kivgraph watch --json` and its events.
@@ -223,10 +223,10 @@ fn a_save_is_answered_from_the_next_generation_and_a_delete_leaves_the_graph() {
 #[test]
 fn a_save_seen_to_finish_is_published_without_waiting_out_the_debounce() {
     let dir = indexed_live();
-    let config = dir.path().join("config.yaml");
-    let mut yaml = std::fs::read_to_string(&config).unwrap();
-    yaml.push_str("watcher:\n  debounce_ms: 30000\n  maximum_batch_ms: 60000\n");
-    std::fs::write(&config, yaml).unwrap();
+    append_config(
+        &dir.path().join("config.yaml"),
+        "watcher:\n  debounce_ms: 30000\n  maximum_batch_ms: 60000\n",
+    );
     let repository = dir.path().join("live");
     let watch = Watch::start(dir.path());
     assert_eq!(watch.pass()["trigger"], "start");
@@ -422,8 +422,7 @@ fn a_disabled_watcher_says_how_to_enable_it() {
     go_repository(&repository);
     init(dir.path(), "go", &[("live", &repository)]);
     let config = dir.path().join("config.yaml");
-    let text = std::fs::read_to_string(&config).unwrap();
-    std::fs::write(&config, format!("{text}\nwatcher:\n  enabled: false\n")).unwrap();
+    append_config(&config, "watcher:\n  enabled: false\n");
     let out = Command::new(binary())
         .args(["watch", "--config"])
         .arg(&config)

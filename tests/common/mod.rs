@@ -66,6 +66,16 @@ pub fn save(path: &Path, text: &str) {
     std::fs::rename(&temporary, path).unwrap();
 }
 
+/// Appends `yaml` (top-level sections the file does not hold yet) to the configuration file
+/// `config`.
+#[allow(dead_code)]
+pub fn append_config(config: &Path, yaml: &str) {
+    let mut text = std::fs::read_to_string(config).unwrap();
+    text.push('\n');
+    text.push_str(yaml);
+    std::fs::write(config, text).unwrap();
+}
+
 /// Copies a fixture repository so a test can edit it.
 #[allow(dead_code)]
 pub fn copy_tree(from: &Path, to: &Path) {

@@ -326,6 +326,14 @@ mod tests {
         );
     }
 
+    /// The batch `next` gathers from `receive` within `window`, every change relevant.
+    fn batch_of(receive: &Receiver<Message>, window: Window) -> Batch {
+        match next(receive, window, Duration::from_secs(60), &ALL, &mut |_| {}) {
+            Next::Changes(batch) => batch,
+            other => panic!("a batch, not {other:?}"),
+        }
+    }
+
     /// The batch `events` make with a debounce of two seconds, and how long it took to close.
     fn closed_after(events: Vec<Message>) -> (Batch, Duration) {
         let (send, receive) = channel();
@@ -333,15 +341,7 @@ mod tests {
             send.send(message).unwrap();
         }
         let started = Instant::now();
-        let Next::Changes(batch) = next(
-            &receive,
-            window(2_000, 10_000),
-            Duration::from_secs(60),
-            &ALL,
-            &mut |_| {},
-        ) else {
-            panic!("a batch")
-        };
+        let batch = batch_of(&receive, window(2_000, 10_000));
         (batch, started.elapsed())
     }
 
@@ -424,15 +424,7 @@ mod tests {
             }
         });
         let started = Instant::now();
-        let Next::Changes(batch) = next(
-            &receive,
-            window(50, 150),
-            Duration::from_secs(5),
-            &ALL,
-            &mut |_| {},
-        ) else {
-            panic!("a batch")
-        };
+        let batch = batch_of(&receive, window(50, 150));
         let took = started.elapsed();
         assert!(took < Duration::from_millis(300), "{took:?}");
         assert!(batch.events < 40, "{}", batch.events);
@@ -491,15 +483,7 @@ mod tests {
         ))
         .unwrap();
         let started = Instant::now();
-        let Next::Changes(batch) = next(
-            &receive,
-            window(5_000, 10_000),
-            Duration::from_secs(60),
-            &ALL,
-            &mut |_| {},
-        ) else {
-            panic!("a batch")
-        };
+        let batch = batch_of(&receive, window(5_000, 10_000));
         assert!(started.elapsed() < Duration::from_secs(1));
         assert_eq!(batch.flushes, [PathBuf::from("/state/flush/7-0")]);
         assert_eq!(batch.paths.len(), 1);
