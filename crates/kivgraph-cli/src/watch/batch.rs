@@ -219,39 +219,42 @@ impl Writes {
 
 /// Adds `message` to `batch`.
 fn take(batch: &mut Batch, writes: &mut Writes, message: Message, filter: &Filter) -> Taken {
-    match message {
-        Ok(event) => {
-            // Only a new request asks; its removal (by this watcher) is no event to it.
-            let (flushes, others): (Vec<PathBuf>, Vec<PathBuf>) =
-                event.paths.into_iter().partition(|p| (filter.flush)(p));
-            if matches!(event.kind, EventKind::Create(_)) && !flushes.is_empty() {
-                batch.flushes.extend(flushes);
-                return Taken::Flush;
-            }
-            let paths: Vec<PathBuf> = others
-                .into_iter()
-                .filter(|p| (filter.relevant)(p))
-                .collect();
-            if paths.is_empty() {
-                return Taken::Nothing;
-            }
-            writes.note(&event.kind, &paths);
-            // Reading a file, or closing it after writing, is no change to it: the write was.
-            if matches!(event.kind, EventKind::Access(_)) {
-                return Taken::Nothing;
-            }
-            batch.events += 1;
-            batch.paths.extend(paths);
-            Taken::Change
-        }
-        Err(error) => {
-            batch.errors.push(error.to_string());
+    let event = match message {
+        Ok(event) if !event.need_rescan() => event,
+        lost => {
+            // A failure, or the kernel's event queue overflowing, may hide any change:
+            // reconcile as for one.
+            batch.errors.push(match lost {
+                Err(error) => error.to_string(),
+                Ok(_) => "the kernel's queue of file events overflowed and events were lost; every repository is read again".to_string(),
+            });
             writes.unsure = true;
-            // A failure may hide changes: reconcile as for one.
             batch.events += 1;
-            Taken::Change
+            return Taken::Change;
         }
+    };
+    // Only a new request asks; its removal (by this watcher) is no event to it.
+    let (flushes, others): (Vec<PathBuf>, Vec<PathBuf>) =
+        event.paths.into_iter().partition(|p| (filter.flush)(p));
+    if matches!(event.kind, EventKind::Create(_)) && !flushes.is_empty() {
+        batch.flushes.extend(flushes);
+        return Taken::Flush;
     }
+    let paths: Vec<PathBuf> = others
+        .into_iter()
+        .filter(|p| (filter.relevant)(p))
+        .collect();
+    if paths.is_empty() {
+        return Taken::Nothing;
+    }
+    writes.note(&event.kind, &paths);
+    // Reading a file, or closing it after writing, is no change to it: the write was.
+    if matches!(event.kind, EventKind::Access(_)) {
+        return Taken::Nothing;
+    }
+    batch.events += 1;
+    batch.paths.extend(paths);
+    Taken::Change
 }
 
 #[cfg(test)]
@@ -261,7 +264,7 @@ mod tests {
     use std::thread;
 
     use notify::event::{
-        AccessKind, AccessMode, CreateKind, DataChange, ModifyKind, RemoveKind, RenameMode,
+        AccessKind, AccessMode, CreateKind, DataChange, Flag, ModifyKind, RemoveKind, RenameMode,
     };
     use notify::{Event, EventKind};
 
@@ -404,6 +407,15 @@ mod tests {
             let (_, took) = closed_after(events);
             assert!(took >= Duration::from_millis(2_000), "{took:?}");
         }
+    }
+
+    #[test]
+    fn an_overflowed_event_queue_is_a_change_that_says_so_and_waits_out_the_debounce() {
+        let overflow = Ok(Event::new(EventKind::Other).set_flag(Flag::Rescan));
+        let (batch, took) = closed_after(vec![overflow]);
+        assert!(took >= Duration::from_millis(2_000), "{took:?}");
+        assert_eq!(batch.events, 1);
+        assert!(batch.errors[0].contains("overflowed"), "{:?}", batch.errors);
     }
 
     #[test]
