@@ -67,7 +67,7 @@ impl StableKeyIdentity<'_> {
             out(b"\0");
             out(name.as_bytes());
             out(b"=");
-            out(decimal(value.len()).as_ref());
+            out(itoa::Buffer::new().format(value.len()).as_bytes());
             out(b":");
             out(value.as_bytes());
         };
@@ -81,25 +81,6 @@ impl StableKeyIdentity<'_> {
         field("kind", self.kind);
         field("discriminator", self.discriminator);
         Ok(())
-    }
-}
-
-/// `n` in decimal ASCII, without an allocation.
-fn decimal(mut n: usize) -> impl AsRef<[u8]> {
-    struct Digits([u8; 20], usize);
-    impl AsRef<[u8]> for Digits {
-        fn as_ref(&self) -> &[u8] {
-            &self.0[self.1..]
-        }
-    }
-    let mut digits = Digits([0; 20], 20);
-    loop {
-        digits.1 -= 1;
-        digits.0[digits.1] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            return digits;
-        }
     }
 }
 

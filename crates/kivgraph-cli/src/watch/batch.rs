@@ -4,7 +4,7 @@
 //! and a `git checkout` rewriting hundreds of files each make one batch. The debounce is the
 //! quiet awaited while a file may still be being written: once every write of the batch was
 //! seen to finish (the file closed after writing, renamed into place or removed — inotify
-//! says so), the batch closes after `settle` of quiet instead. A platform that never says a
+//! says so), the batch closes after a settle of 25 ms of quiet instead. A platform that never says a
 //! write finished (no close events) waits out the debounce, as does a batch that created a
 //! directory, whose first files may be written before its watch exists. A caller waiting for
 //! its own saves closes the open batch at once (a flush request, see `kivgraph_store::flush`):
@@ -28,18 +28,13 @@ const FINISHED_WRITES_SETTLE: Duration = Duration::from_millis(25);
 pub struct Window {
     /// The quiet awaited while a write may be going on.
     pub debounce: Duration,
-    /// The quiet awaited once every write has finished.
-    pub settle: Duration,
     pub maximum: Duration,
 }
 
 impl Window {
-    pub fn new(debounce: Duration, maximum: Duration) -> Self {
-        Window {
-            debounce,
-            settle: FINISHED_WRITES_SETTLE.min(debounce),
-            maximum,
-        }
+    /// The quiet awaited once every write has finished.
+    fn settle(&self) -> Duration {
+        FINISHED_WRITES_SETTLE.min(self.debounce)
     }
 }
 
@@ -147,7 +142,7 @@ pub fn next(
     let mut quiet_since = Instant::now();
     loop {
         let quiet = if writes.all_finished() {
-            window.settle
+            window.settle()
         } else {
             window.debounce
         };
@@ -275,10 +270,10 @@ mod tests {
     }
 
     fn window(debounce: u64, maximum: u64) -> Window {
-        Window::new(
-            Duration::from_millis(debounce),
-            Duration::from_millis(maximum),
-        )
+        Window {
+            debounce: Duration::from_millis(debounce),
+            maximum: Duration::from_millis(maximum),
+        }
     }
 
     fn everything(_: &Path) -> bool {

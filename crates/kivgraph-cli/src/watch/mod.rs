@@ -55,10 +55,10 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
             config.path().display()
         );
     }
-    let window = Window::new(
-        Duration::from_millis(settings.debounce_ms as u64),
-        Duration::from_millis(settings.maximum_batch_ms as u64),
-    );
+    let window = Window {
+        debounce: Duration::from_millis(settings.debounce_ms as u64),
+        maximum: Duration::from_millis(settings.maximum_batch_ms as u64),
+    };
     let idle = parse_duration(&settings.reconciliation_interval)
         .context("watcher.reconciliation_interval")?;
     let registry_file = loaded.config.repositories_file.clone();
