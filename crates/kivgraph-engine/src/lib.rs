@@ -42,7 +42,7 @@ pub use database::{EngineDatabase, ExecutionLog};
 pub use files::{FileFacts, LocalSymbol, file_facts};
 pub use inputs::{FileInput, PackageInput, RepositoryInput, Workspace};
 pub use keys::evidence_key;
-pub use merge::{RepositoryFacts, WorkspaceFacts, repository_facts, workspace_facts};
+pub use merge::{PackageFacts, RepositoryFacts, WorkspaceFacts, repository_facts, workspace_facts};
 pub use packages::package_facts;
 pub use pages::EnginePage;
 pub use pass::{

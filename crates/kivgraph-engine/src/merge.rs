@@ -20,8 +20,18 @@ use crate::stored::Stored;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RepositoryFacts {
     pub repository: RepositoryFact,
-    /// Sorted by package key: each package's key and its facts, decoded when read.
-    pub packages: Vec<(StableKey, Stored<FactSet>)>,
+    /// Sorted by package key.
+    pub packages: Vec<PackageFacts>,
+}
+
+/// One package of a repository, as the pages take it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackageFacts {
+    pub key: StableKey,
+    /// What its files hold, in bytes: what decides whether it has a page of its own.
+    pub source_bytes: u64,
+    /// Decoded when read.
+    pub facts: Stored<FactSet>,
 }
 
 impl RepositoryFacts {
@@ -51,7 +61,7 @@ impl WorkspaceFacts {
         self.repositories
             .iter()
             .flat_map(|r| &r.packages)
-            .map(|(_, facts)| facts.symbols.len())
+            .map(|package| package.facts.symbols.len())
             .sum()
     }
 
@@ -62,7 +72,11 @@ impl WorkspaceFacts {
         let parts: Vec<(&RepositoryFacts, &Stored<FactSet>)> = self
             .repositories
             .iter()
-            .flat_map(|r| r.packages.iter().map(move |(_, facts)| (r.as_ref(), facts)))
+            .flat_map(|r| {
+                r.packages
+                    .iter()
+                    .map(move |package| (r.as_ref(), &package.facts))
+            })
             .collect();
         let repositories = self
             .repositories
@@ -87,7 +101,11 @@ pub fn repository_facts(db: &dyn Db, repository: RepositoryInput) -> Arc<Reposit
             } else {
                 analyzed_package_facts(db, *p)
             };
-            (p.key(db), facts)
+            PackageFacts {
+                key: p.key(db),
+                source_bytes: p.files(db).iter().map(|f| f.byte_len(db)).sum(),
+                facts,
+            }
         })
         .collect();
     Arc::new(RepositoryFacts {

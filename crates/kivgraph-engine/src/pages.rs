@@ -1,4 +1,4 @@
-//! A pass's facts as the store publishes them: one page per `page_of(package key)`.
+//! A pass's facts as the store publishes them: each package on its page ([`Placement`]).
 //!
 //! A page is its packages' memo values, not yet decoded: its identity is the digest of
 //! those values (and of the repositories every page lists), which the fact cache knows
@@ -7,7 +7,9 @@
 
 use std::sync::Arc;
 
-use kivgraph_facts::{FactPage, FactSet, PAGE_COUNT, RepositoryFact, UnresolvedReference, page_of};
+use kivgraph_facts::{
+    FactPage, FactSet, PAGE_COUNT, Placement, RepositoryFact, UnresolvedReference,
+};
 
 use crate::keys::repository_key;
 use crate::merge::gather;
@@ -43,13 +45,21 @@ impl WorkspaceFacts {
                 pass_wide: Vec::new(),
             })
             .collect();
+        let placement = Placement::new(
+            self.repositories
+                .iter()
+                .flat_map(|r| &r.packages)
+                .map(|package| (package.key, package.source_bytes)),
+        );
         for (r, repository) in self.repositories.iter().enumerate() {
-            for (p, (key, _)) in repository.packages.iter().enumerate() {
-                pages[page_of(key) as usize].packages.push((r, p));
+            for (p, package) in repository.packages.iter().enumerate() {
+                pages[placement.page(&package.key) as usize]
+                    .packages
+                    .push((r, p));
             }
         }
         for row in pass_wide {
-            pages[page_of(&repository_key(&row.repository)) as usize]
+            pages[placement.page(&repository_key(&row.repository)) as usize]
                 .pass_wide
                 .push(row.clone());
         }
@@ -63,7 +73,7 @@ impl EnginePage {
             .iter()
             .map(|(r, p)| {
                 let repository = self.repositories[*r].as_ref();
-                (repository, &repository.packages[*p].1)
+                (repository, &repository.packages[*p].facts)
             })
             .collect()
     }

@@ -22,7 +22,7 @@ pub use model::{
     Edge, Evidence, FactSet, FactSetError, FileFact, Fingerprint, INVARIANTS, InvariantViolation,
     LineSpan, Mention, PackageFact, ParseIssue, RepositoryFact, SymbolFact, UnresolvedReference,
 };
-pub use pages::{FactPage, PAGE_COUNT, page_of};
+pub use pages::{FactPage, OWN_PAGE_BYTES, PAGE_COUNT, Placement, page_of};
 pub use vocabulary::{Confidence, EdgeKind, Language, Provenance, Reason, SymbolKind, UnknownCode};
 
 /// The namespace of providers built from the machine rather than the registry (the Rust
