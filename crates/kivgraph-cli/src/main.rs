@@ -17,6 +17,12 @@ mod watch;
 
 use std::process::ExitCode;
 
+/// A pass allocates and frees millions of small rows; glibc's allocator spent a sixth of a
+/// save's pass in malloc and free, and grew the daemon's resident set save after save.
+/// Built without transparent huge pages (`no_thp`), which made each `serve` 40 MiB larger.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use clap::{CommandFactory, Parser, Subcommand};
 
 /// The command table printed by `kivgraph`, `kivgraph --help`, `-h` and `help`.

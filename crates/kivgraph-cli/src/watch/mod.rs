@@ -598,10 +598,11 @@ impl Output {
     }
 }
 
-/// Hands the heap a pass freed back to the system, once saves have paused (after the passes
-/// that wait for a pause; at the quiet after every save it delayed the next save's pass by
-/// tens of milliseconds). glibc otherwise keeps the peak of the largest batch for the life of
-/// the process.
+/// Hands the C heap a pass freed back to the system, once saves have paused (after the
+/// passes that wait for a pause; at the quiet after every save it delayed the next save's
+/// pass by tens of milliseconds). The C heap holds what LadybugDB allocates, and glibc
+/// otherwise keeps its peak for the life of the process; Rust's allocations go to mimalloc
+/// (`main.rs`), which returns freed memory by itself.
 fn release_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: `malloc_trim` only returns free heap pages to the kernel.
