@@ -33,7 +33,6 @@ pub fn page_of(key: &StableKey) -> u32 {
 #[derive(Debug, Clone)]
 pub struct Placement {
     own: KeyMap<u32>,
-    held: [bool; PAGE_COUNT as usize],
     /// The pages no large package holds, ascending.
     free: Vec<u32>,
 }
@@ -59,7 +58,7 @@ impl Placement {
         let free = (0..PAGE_COUNT)
             .filter(|page| !held[*page as usize])
             .collect();
-        Placement { own, held, free }
+        Placement { own, free }
     }
 
     /// The page of the package (or the repository) whose key is `key`.
@@ -68,7 +67,7 @@ impl Placement {
             return *page;
         }
         let home = page_of(key);
-        if !self.held[home as usize] {
+        if self.free.binary_search(&home).is_ok() {
             return home;
         }
         // Bytes of the key `page_of` does not read.

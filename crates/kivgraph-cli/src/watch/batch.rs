@@ -4,11 +4,12 @@
 //! and a `git checkout` rewriting hundreds of files each make one batch. The debounce is the
 //! quiet awaited while a file may still be being written: once every write of the batch was
 //! seen to finish (the file closed after writing, renamed into place or removed — inotify
-//! says so), the batch closes after a settle of 25 ms of quiet instead. A platform that never says a
-//! write finished (no close events) waits out the debounce, as does a batch that created a
-//! directory, whose first files may be written before its watch exists. A caller waiting for
-//! its own saves closes the open batch at once (a flush request, see `kivgraph_store::flush`):
-//! every change it made came before its request, so the batch already holds them.
+//! says so), the batch closes after a settle of 25 ms of quiet instead. A platform that never
+//! says a write finished (no close events) waits out the debounce, as does a batch that
+//! created a directory, whose first files may be written before its watch exists. A caller
+//! waiting for its own saves closes the open batch at once (a flush request, see
+//! `kivgraph_store::flush`): every change it made came before its request, so the batch
+//! already holds them.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -221,7 +222,9 @@ fn take(batch: &mut Batch, writes: &mut Writes, message: Message, filter: &Filte
             // reconcile as for one.
             batch.errors.push(match lost {
                 Err(error) => error.to_string(),
-                Ok(_) => "the kernel's queue of file events overflowed and events were lost; every repository is read again".to_string(),
+                Ok(_) => "the kernel's queue of file events overflowed and events were lost; \
+                          every repository is read again"
+                    .to_string(),
             });
             writes.unsure = true;
             batch.events += 1;
