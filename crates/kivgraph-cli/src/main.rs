@@ -4,6 +4,7 @@
 //! Must not know about: anything a library crate can own. Errors become `anyhow` here, at the
 //! edge, and nowhere else.
 
+mod allocator;
 mod analyzers;
 mod canonical_graph;
 mod commands;
@@ -16,12 +17,6 @@ mod publication;
 mod watch;
 
 use std::process::ExitCode;
-
-/// A pass allocates and frees millions of small rows; glibc's allocator spent a sixth of a
-/// save's pass in malloc and free, and grew the daemon's resident set save after save.
-/// Built without transparent huge pages (`no_thp`), which made each `serve` 40 MiB larger.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use clap::{CommandFactory, Parser, Subcommand};
 

@@ -24,6 +24,7 @@ use kivgraph_store::{
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 use serde::Serialize;
 
+use crate::allocator;
 use crate::context::{ConfigArg, Loaded};
 use crate::pass::{OnUnchanged, PassResult, Toolchains, WarmPass, index_and_publish};
 use batch::{Filter, Next, Phase, Window};
@@ -106,9 +107,14 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
         let mut on_phase = |phase: Phase| {
             live.status.busy_since_unix_ms = match phase {
                 // What the last pass superseded is freed here rather than by the next pass,
-                // which a save waits for. Callers stay told `busy` meanwhile: a save that
-                // comes now is only seen after it.
-                Phase::Quiet => return live.warm.settle(),
+                // which a save waits for, and the pages it freed go back to the system.
+                // Callers stay told `busy` meanwhile: a save that comes now is only seen
+                // after it.
+                Phase::Quiet => {
+                    live.warm.settle();
+                    allocator::return_freed_pages();
+                    return;
+                }
                 Phase::Idle => None,
                 Phase::Busy => Some(unix_ms(SystemTime::now())),
             };
@@ -151,11 +157,13 @@ pub fn keep_live(config: &ConfigArg, mut loaded: Loaded, out: Output) -> anyhow:
                         ..Changes::none(trigger)
                     },
                 );
-                release_freed_memory();
+                // Only once saves have paused: at the quiet after every save, trimming the C
+                // heap delayed the next save's pass by tens of milliseconds.
+                allocator::return_freed_c_heap();
             }
             Next::Idle => {
                 live.batch(&loaded, &out, Changes::none("reconciliation"));
-                release_freed_memory();
+                allocator::return_freed_c_heap();
             }
             Next::Changes(mut changes) => {
                 let requests = std::mem::take(&mut changes.flushes);
@@ -595,19 +603,6 @@ impl Output {
             }}),
             text,
         );
-    }
-}
-
-/// Hands the C heap a pass freed back to the system, once saves have paused (after the
-/// passes that wait for a pause; at the quiet after every save it delayed the next save's
-/// pass by tens of milliseconds). The C heap holds what LadybugDB allocates, and glibc
-/// otherwise keeps its peak for the life of the process; Rust's allocations go to mimalloc
-/// (`main.rs`), which returns freed memory by itself.
-fn release_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: `malloc_trim` only returns free heap pages to the kernel.
-    unsafe {
-        libc::malloc_trim(0);
     }
 }
 
