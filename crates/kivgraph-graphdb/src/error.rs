@@ -26,6 +26,11 @@ pub enum GraphDbError {
     Mismatch(String),
     #[error("the previous database cannot be updated in place: {0}")]
     NotIncremental(String),
+    #[error("cannot stage {}: {source}", path.display())]
+    Staging {
+        path: PathBuf,
+        source: parquet::errors::ParquetError,
+    },
 }
 
 impl GraphDbError {

@@ -1,5 +1,5 @@
-//! The bulk files a database is loaded from: every row of a set of pages, one CSV per node
-//! table and per edge kind and endpoint pair, each row with its page. A full write stages
+//! The bulk files a database is loaded from: every row of a set of pages, one Parquet file
+//! per node table and per edge kind and endpoint pair, each row with its page. A full write stages
 //! every page (and the tables only a whole database has: `Repository`, `Meta`); an update
 //! stages the pages it replaces, their edges' other ends looked up where they already are.
 
@@ -11,7 +11,7 @@ use kivgraph_facts::{Edge, EdgeKind, FactSet, KeyMap, StableKey};
 use crate::bulk::{BulkFile, Field, Staged, copy_statement};
 use crate::error::GraphDbError;
 use crate::rows;
-use crate::schema::{self, EDGE_PROPERTIES, Node, NodeTable};
+use crate::schema::{self, ColumnType, EDGE_PROPERTIES, Node, NodeTable};
 use crate::session;
 
 /// A generation's facts, page by page: each page's number and its canonical fact set (every
@@ -22,13 +22,7 @@ pub type Pages<'a> = &'a [(u32, &'a FactSet)];
 pub(crate) struct Load {
     pub(crate) table: String,
     pair: Option<(Node, Node)>,
-    parts: Vec<Staged>,
-}
-
-impl Load {
-    fn rows(&self) -> usize {
-        self.parts.iter().map(|p| p.rows).sum()
-    }
+    staged: Staged,
 }
 
 /// Where the other end of an edge is when the staged pages do not hold it: in the database
@@ -55,12 +49,13 @@ pub(crate) fn load(
     let mut rows: BTreeMap<String, u64> = schema::table_names().map(|t| (t, 0)).collect();
     for load in loads {
         let pair = load.pair.map(|(from, to)| (from.name(), to.name()));
-        for part in load.parts.iter().filter(|p| p.rows > 0) {
+        let staged = &load.staged;
+        if staged.rows > 0 {
             let started = std::time::Instant::now();
-            session::run(connection, &copy_statement(&load.table, part, pair))?;
-            tracing::debug!(table = %load.table, rows = part.rows, parallel = part.parallel, ms = started.elapsed().as_millis() as u64, "canonical database: loaded");
+            session::run(connection, &copy_statement(&load.table, staged, pair))?;
+            tracing::debug!(table = %load.table, rows = staged.rows, ms = started.elapsed().as_millis() as u64, "canonical database: loaded");
         }
-        *rows.entry(load.table.clone()).or_default() += load.rows() as u64;
+        *rows.entry(load.table.clone()).or_default() += staged.rows as u64;
     }
     Ok(rows)
 }
@@ -101,12 +96,13 @@ fn stage_nodes(
                     rows: &mut dyn FnMut(&mut BulkFile) -> Result<(), GraphDbError>|
      -> Result<(), GraphDbError> {
         let name = table.node.name();
-        let mut file = BulkFile::create(dir.join(format!("{name}.csv")), table.columns.len())?;
+        let columns: Vec<ColumnType> = table.columns.iter().map(|c| c.kind).collect();
+        let mut file = BulkFile::create(dir.join(format!("{name}.parquet")), &columns)?;
         rows(&mut file)?;
         loads.push(Load {
             table: name.to_string(),
             pair: None,
-            parts: file.finish()?,
+            staged: file.finish()?,
         });
         Ok(())
     };
@@ -273,13 +269,18 @@ impl<'a> EdgeFiles<'a> {
         let group = (edge.kind, pair.0, pair.1);
         if !self.files.contains_key(&group) {
             let name = format!(
-                "{}{}-{}-{}.csv",
+                "{}{}-{}-{}.parquet",
                 self.prefix,
                 edge.kind,
                 pair.0.name(),
                 pair.1.name()
             );
-            let file = BulkFile::create(self.dir.join(name), 2 + EDGE_PROPERTIES.len())?;
+            let ends = [ColumnType::Integer; 2];
+            let columns: Vec<ColumnType> = ends
+                .into_iter()
+                .chain(EDGE_PROPERTIES.iter().map(|c| c.kind))
+                .collect();
+            let file = BulkFile::create(self.dir.join(name), &columns)?;
             self.files.insert(group, file);
         }
         let out = self.files.get_mut(&group).expect("inserted above");
@@ -292,7 +293,7 @@ impl<'a> EdgeFiles<'a> {
             loads.push(Load {
                 table: kind.as_str().to_string(),
                 pair: (schema::endpoints(kind).len() > 1).then_some((from, to)),
-                parts: file.finish()?,
+                staged: file.finish()?,
             });
         }
         Ok(loads)

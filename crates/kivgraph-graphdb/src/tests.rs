@@ -1,6 +1,6 @@
 //! A small graph written and read back through a real LadybugDB: `lib` declares `Parse`
-//! (with a doc comment full of CSV's special characters) and `Empty` (an empty doc, which
-//! must not come back null), `cmd` calls `Parse` and asks for a `Gone` nobody declares.
+//! (with a doc comment full of quotes, commas and line breaks) and `Empty` (an empty doc,
+//! which must not come back null), `cmd` calls `Parse` and asks for a `Gone` nobody declares.
 
 use std::collections::BTreeSet;
 use std::time::Duration;
