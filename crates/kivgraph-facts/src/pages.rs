@@ -1,7 +1,7 @@
 //! How a fact set is laid out in pages: each package, with everything observed in it, on
 //! one page, so that a pass which changed one package rewrites one page. A package's page
 //! is the one its key falls in, unless a large package holds that page alone
-//! ([`Placement`]): then the next page that is nobody's own.
+//! ([`Placement`]): then a page nobody holds, which its key picks.
 
 use crate::{FactSet, KeyMap, StableKey};
 

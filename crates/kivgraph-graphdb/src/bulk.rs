@@ -17,7 +17,7 @@ use parquet::schema::types::Type;
 use crate::error::GraphDbError;
 use crate::schema::ColumnType;
 
-/// Rows a row group holds: the unit LadybugDB reads on one core.
+/// Rows a row group holds: what a parallel read of the file splits at.
 const ROW_GROUP_ROWS: usize = 65_536;
 
 /// One field of a row.
@@ -80,10 +80,7 @@ pub(crate) struct BulkFile {
 impl BulkFile {
     /// A file for rows of `columns`, in their order.
     pub(crate) fn create(path: PathBuf, columns: &[ColumnType]) -> Result<Self, GraphDbError> {
-        let failed = |source| GraphDbError::Staging {
-            path: path.clone(),
-            source,
-        };
+        let failed = |source| GraphDbError::staging(&path, source);
         let fields = columns
             .iter()
             .enumerate()
@@ -186,10 +183,7 @@ impl BulkFile {
     }
 
     fn write_row_group(&mut self) -> Result<(), GraphDbError> {
-        let failed = |source| GraphDbError::Staging {
-            path: self.path.clone(),
-            source,
-        };
+        let failed = |source| GraphDbError::staging(&self.path, source);
         let mut group = self.writer.next_row_group().map_err(failed)?;
         for column in &mut self.columns {
             let mut writer = group
@@ -229,10 +223,7 @@ impl BulkFile {
         }
         self.writer
             .close()
-            .map_err(|source| GraphDbError::Staging {
-                path: self.path.clone(),
-                source,
-            })?;
+            .map_err(|source| GraphDbError::staging(&self.path, source))?;
         Ok(Staged {
             file: self.path,
             rows: self.rows,

@@ -50,6 +50,13 @@ impl GraphDbError {
         }
     }
 
+    pub(crate) fn staging(path: &Path, source: parquet::errors::ParquetError) -> Self {
+        GraphDbError::Staging {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
     pub(crate) fn open(path: &Path, error: lbug::Error) -> Self {
         GraphDbError::Open {
             path: path.to_path_buf(),
